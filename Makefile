@@ -1,0 +1,156 @@
+# CUDA Labs: everything builds from here.
+#
+#   make lab3            build lab 3's program from your code and run it (ARGS="n seed")
+#   make lab3 SOLUTION=1 the same with the reference solution
+#   make all             build every lab, solution and the grader
+#   make test            the kit's own tests (what CI runs)
+#   make bench           performance of every lab on a GPU
+#   make doctor          what this machine has, and what is missing
+#
+# BACKEND=gpu|cpu picks the backend (default: gpu where a GPU is present).
+# ARCH=-arch=sm_90 overrides the GPU architecture (default: this machine's).
+# SANITIZE=address|thread builds the cpu backend with a sanitizer.
+
+SHELL := /bin/sh
+.DEFAULT_GOAL := help
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+BACKEND ?= $(shell tools/detect-backend.sh)
+SANITIZE ?=
+B := build/$(BACKEND)$(if $(SANITIZE),-$(SANITIZE))
+HOST := build/host
+
+LABS := $(sort $(notdir $(patsubst %/,%,$(wildcard labs/lab*/))))
+lab_short = $(firstword $(subst -, ,$1))
+
+# ---- Check, from the system or from a staged copy in .deps/check --------------
+STAGED_CHECK := $(CURDIR)/.deps/check/usr
+ifneq ($(wildcard $(STAGED_CHECK)/include/check.h),)
+CHECK_CFLAGS := -I$(STAGED_CHECK)/include
+CHECK_LIBS := -L$(STAGED_CHECK)/lib/x86_64-linux-gnu -lcheck -lsubunit -lm -lrt -lpthread
+else
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+endif
+
+CC := gcc
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIC -Icommon/harness
+
+# ---- The two backends -------------------------------------------------------------
+# Each defines: cu_compile (src, obj, extra flags), so_link (out, objs),
+# exe_link (out, objs) and BACKEND_DEPS (what links need built first).
+ifeq ($(BACKEND),gpu)
+NVCC ?= nvcc
+ARCH ?= $(shell tools/cuda-arch.sh)
+NVCC_FLAGS := $(ARCH) -O3 -std=c++17 -lineinfo -Xcompiler -fPIC -Icommon/harness $(NVCC_EXTRA)
+cu_compile = $(NVCC) $(NVCC_FLAGS) $3 -c $1 -o $2
+so_link = $(NVCC) $(ARCH) -shared -Xlinker -Bsymbolic -o $1 $2
+exe_link = $(NVCC) $(ARCH) -o $1 $2
+BACKEND_DEPS :=
+else ifeq ($(BACKEND),cpu)
+include common/cpu/cpu.mk
+else
+$(error BACKEND must be gpu or cpu, not "$(BACKEND)")
+endif
+
+# ---- The harness -------------------------------------------------------------------
+HARNESS_OBJS := $(B)/harness/kit.o $(B)/harness/kit_cuda.o
+
+$(B)/harness/kit.o: common/harness/kit.c common/harness/kit.h | $(B)/harness/
+	$(CC) $(CFLAGS) $(EMU_SANITIZE_FLAGS) -c $< -o $@
+$(B)/harness/kit_cuda.o: common/harness/kit_cuda.cu common/harness/kit.h $(BACKEND_DEPS) | $(B)/harness/
+	$(call cu_compile,$<,$@,)
+
+# ---- The labs ------------------------------------------------------------------------
+# For lab L: the student's code builds from labs/L/*.cu (or, when STUDENT_DIR
+# is set, from the files of that folder that have the same names), the
+# reference from solutions/L/*.cu, and each side gives a shared object for the
+# grader and a program for people.  STUDENT_TAG keeps submissions apart.
+STUDENT_DIR ?=
+STUDENT_TAG ?=
+
+define LAB_RULES
+$1_CU := $$(notdir $$(wildcard labs/$1/*.cu))
+$1_STUDENT_SRC := $$(foreach f,$$($1_CU),$$(if $$(and $$(STUDENT_DIR),$$(wildcard $$(STUDENT_DIR)/$$f)),$$(STUDENT_DIR)/$$f,labs/$1/$$f))
+$1_SOUT := $$(if $$(STUDENT_TAG),$(B)/submissions/$$(STUDENT_TAG)/$1,$(B)/$1)
+$1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU))
+$1_REFERENCE_OBJS := $$(patsubst %.cu,$(B)/$1/reference/%.o,$$($1_CU))
+$1_HEADERS := $$(wildcard labs/$1/*.h) common/harness/kit.h
+$1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
+
+-include labs/$1/lab.mk
+
+$$($1_SOUT)/student/%.o: $$(if $$(STUDENT_DIR),$$(STUDENT_DIR)/%.cu,labs/$1/%.cu) $$($1_HEADERS) $$(BACKEND_DEPS)
+	@mkdir -p $$(@D)
+	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
+ifneq ($$(STUDENT_DIR),)
+$$($1_SOUT)/student/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
+	@mkdir -p $$(@D)
+	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
+endif
+$(B)/$1/reference/%.o: solutions/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
+	@mkdir -p $$(@D)
+	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
+$(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Ilabs/$1 -c $$< -o $$@
+
+$$($1_SOUT)/student.so: $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
+	$$(call so_link,$$@,$$($1_STUDENT_OBJS) $(HARNESS_OBJS))
+$(B)/$1/reference.so: $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
+	$$(call so_link,$$@,$$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
+$$($1_SOUT)/lab: $(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
+	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS))
+$(B)/$1/lab-solution: $(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
+	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
+
+.PHONY: $(call lab_short,$1) $1 build-$1
+build-$1: $$($1_SOUT)/student.so $(B)/$1/reference.so $$($1_SOUT)/lab $(B)/$1/lab-solution
+$(call lab_short,$1) $1: deps $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab)
+	@echo "== $1 ($$(if $$(SOLUTION),reference solution,your code), $(BACKEND) backend): $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS)"
+	@$$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS)
+endef
+$(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
+
+# ---- The grader -----------------------------------------------------------------------
+# One C program for both backends: it never calls CUDA itself; it loads the
+# student's and the reference's shared objects in forked children.
+SUITES := $(wildcard grading/lab*.c)
+GRADER_SRC := $(wildcard common/grading/*.c)
+GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES)) $(HOST)/grading-table.o $(HOST)/kit.o
+
+$(HOST)/grading-table.c: $(SUITES) Makefile | $(HOST)/
+	@{ echo '#include "grade.h"'; \
+	   for s in $(SUITES); do n=$$(basename $$s .c); n=$${n%%-*}; echo "extern const grade_lab grade_$$n;"; done; \
+	   echo 'const grade_lab *const grade_labs[] = {'; \
+	   for s in $(SUITES); do n=$$(basename $$s .c); n=$${n%%-*}; echo "    &grade_$$n,"; done; \
+	   echo '    0 };'; } > $@
+$(HOST)/kit.o: common/harness/kit.c common/harness/kit.h | $(HOST)/
+	$(CC) $(CFLAGS) -c $< -o $@
+$(HOST)/%.o: %.c common/grading/grade.h common/harness/kit.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icommon/grading $(addprefix -Ilabs/,$(LABS)) $(CHECK_CFLAGS) -c $< -o $@
+$(HOST)/grader: $(GRADER_OBJS)
+	$(CC) -o $@ $(GRADER_OBJS) $(CHECK_LIBS) -ldl
+
+# ---- Top-level targets -------------------------------------------------------------------
+.PHONY: help deps all grader test bench doctor clean
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "Labs: $(LABS)"
+deps:
+	@tools/setup.sh
+grader: deps $(HOST)/grader
+all: deps $(HOST)/grader $(addprefix build-,$(LABS))
+test: deps
+	@tests/run.sh
+bench: deps
+	@tools/bench.sh
+doctor:
+	@tools/doctor.sh
+clean:
+	rm -rf build
+
+%/:
+	@mkdir -p $@

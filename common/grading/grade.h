@@ -1,0 +1,95 @@
+/* grade.h: the grading library every lab's suite is written with.
+ *
+ * A suite (grading/labN-name.c) lists scored items.  The runner gives each
+ * item its own Check TCase, runs it in a forked child with a timeout, and
+ * turns the results into points.  Inside an item:
+ *
+ *   - the student's code and the reference solution are two shared objects,
+ *     loaded side by side in the child: grade_student(), grade_reference();
+ *   - GRADE_FN(side, fold_sum) finds an entry point with its declared type;
+ *   - grade_fail(...) ends the item with feedback in the student's terms:
+ *     what was expected, what came back, and which seed makes the input;
+ *   - nothing before the fork touches CUDA, so a crash, hang or exit() in
+ *     student code costs that item only.
+ *
+ * Each suite defines one `const grade_lab grade_labN = {...};`; the build
+ * collects them into the grader's table.
+ */
+#ifndef GRADE_H
+#define GRADE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kit.h"
+
+enum grade_kind {
+    GRADE_CORRECTNESS, /* all or nothing */
+    GRADE_PERFORMANCE, /* gpu only (skipped on cpu); partial score from grade_score() */
+    GRADE_SANITIZER    /* gpu only where compute-sanitizer exists; skipped otherwise */
+};
+
+typedef struct {
+    const char *name;   /* stable id for --only and the reports, e.g. "sum_exact" */
+    const char *title;  /* one line a student reads, e.g. "final sums exact for n = 1..1050" */
+    double points;
+    enum grade_kind kind;
+    double timeout_s;   /* wall-clock limit of the item (scaled up on the cpu backend) */
+    void (*run)(void);
+} grade_item;
+
+typedef struct {
+    int number;               /* 3 */
+    const char *name;         /* "folding" */
+    const char *dir;          /* "lab3-folding": labs/<dir>, solutions/<dir>, handouts/<dir>.md */
+    const grade_item *items;
+    int item_count;
+} grade_lab;
+
+/* ---- the two sides ---------------------------------------------------------- */
+typedef struct grade_side grade_side;
+grade_side *grade_student(void);
+grade_side *grade_reference(void);
+const char *grade_side_name(const grade_side *side);            /* "your code" / "the reference" */
+void *grade_symbol(grade_side *side, const char *name);         /* fails the item if missing */
+#define GRADE_FN(side, fn) ((__typeof__(&fn))grade_symbol((side), #fn))
+
+/* The harness of one side (each shared object carries its own). */
+void grade_reset_records(grade_side *side);
+void grade_set_snapshots(grade_side *side, int on);
+void grade_set_timing(grade_side *side, int on);
+double grade_timed_ms(grade_side *side);
+int grade_launch_count(grade_side *side);
+const kit_launch *grade_launch_at(grade_side *side, int i);
+int grade_snapshot_count(grade_side *side);
+const kit_snapshot *grade_snapshot_at(grade_side *side, int i);
+long long grade_device_bytes_in_use(grade_side *side);
+void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
+
+/* ---- outcome of the current item -------------------------------------------- */
+void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#define grade_check(cond, ...) do { if (!(cond)) grade_fail(__VA_ARGS__); } while (0)
+void grade_note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* shown even on a pass */
+void grade_skip(const char *reason) __attribute__((noreturn));
+void grade_score(double fraction); /* performance items: 0..1 of the item's points */
+
+/* ---- the run ------------------------------------------------------------------- */
+uint64_t grade_seed(void);          /* the run's seed (--seed=S, else fresh and printed) */
+uint64_t grade_seed_for(int case_number); /* a distinct, replayable seed per case */
+int grade_on_gpu(void);
+int grade_verbose(void);
+/* Schedule orders to try on the cpu backend: "fwd", "rev", "rand:SEED"...;
+ * on the gpu backend one entry, "gpu", for which grade_set_schedule does nothing. */
+int grade_schedule_count(void);
+const char *grade_schedule_name(int i);
+
+/* ---- helpers that many suites need ----------------------------------------- */
+/* Performance: median kernel time (ms) of `call(arg)` on `side`, timing on,
+ * after `warmup` calls, over `reps` calls. */
+double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps);
+/* Full points up to 1.2x the reference time, reference/student beyond, 0 past 10x. */
+double grade_perf_fraction(double student_ms, double reference_ms);
+/* Appends a picture of a small int array to the current feedback. */
+void grade_picture_ints(const char *label, const int *a, int n, int mark_from, int mark_to);
+void grade_picture_floats(const char *label, const float *a, int n, int mark_from, int mark_to);
+
+#endif /* GRADE_H */

@@ -1,0 +1,166 @@
+/* kit.h: the CUDA Labs harness.
+ *
+ * Every lab, every solution and the grader use this one small API.
+ * Read it top to bottom; each part is a handful of functions:
+ *
+ *   1. checking CUDA calls and launches      CHECK(call), LAUNCH(kernel, grid, block, shmem, args...)
+ *   2. timing with events                    kit_time_ms(...)
+ *   3. seeded data                           kit_fill_*()
+ *   4. references in double precision        kit_sum_*(), kit_dot_*()
+ *   5. the tolerance policy                  kit_error_units(), kit_within_tolerance()
+ *   6. round snapshots                       SNAPSHOT(d_array, count, round)
+ *   7. the launch record                     kit_launch_count(), kit_launch_at()
+ *   8. pictures of small arrays              kit_draw_ints(), kit_draw_floats()
+ *
+ * Parts 3, 4, 5 and 8 are plain C and usable from any .c file.  Parts 1, 2
+ * and 6 need CUDA and exist only in .cu files (on either backend).
+ */
+#ifndef KIT_H
+#define KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__CUDACC__) || defined(__CUDAEMU__)
+#define KIT_HAS_CUDA 1
+#include <cuda_runtime.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. Checking CUDA calls and launches ------------------------------
+ * CHECK(cudaMalloc(&p, bytes));   stops with "file:line: cudaMalloc(...) failed: <reason>"
+ * LAUNCH(k, grid, block, shmem, a, b, c);
+ *     is k<<<grid, block, shmem>>>(a, b, c) plus three things the kit needs:
+ *     the launch is recorded (part 7), checked for errors at your line,
+ *     and timed when timing is on (part 2).  Nothing else changes.
+ * When a check fails the kit calls its error handler: by default it prints
+ * the message and exits; the grader turns it into the item's feedback.    */
+void kit_fail(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((noreturn, format(printf, 3, 4)))
+#endif
+    ;
+typedef void (*kit_error_handler)(const char *message);
+void kit_set_error_handler(kit_error_handler handler); /* NULL: print and exit(1) */
+
+/* A skeleton's unfinished step calls this once; it prints a reminder and
+ * lets the program go on (with wrong answers, never a crash). */
+void kit_not_implemented(const char *todo);
+const char *kit_todo_pending(void); /* the first unfinished TODO seen, or NULL */
+
+#ifdef KIT_HAS_CUDA
+void kit_check(cudaError_t err, const char *what, const char *file, int line);
+void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
+void kit_launch_end(const char *file, int line);
+void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
+
+#define CHECK(call) kit_check((call), #call, __FILE__, __LINE__)
+#define LAUNCH(kernel, grid, block, shmem, ...)                                   \
+    do {                                                                          \
+        kit_launch_begin(#kernel, dim3(grid), dim3(block), (shmem), __FILE__, __LINE__); \
+        kernel<<<(grid), (block), (shmem)>>>(__VA_ARGS__);                       \
+        kit_launch_end(__FILE__, __LINE__);                                       \
+    } while (0)
+#endif
+
+/* ---- 2. Timing -------------------------------------------------------------
+ * With timing on, every LAUNCH is bracketed by CUDA events and its time is
+ * added to a running total: kit_timed_ms() is the device time of all
+ * launches since the last kit_reset_records().  The grader and `make bench`
+ * turn it on; a lab program turns it on to print its kernel time. */
+void kit_set_timing(int on);
+double kit_timed_ms(void);
+/* Host-side wall clock in milliseconds (for phases such as copies). */
+double kit_wall_ms(void);
+/* Median of a sample (sorts it in place). */
+double kit_median(double *values, int count);
+
+/* ---- 3. Seeded data -------------------------------------------------------
+ * The same seed gives the same data on every machine, so any failing input
+ * can be replayed with ./grader --seed=S. */
+typedef struct { uint64_t state; } kit_rng;
+kit_rng kit_rng_new(uint64_t seed);
+uint64_t kit_rng_next(kit_rng *rng);
+double kit_rng_uniform(kit_rng *rng); /* in [0, 1) */
+void kit_fill_ints(int *a, size_t n, int lo, int hi, uint64_t seed);           /* in [lo, hi] */
+void kit_fill_small_floats(float *a, size_t n, int lo, int hi, uint64_t seed); /* whole numbers in [lo, hi] */
+void kit_fill_uniform(float *a, size_t n, float lo, float hi, uint64_t seed);  /* in [lo, hi) */
+
+/* ---- 4. References in double precision ---------------------------------- */
+double kit_sum_floats(const float *a, size_t n);
+double kit_abs_sum_floats(const float *a, size_t n);
+long long kit_sum_ints(const int *a, size_t n);
+double kit_dot(const float *x, const float *y, size_t n);
+double kit_abs_dot(const float *x, const float *y, size_t n); /* sum |x_i y_i| */
+float kit_max_floats(const float *a, size_t n);              /* -INFINITY for n == 0 */
+
+/* ---- 5. The tolerance policy ------------------------------------------------
+ * A float reduction s of terms whose exact double sum is S passes when
+ *     |s - S| <= c * u * sum|terms|,   u = 2^-24,
+ * with c declared by each lab (2000 for sums: it accepts any summation order
+ * of up to 2^24 terms and rejects dropped or doubled terms).  The error in
+ * units of u * sum|terms| is what the feedback prints.  NaN never passes. */
+#define KIT_UNIT_ROUNDOFF (1.0 / 16777216.0)
+double kit_error_units(double got, double exact, double abs_sum);
+int kit_within_tolerance(double got, double exact, double abs_sum, double c);
+
+/* ---- 6. Round snapshots ------------------------------------------------------
+ * SNAPSHOT(d_a, n, round) copies the first n elements of device array d_a
+ * back to the host and keeps them, labelled with the round, when snapshots
+ * are on (the grader and small lab runs turn them on).  When they are off it
+ * costs nothing.  Call it after every round's launch. */
+typedef struct {
+    int round;
+    size_t count;          /* elements */
+    size_t element_size;   /* bytes per element */
+    const void *data;      /* count * element_size bytes, host memory */
+    const char *file;
+    int line;
+} kit_snapshot;
+void kit_set_snapshots(int on);
+int kit_snapshots_on(void);
+int kit_snapshot_count(void);
+const kit_snapshot *kit_snapshot_at(int i);
+#ifdef KIT_HAS_CUDA
+void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,
+                       const char *file, int line);
+#define SNAPSHOT(d_array, count, round) \
+    kit_take_snapshot((d_array), (count), sizeof(*(d_array)), (round), __FILE__, __LINE__)
+#endif
+
+/* ---- 7. The launch record ----------------------------------------------- */
+typedef struct {
+    char kernel[64];
+    unsigned grid[3], block[3];
+    size_t shmem;
+    int cooperative;
+    const char *file;
+    int line;
+} kit_launch;
+int kit_launch_count(void);
+const kit_launch *kit_launch_at(int i);
+void kit_reset_records(void); /* forget launches, snapshots and timed time */
+
+/* ---- 8. Pictures of small arrays ---------------------------------------------
+ * Draws a row of boxes such as
+ *      +---+---+---+---+
+ *      | 4   6   8  10 |
+ *      +---+---+---+---+
+ * `mark_from`/`mark_to` (a half-open range, or -1/-1) are drawn with '*'. */
+void kit_draw_ints(FILE *out, const char *prefix, const int *a, int n, int mark_from, int mark_to);
+void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int mark_from, int mark_to);
+
+/* ---- The device, as the lab programs print it ------------------------------ */
+const char *kit_device_name(void);          /* "NVIDIA H100 80GB HBM3", or the emulated device */
+int kit_on_gpu(void);                       /* 1 on the gpu backend, 0 on the cpu backend */
+void kit_set_schedule(const char *order);   /* cpu backend: "fwd", "rev", "rand:SEED"; gpu: no-op */
+long long kit_device_bytes_in_use(void);    /* cpu backend: live cudaMalloc bytes; gpu: -1 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KIT_H */
