@@ -1,0 +1,292 @@
+/* kit.c: the plain-C half of the harness (see kit.h).
+ * Errors, data, references, tolerance, the in-memory records and pictures.
+ * Nothing here calls CUDA, so the grader links it too. */
+#include "kit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- 1. Errors ------------------------------------------------------------ */
+
+static kit_error_handler error_handler;
+
+void kit_set_error_handler(kit_error_handler handler) { error_handler = handler; }
+
+void kit_fail(const char *file, int line, const char *fmt, ...)
+{
+    char message[2048];
+    int used = snprintf(message, sizeof message, "%s:%d: ", file, line);
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message + used, sizeof message - (size_t)used, fmt, args);
+    va_end(args);
+    if (error_handler)
+        error_handler(message); /* the grader's handler does not return */
+    fflush(stdout);
+    fprintf(stderr, "%s\n", message);
+    exit(1);
+}
+
+static const char *first_pending_todo;
+
+void kit_not_implemented(const char *todo)
+{
+    if (first_pending_todo)
+        return;
+    first_pending_todo = todo;
+    fprintf(stderr, "note: %s is not implemented yet, so the results below are wrong.\n", todo);
+}
+
+const char *kit_todo_pending(void) { return first_pending_todo; }
+
+/* ---- 2. Timing (host side) ------------------------------------------------ */
+
+double kit_wall_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double kit_median(double *values, int count)
+{
+    if (count <= 0)
+        return NAN;
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+/* ---- 3. Seeded data (splitmix64: tiny, fast, the same everywhere) ---------- */
+
+kit_rng kit_rng_new(uint64_t seed)
+{
+    kit_rng rng = {seed};
+    return rng;
+}
+
+uint64_t kit_rng_next(kit_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double kit_rng_uniform(kit_rng *rng) { return (double)(kit_rng_next(rng) >> 11) * 0x1.0p-53; }
+
+static int rng_int(kit_rng *rng, int lo, int hi)
+{
+    uint64_t span = (uint64_t)((int64_t)hi - lo) + 1;
+    return (int)(lo + (int64_t)(kit_rng_next(rng) % span));
+}
+
+void kit_fill_ints(int *a, size_t n, int lo, int hi, uint64_t seed)
+{
+    kit_rng rng = kit_rng_new(seed);
+    for (size_t i = 0; i < n; i++)
+        a[i] = rng_int(&rng, lo, hi);
+}
+
+void kit_fill_small_floats(float *a, size_t n, int lo, int hi, uint64_t seed)
+{
+    kit_rng rng = kit_rng_new(seed);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)rng_int(&rng, lo, hi);
+}
+
+void kit_fill_uniform(float *a, size_t n, float lo, float hi, uint64_t seed)
+{
+    kit_rng rng = kit_rng_new(seed);
+    for (size_t i = 0; i < n; i++)
+        a[i] = lo + (hi - lo) * (float)kit_rng_uniform(&rng);
+}
+
+/* ---- 4. References in double precision ------------------------------------ */
+
+double kit_sum_floats(const float *a, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+double kit_abs_sum_floats(const float *a, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += fabs((double)a[i]);
+    return s;
+}
+
+long long kit_sum_ints(const int *a, size_t n)
+{
+    long long s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+double kit_dot(const float *x, const float *y, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)x[i] * (double)y[i];
+    return s;
+}
+
+double kit_abs_dot(const float *x, const float *y, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += fabs((double)x[i] * (double)y[i]);
+    return s;
+}
+
+float kit_max_floats(const float *a, size_t n)
+{
+    float m = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] > m)
+            m = a[i];
+    return m;
+}
+
+/* ---- 5. The tolerance policy ------------------------------------------------ */
+
+double kit_error_units(double got, double exact, double abs_sum)
+{
+    double error = fabs(got - exact);
+    if (abs_sum == 0)
+        return error == 0 ? 0 : INFINITY;
+    return error / (KIT_UNIT_ROUNDOFF * abs_sum);
+}
+
+int kit_within_tolerance(double got, double exact, double abs_sum, double c)
+{
+    if (isnan(got) || isnan(exact))
+        return 0;
+    /* Written so that NaN in any term compares false. */
+    return fabs(got - exact) <= c * KIT_UNIT_ROUNDOFF * abs_sum;
+}
+
+/* ---- 6 and 7. The records: snapshots and launches ---------------------------
+ * Kept here (plain C) and filled by kit_cuda.cu; each program or shared
+ * object has its own. */
+
+static int snapshots_enabled;
+static kit_snapshot *snapshots;
+static int snapshot_total, snapshot_capacity;
+
+static kit_launch *launches;
+static int launch_total, launch_capacity;
+
+static void *grow(void *array, int *capacity, size_t element_size)
+{
+    int wanted = *capacity ? 2 * *capacity : 64;
+    void *bigger = realloc(array, (size_t)wanted * element_size);
+    if (!bigger) {
+        fprintf(stderr, "kit: out of host memory for its records\n");
+        exit(1);
+    }
+    *capacity = wanted;
+    return bigger;
+}
+
+void kit_set_snapshots(int on) { snapshots_enabled = on; }
+int kit_snapshots_on(void) { return snapshots_enabled; }
+int kit_snapshot_count(void) { return snapshot_total; }
+const kit_snapshot *kit_snapshot_at(int i) { return i >= 0 && i < snapshot_total ? &snapshots[i] : NULL; }
+
+/* Takes ownership of `data` (malloc'ed by the caller). */
+void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round, const char *file, int line)
+{
+    if (snapshot_total == snapshot_capacity)
+        snapshots = grow(snapshots, &snapshot_capacity, sizeof *snapshots);
+    kit_snapshot s = {round, count, element_size, data, file, line};
+    snapshots[snapshot_total++] = s;
+}
+
+int kit_launch_count(void) { return launch_total; }
+const kit_launch *kit_launch_at(int i) { return i >= 0 && i < launch_total ? &launches[i] : NULL; }
+
+void kit_keep_launch(const kit_launch *launch)
+{
+    if (launch_total == launch_capacity)
+        launches = grow(launches, &launch_capacity, sizeof *launches);
+    launches[launch_total++] = *launch;
+}
+
+static double timed_total_ms;
+void kit_add_timed_ms(double ms) { timed_total_ms += ms; }
+double kit_timed_ms(void) { return timed_total_ms; }
+
+void kit_reset_records(void)
+{
+    for (int i = 0; i < snapshot_total; i++)
+        free((void *)snapshots[i].data);
+    snapshot_total = 0;
+    launch_total = 0;
+    timed_total_ms = 0;
+}
+
+/* ---- 8. Pictures ------------------------------------------------------------- */
+
+static void draw_row(FILE *out, const char *prefix, int n, int width, const char *cells, int mark_from, int mark_to)
+{
+    fprintf(out, "%s+", prefix);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%.*s+", width, "----------------------------------------");
+    fprintf(out, "\n%s|", prefix);
+    for (int i = 0; i < n; i++) {
+        int marked = i >= mark_from && i < mark_to;
+        fprintf(out, "%*.*s%c", width, width, cells + (size_t)i * 32, marked ? '*' : (i + 1 < n ? ' ' : '|'));
+    }
+    fprintf(out, "\n%s+", prefix);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%.*s+", width, "----------------------------------------");
+    fprintf(out, "\n");
+}
+
+/* Cells are formatted first so that every box gets the width of the widest. */
+static void draw(FILE *out, const char *prefix, int n, char *cells, int mark_from, int mark_to)
+{
+    int width = 3;
+    for (int i = 0; i < n; i++) {
+        int len = (int)strlen(cells + (size_t)i * 32);
+        if (len > width)
+            width = len;
+    }
+    draw_row(out, prefix ? prefix : "", n, width, cells, mark_from, mark_to);
+}
+
+void kit_draw_ints(FILE *out, const char *prefix, const int *a, int n, int mark_from, int mark_to)
+{
+    if (n <= 0)
+        return;
+    char *cells = malloc((size_t)n * 32);
+    for (int i = 0; i < n; i++)
+        snprintf(cells + (size_t)i * 32, 32, "%d", a[i]);
+    draw(out, prefix, n, cells, mark_from, mark_to);
+    free(cells);
+}
+
+void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int mark_from, int mark_to)
+{
+    if (n <= 0)
+        return;
+    char *cells = malloc((size_t)n * 32);
+    for (int i = 0; i < n; i++)
+        snprintf(cells + (size_t)i * 32, 32, "%g", a[i]);
+    draw(out, prefix, n, cells, mark_from, mark_to);
+    free(cells);
+}

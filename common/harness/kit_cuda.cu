@@ -1,0 +1,133 @@
+/* kit_cuda.cu: the CUDA half of the harness (see kit.h).
+ * Checked calls and launches, event timing, snapshots and the device. */
+#include "kit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The records themselves live in kit.c. */
+extern "C" void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round, const char *file, int line);
+extern "C" void kit_keep_launch(const kit_launch *launch);
+extern "C" void kit_add_timed_ms(double ms);
+
+/* ---- 1. Checking ---------------------------------------------------------- */
+
+extern "C" void kit_check(cudaError_t err, const char *what, const char *file, int line)
+{
+    if (err != cudaSuccess)
+        kit_fail(file, line, "%s failed: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+/* ---- 2. Timing: each LAUNCH between two events when timing is on ------------ */
+
+static int timing_enabled;
+static cudaEvent_t launch_started, launch_finished;
+
+extern "C" void kit_set_timing(int on)
+{
+    if (on && !launch_started) {
+        kit_check(cudaEventCreate(&launch_started), "cudaEventCreate", __FILE__, __LINE__);
+        kit_check(cudaEventCreate(&launch_finished), "cudaEventCreate", __FILE__, __LINE__);
+    }
+    timing_enabled = on;
+}
+
+/* ---- 7. The launch record ----------------------------------------------------- */
+
+static void record(const char *kernel, dim3 grid, dim3 block, size_t shmem, int cooperative, const char *file, int line)
+{
+    kit_launch launch;
+    memset(&launch, 0, sizeof launch);
+    strncpy(launch.kernel, kernel, sizeof launch.kernel - 1);
+    launch.grid[0] = grid.x, launch.grid[1] = grid.y, launch.grid[2] = grid.z;
+    launch.block[0] = block.x, launch.block[1] = block.y, launch.block[2] = block.z;
+    launch.shmem = shmem;
+    launch.cooperative = cooperative;
+    launch.file = file;
+    launch.line = line;
+    kit_keep_launch(&launch);
+}
+
+extern "C" void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line)
+{
+    record(kernel, grid, block, shmem, 0, file, line);
+    if (timing_enabled)
+        kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
+}
+
+extern "C" void kit_launch_end(const char *file, int line)
+{
+    kit_check(cudaGetLastError(), "the kernel launch", file, line);
+    if (timing_enabled) {
+        float ms = 0;
+        kit_check(cudaEventRecord(launch_finished, 0), "cudaEventRecord", file, line);
+        kit_check(cudaEventSynchronize(launch_finished), "the kernel", file, line);
+        kit_check(cudaEventElapsedTime(&ms, launch_started, launch_finished), "cudaEventElapsedTime", file, line);
+        kit_add_timed_ms(ms);
+    }
+}
+
+extern "C" void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem,
+                                              const char *file, int line)
+{
+    record(kernel, grid, block, shmem, 1, file, line);
+}
+
+/* ---- 6. Snapshots ---------------------------------------------------------------- */
+
+extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,
+                                  const char *file, int line)
+{
+    if (!kit_snapshots_on())
+        return;
+    size_t bytes = count * element_size;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        kit_fail(file, line, "no host memory for a snapshot of %zu bytes", bytes);
+    /* cudaMemcpy waits for the round's kernel, so the copy shows its result. */
+    kit_check(cudaMemcpy(copy, device_array, bytes, cudaMemcpyDeviceToHost), "the snapshot's cudaMemcpy", file, line);
+    kit_keep_snapshot(copy, count, element_size, round, file, line);
+}
+
+/* ---- The device ---------------------------------------------------------------------- */
+
+extern "C" const char *kit_device_name(void)
+{
+    static char name[256];
+    if (!name[0]) {
+        cudaDeviceProp prop;
+        int device = 0;
+        if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+            strncpy(name, prop.name, sizeof name - 1);
+        else
+            strcpy(name, "no CUDA device");
+    }
+    return name;
+}
+
+extern "C" int kit_on_gpu(void)
+{
+#ifdef __CUDAEMU__
+    return 0;
+#else
+    return 1;
+#endif
+}
+
+extern "C" void kit_set_schedule(const char *order)
+{
+#ifdef __CUDAEMU__
+    cudaemuSetSchedule(order);
+#else
+    (void)order; /* a GPU schedules as it likes */
+#endif
+}
+
+extern "C" long long kit_device_bytes_in_use(void)
+{
+#ifdef __CUDAEMU__
+    return cudaemuBytesInUse();
+#else
+    return -1;
+#endif
+}
