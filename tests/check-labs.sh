@@ -1,0 +1,35 @@
+#!/bin/sh
+# Every lab: the reference solution gets full marks, and the untouched
+# skeleton builds, is graded item by item without crashing the grader, and
+# scores low (under half of the points).
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
+
+for suite in grading/lab*.c; do
+    lab=$(basename "$suite" .c)
+    short=${lab%%-*}
+
+    ./grader "$short" --solution --backend="$BACKEND" --format=json --out="$out/$lab-solution.json" >"$out/log" 2>&1
+    rc=$?
+    total=$(json_total "$out/$lab-solution.json" 2>/dev/null)
+    set -- $total
+    if [ "$rc" -eq 0 ] && [ -n "$total" ] && [ "$1" = "$2" ]; then
+        ok "$lab: the solution gets full marks ($1/$2)"
+    else
+        not_ok "$lab: the solution gets full marks (exit $rc, points ${total:-none})"
+        sed 's/^/    /' "$out/log" | head -40
+    fi
+
+    ./grader "$short" --backend="$BACKEND" --format=json --out="$out/$lab-skeleton.json" >"$out/log" 2>&1
+    rc=$?
+    total=$(json_total "$out/$lab-skeleton.json" 2>/dev/null)
+    set -- $total
+    if [ "$rc" -eq 1 ] && [ -n "$total" ] && perl -e 'exit !($ARGV[0] < 0.5 * $ARGV[1])' "$1" "$2"; then
+        ok "$lab: the skeleton is graded and scores low ($1/$2, exit 1)"
+    else
+        not_ok "$lab: the skeleton is graded and scores low (exit $rc, points ${total:-none})"
+        sed 's/^/    /' "$out/log" | head -40
+    fi
+done
+finish

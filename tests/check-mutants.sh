@@ -1,0 +1,93 @@
+#!/bin/sh
+# Known-bad versions must lose points on the item meant to catch them, and
+# correct alternatives written differently from the reference must get full
+# marks.  Each file's first lines say what it is (docs/developing.md):
+#   // mutant: <what is wrong>        or   // alternative: <how it differs>
+#   // replaces: <file of the lab it stands in for>
+#   // must-fail: <item> [<item>...]    (mutants graded by the grader)
+#   // asan-run: <args>                 (mutants caught by the cpu backend's ASan build instead)
+#   // backend: cpu|gpu                 (optional: only meaningful there)
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+
+header() { sed -n "s|^// $1: *||p" "$2" | head -n 1; }
+
+for file in tests/mutants/*/*.cu tests/alternatives/*/*.cu; do
+    [ -f "$file" ] || continue
+    lab=$(basename "$(dirname "$file")")
+    short=${lab%%-*}
+    name="$lab/$(basename "$file" .cu)"
+    only_backend=$(header backend "$file")
+    if [ -n "$only_backend" ] && [ "$only_backend" != "$BACKEND" ]; then
+        ok "$name # SKIP only meaningful on the $only_backend backend"
+        continue
+    fi
+    replaces=$(header replaces "$file")
+    if [ -z "$replaces" ] || [ ! -f "labs/$lab/$replaces" ]; then
+        not_ok "$name: its '// replaces:' line must name a file of labs/$lab"
+        continue
+    fi
+    dir="$work/$lab-$(basename "$file" .cu)"
+    mkdir -p "$dir" && cp "$file" "$dir/$replaces"
+
+    asan_args=$(header asan-run "$file")
+    if [ -n "$asan_args" ]; then
+        # Built with the cpu backend's AddressSanitizer, the lab program must
+        # stop with a report that points into the student's file.
+        log="$dir/asan.log"
+        tag=$(echo "asan-$lab-$(basename "$file" .cu)" | tr -c 'A-Za-z0-9_\n-' _)
+        make -s --no-print-directory BACKEND=cpu SANITIZE=address STUDENT_DIR="$dir" STUDENT_TAG="$tag" \
+            "build/cpu-address/submissions/$tag/$lab/lab" >"$log" 2>&1 \
+            && "build/cpu-address/submissions/$tag/$lab/lab" $asan_args >>"$log" 2>&1
+        if grep -q "AddressSanitizer" "$log" && grep -q "$replaces:" "$log"; then
+            ok "$name: the ASan build reports it in $replaces"
+        else
+            not_ok "$name: the ASan build should report it in $replaces"
+            sed 's/^/    /' "$log" | head -20
+        fi
+        continue
+    fi
+
+    case "$file" in
+    tests/alternatives/*)
+        ./grader "$short" --backend="$BACKEND" --student-dir="$dir" --format=json --out="$dir/r.json" >"$dir/log" 2>&1
+        rc=$?
+        set -- $(json_total "$dir/r.json" 2>/dev/null)
+        if [ "$rc" -eq 0 ] && [ -n "${2:-}" ] && [ "$1" = "$2" ]; then
+            ok "$name: a correct alternative gets full marks ($1/$2)"
+        else
+            not_ok "$name: a correct alternative gets full marks (exit $rc, ${1:-?}/${2:-?})"
+            sed 's/^/    /' "$dir/log" | head -30
+        fi
+        ;;
+    *)
+        must_fail=$(header must-fail "$file")
+        if [ -z "$must_fail" ]; then
+            not_ok "$name: needs a '// must-fail:' line"
+            continue
+        fi
+        only=$(echo $must_fail | tr ' ' ',')
+        ./grader "$short" --backend="$BACKEND" --student-dir="$dir" --only="$only" \
+            --format=json --out="$dir/r.json" >"$dir/log" 2>&1
+        rc=$?
+        missed=""
+        for item in $must_fail; do
+            line=$(json_items "$dir/r.json" 2>/dev/null | awk -v n="$item" '$1 == n')
+            set -- $line
+            if [ -z "$line" ]; then
+                missed="$missed $item(not graded)"
+            elif [ "$2" = skipped ] || perl -e 'exit !($ARGV[0] >= $ARGV[1])' "$3" "$4"; then
+                missed="$missed $item($2)"
+            fi
+        done
+        if [ "$rc" -eq 1 ] && [ -z "$missed" ]; then
+            ok "$name: loses points on $must_fail"
+        else
+            not_ok "$name: should lose points on $must_fail (exit $rc; not caught by:${missed:- -})"
+            sed 's/^/    /' "$dir/log" | head -30
+        fi
+        ;;
+    esac
+done
+finish

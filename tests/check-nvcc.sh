@@ -1,0 +1,23 @@
+#!/bin/sh
+# Where nvcc exists, every .cu of the kit must compile with it too, even on a
+# machine with no GPU: CUDA-only compile errors never reach a student.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+[ "$BACKEND" = cpu ] || { echo "# (the gpu pass compiles everything with nvcc already)"; finish; }
+if ! command -v nvcc >/dev/null 2>&1; then
+    ok "nvcc compile check # SKIP nvcc is not installed here"
+    finish
+fi
+out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
+for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu tests/mutants/*/*.cu tests/alternatives/*/*.cu; do
+    [ -f "$file" ] || continue
+    lab=$(echo "$file" | sed -n 's|^[a-z/]*/\(lab[0-9][^/]*\)/.*|\1|p')
+    obj="$out/$(echo "$file" | tr / _).o"
+    if nvcc -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
+        ok "nvcc compiles $file"
+    else
+        not_ok "nvcc compiles $file"
+        head -20 "$obj.log" | sed 's/^/    /'
+    fi
+done
+finish
