@@ -154,3 +154,6 @@ clean:
 
 %/:
 	@mkdir -p $@
+
+# Topic fragments (dist, handouts, bench...) add their own targets.
+include $(wildcard mk/*.mk)
