@@ -1,0 +1,113 @@
+/* main.c: the lab 3 program (fixed: do not edit).
+ *
+ *     lab [n] [seed] [unfold]
+ *
+ * Sums n seeded integers with your fold_sum(), prints the result beside the
+ * CPU's, the time, and for n <= 32 the array after every round.  With a
+ * third argument "unfold" it also tries fold_unfold() (going further).
+ * Exit status: 0 when the sum is right, 1 when it is wrong. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kit.h"
+#include "lab3.h"
+
+enum { PICTURE_MAX = 32 };
+
+static int power_of_two_above(int n)
+{
+    int p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* The state after the last round, computed on the CPU (for the unfold test). */
+static void fold_on_host(int *a, int n)
+{
+    for (int d = power_of_two_above(n) / 2; d >= 1; d /= 2)
+        for (int i = 0; i < d && i + d < n; i++)
+            a[i] += a[i + d];
+}
+
+static void draw_rounds(int n)
+{
+    int top = power_of_two_above(n);
+    for (int k = 0; k < kit_snapshot_count(); k++) {
+        const kit_snapshot *s = kit_snapshot_at(k);
+        int width = top >> s->round;
+        int live = width < n ? width : n;
+        if (s->round == 0)
+            printf("\nround 0, the array as copied to the device:\n");
+        else
+            printf("\nafter round %d (d = %d), the live part A[0..%d) is marked *:\n", s->round, width, live);
+        kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, s->round == 0 ? -1 : 0, live);
+    }
+    printf("\n");
+}
+
+static int try_unfold(const int *a, int n)
+{
+    int *state = malloc((size_t)n * sizeof *state);
+    memcpy(state, a, (size_t)n * sizeof *state);
+    fold_on_host(state, n);
+    fold_unfold(state, n);
+    int first_wrong = -1;
+    for (int i = 0; i < n && first_wrong < 0; i++)
+        if (state[i] != a[i])
+            first_wrong = i;
+    if (first_wrong < 0)
+        printf("unfold: every element is back to its original value\n");
+    else
+        printf("unfold: A[%d] = %d after unfolding, but the original was %d\n", first_wrong, state[first_wrong],
+               a[first_wrong]);
+    free(state);
+    return first_wrong < 0;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 13;
+    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    int unfold = argc > 3 && strcmp(argv[3], "unfold") == 0;
+    if (n < 1 || n > (1 << 30)) {
+        fprintf(stderr, "usage: %s [n, 1..2^30] [seed] [unfold]\n", argv[0]);
+        return 2;
+    }
+
+    int *a = malloc((size_t)n * sizeof *a);
+    if (!a) {
+        fprintf(stderr, "not enough memory for n = %d\n", n);
+        return 2;
+    }
+    kit_fill_ints(a, (size_t)n, 0, 9, seed);
+    printf("lab3 folding: n = %d, seed = %llu, %d rounds expected, device: %s\n", n, seed,
+           n > 1 ? __builtin_ctz((unsigned)power_of_two_above(n)) : 0, kit_device_name());
+
+    int small = n <= PICTURE_MAX;
+    kit_set_snapshots(small);
+    kit_set_timing(1);
+    kit_reset_records();
+    double started = kit_wall_ms();
+    int sum = fold_sum(a, n);
+    double call_ms = kit_wall_ms() - started;
+
+    if (small)
+        draw_rounds(n);
+    long long expected = kit_sum_ints(a, (size_t)n);
+    int right = sum == expected;
+    printf("sum on the device: %d\n", sum);
+    printf("sum on the CPU:    %lld   %s\n", expected, right ? "(same)" : "(WRONG)");
+    printf("time: %.3f ms in %d kernel launches; %.3f ms for the whole call (allocation and copies too)\n",
+           kit_timed_ms(), kit_launch_count(), call_ms);
+    if (!small)
+        printf("(pictures of the rounds are drawn for n <= %d)\n", PICTURE_MAX);
+
+    if (unfold)
+        right = try_unfold(a, n) && right;
+    if (kit_todo_pending())
+        printf("reminder: %s is not done yet; see handouts/lab3-folding.md\n", kit_todo_pending());
+    free(a);
+    return right ? 0 : 1;
+}
