@@ -1,0 +1,346 @@
+/* lab1-hello.c: the grading suite of lab 1 (hello).
+ *
+ * Items:
+ *   device_query           describe_device() reports what the reference reports
+ *   hello_printf           every thread of hello() prints its own line, once
+ *   launch_error_reported  a launch CUDA refuses is reported (code and message)
+ *   global_index_1d        every thread of 1D launches writes its global index
+ *   global_index_2d_3d     the same for 2D and 3D grids and blocks, odd shapes too
+ *   global_index_bounds    threads whose index is n or more write nothing
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grade.h"
+#include "lab1.h"
+
+#define POISON (-1) /* every output element holds this before the call */
+
+/* ---- capturing what the code under test prints --------------------------------- */
+
+typedef struct {
+    FILE *out, *err;
+    int saved_out, saved_err;
+} capture;
+
+static void capture_begin(capture *c)
+{
+    fflush(stdout);
+    fflush(stderr);
+    c->out = tmpfile();
+    c->err = tmpfile();
+    if (!c->out || !c->err)
+        grade_fail("the grader could not create a temporary file to capture output");
+    c->saved_out = dup(1);
+    c->saved_err = dup(2);
+    dup2(fileno(c->out), 1);
+    dup2(fileno(c->err), 2);
+}
+
+static char *read_whole(FILE *f)
+{
+    long size;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    rewind(f);
+    char *text = malloc((size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, f);
+    text[got] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Restores stdout and stderr; *out and *err receive what was printed (free them). */
+static void capture_end(capture *c, char **out, char **err)
+{
+    fflush(stdout); /* device printf and the code's own printf may sit in stdio's buffer */
+    fflush(stderr);
+    dup2(c->saved_out, 1);
+    dup2(c->saved_err, 2);
+    close(c->saved_out);
+    close(c->saved_err);
+    *out = read_whole(c->out);
+    *err = read_whole(c->err);
+}
+
+/* The first `lines` lines of text, indented, for feedback. */
+static const char *first_lines(const char *text, int lines)
+{
+    static char shown[1024];
+    size_t used = 0;
+    shown[0] = '\0';
+    for (const char *p = text; *p && lines > 0 && used + 8 < sizeof shown; lines--) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > 100)
+            len = 100;
+        used += (size_t)snprintf(shown + used, sizeof shown - used, "    | %.*s\n", (int)len, p);
+        p = end ? end + 1 : p + strlen(p);
+    }
+    if (!shown[0])
+        snprintf(shown, sizeof shown, "    (nothing)\n");
+    return shown;
+}
+
+/* ---- device_query -------------------------------------------------------------------- */
+
+static void item_device_query(void)
+{
+    lab1_device_info mine, theirs;
+    memset(&mine, 0x55, sizeof mine);
+    GRADE_FN(grade_student(), describe_device)(&mine);
+    GRADE_FN(grade_reference(), describe_device)(&theirs);
+    mine.name[sizeof mine.name - 1] = '\0';
+
+    grade_check(strcmp(mine.name, theirs.name) == 0, "the device name is \"%s\" but the device is \"%s\" (prop.name)",
+                mine.name, theirs.name);
+#define SAME(field, what)                                                                               \
+    grade_check(mine.field == theirs.field, "%s is %lld but the device says %lld (cudaDeviceProp.%s)", what, \
+                (long long)mine.field, (long long)theirs.field, #field)
+    SAME(multiprocessor_count, "the multiprocessor count");
+    SAME(major, "the compute capability's major number");
+    SAME(minor, "the compute capability's minor number");
+    SAME(warp_size, "the warp size");
+    SAME(max_threads_per_block, "the largest block");
+    SAME(global_memory_bytes, "the global memory size in bytes");
+#undef SAME
+    grade_note("%s: %d SMs, compute capability %d.%d", theirs.name, theirs.multiprocessor_count, theirs.major,
+               theirs.minor);
+}
+
+/* ---- hello_printf ---------------------------------------------------------------------- */
+
+/* Checks that `text` holds exactly one "hello from block B, thread T" line for
+ * every thread of a launch of `blocks` x `threads`. */
+static void expect_hello_lines(const char *text, int blocks, int threads)
+{
+    int total = blocks * threads, matched = 0;
+    int *seen = calloc((size_t)total, sizeof *seen);
+    for (const char *p = text; *p;) {
+        int b, t;
+        if (sscanf(p, "hello from block %d, thread %d", &b, &t) == 2) {
+            matched++;
+            grade_check(b >= 0 && b < blocks && t >= 0 && t < threads,
+                        "hello(%d, %d) printed \"hello from block %d, thread %d\", but the launch has blocks 0..%d "
+                        "and threads 0..%d in each",
+                        blocks, threads, b, t, blocks - 1, threads - 1);
+            seen[b * threads + t]++;
+        }
+        const char *end = strchr(p, '\n');
+        p = end ? end + 1 : p + strlen(p);
+    }
+    grade_check(matched > 0,
+                "hello(%d, %d) printed no line of the form \"hello from block B, thread T\" (%d expected, one per "
+                "thread); what it printed starts with:\n%s"
+                "Did the kernel call printf, and did hello() wait for it (cudaDeviceSynchronize) before returning?",
+                blocks, threads, total, first_lines(text, 5));
+    for (int b = 0; b < blocks; b++)
+        for (int t = 0; t < threads; t++) {
+            int count = seen[b * threads + t];
+            grade_check(count == 1,
+                        "hello(%d, %d): block %d, thread %d printed its line %d times (once expected); %d lines "
+                        "matched for %d threads",
+                        blocks, threads, b, t, count, matched, total);
+        }
+    free(seen);
+}
+
+static void item_hello_printf(void)
+{
+    static const int shapes[][2] = {{1, 1}, {1, 5}, {2, 3}, {3, 32}, {4, 33}};
+    int (*student_hello)(int, int) = GRADE_FN(grade_student(), hello);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int blocks = shapes[s][0], threads = shapes[s][1];
+        capture c;
+        char *out, *err;
+        capture_begin(&c);
+        int result = student_hello(blocks, threads);
+        capture_end(&c, &out, &err);
+        grade_check(result == 0, "hello(%d, %d) returned %d, but a launch of this shape is valid and should return 0; "
+                    "it printed on stderr:\n%s", blocks, threads, result, first_lines(err, 3));
+        expect_hello_lines(out, blocks, threads);
+        free(out);
+        free(err);
+    }
+}
+
+/* ---- launch_error_reported ----------------------------------------------------------------- */
+
+static void item_launch_error_reported(void)
+{
+    int (*student_hello)(int, int) = GRADE_FN(grade_student(), hello);
+    int (*reference_hello)(int, int) = GRADE_FN(grade_reference(), hello);
+    lab1_device_info device;
+    GRADE_FN(grade_reference(), describe_device)(&device);
+    const int refused[] = {2 * device.max_threads_per_block, device.max_threads_per_block + 1};
+
+    for (int k = 0; k < 2; k++) {
+        int threads = refused[k];
+        capture c;
+        char *out, *err, *ref_out, *ref_err;
+        capture_begin(&c);
+        int expected = reference_hello(1, threads);
+        capture_end(&c, &ref_out, &ref_err);
+        capture_begin(&c);
+        int result = student_hello(1, threads);
+        capture_end(&c, &out, &err);
+
+        grade_check(result != 0,
+                    "hello(1, %d) returned 0, but CUDA refuses a block of %d threads (the device allows at most %d): "
+                    "the launch failed and nothing was printed, silently.  Ask cudaGetLastError() right after the "
+                    "launch and return its code (%d here).",
+                    threads, threads, device.max_threads_per_block, expected);
+        grade_check(result == expected,
+                    "hello(1, %d) returned %d, but the error CUDA reports for this launch is %d; return the "
+                    "cudaError_t itself", threads, result, expected);
+        grade_check(err[strspn(err, " \t\r\n")] != '\0',
+                    "hello(1, %d) returned the right code (%d) but printed nothing on stderr; print a message that "
+                    "names the error (cudaGetErrorString)", threads, result);
+        grade_check(strstr(out, "hello from block") == NULL,
+                    "hello(1, %d) should print no hello line, since the kernel never ran; it printed:\n%s", threads,
+                    first_lines(out, 3));
+        free(out), free(err), free(ref_out), free(ref_err);
+    }
+
+    /* The error must not linger: a good launch afterwards works normally. */
+    capture c;
+    char *out, *err;
+    capture_begin(&c);
+    int result = student_hello(2, 2);
+    capture_end(&c, &out, &err);
+    grade_check(result == 0,
+                "after the refused launch, hello(2, 2) returned %d: the old error was still pending.  "
+                "cudaGetLastError() reads and clears it; cudaPeekAtLastError() leaves it for the next call",
+                result);
+    expect_hello_lines(out, 2, 2);
+    free(out), free(err);
+}
+
+/* ---- global indices --------------------------------------------------------------------------- */
+
+static int shape_size(lab1_shape s) { return s.x * s.y * s.z; }
+
+/* Runs fill_global_indices on a poisoned array and checks every element and the launch. */
+static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *why)
+{
+    int total = shape_size(grid) * shape_size(block);
+    int *out = malloc((size_t)total * sizeof *out);
+    for (int i = 0; i < total; i++)
+        out[i] = POISON;
+
+    grade_side *student = grade_student();
+    grade_reset_records(student);
+    GRADE_FN(student, fill_global_indices)(out, n, grid, block);
+
+    char shape[160];
+    snprintf(shape, sizeof shape, "grid (%d, %d, %d) of blocks (%d, %d, %d), %d threads, n = %d%s", grid.x, grid.y,
+             grid.z, block.x, block.y, block.z, total, n, why);
+
+    int launches = grade_launch_count(student);
+    grade_check(launches == 1, "%s: fill_global_indices made %d launches through LAUNCH, expected exactly one",
+                shape, launches);
+    const kit_launch *l = grade_launch_at(student, 0);
+    grade_check((int)l->grid[0] == grid.x && (int)l->grid[1] == grid.y && (int)l->grid[2] == grid.z
+                    && (int)l->block[0] == block.x && (int)l->block[1] == block.y && (int)l->block[2] == block.z,
+                "%s: the kernel was launched with grid (%u, %u, %u) and block (%u, %u, %u); it must use exactly the "
+                "shapes it was given",
+                shape, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+
+    for (int i = 0; i < total; i++) {
+        int expected = i < n ? i : POISON;
+        if (out[i] == expected)
+            continue;
+        int from = i > 8 ? i - 8 : 0, count = total - from < 24 ? total - from : 24;
+        grade_picture_ints("out[] from the first wrong element (marked) on", out + from, count, i - from, i - from + 1);
+        if (i >= n)
+            grade_fail("%s: out[%d] = %d, but %d is past n, so no thread may write there (it should still be %d). "
+                       "Does the kernel check g < n before writing?", shape, i, out[i], i, POISON);
+        if (out[i] == POISON)
+            grade_fail("%s: out[%d] was never written, so no thread computed g = %d: some threads must share an "
+                       "index. Check the block number (blockIdx and gridDim) and the thread number (threadIdx and "
+                       "blockDim) in every dimension", shape, i, i);
+        grade_fail("%s: out[%d] = %d, expected %d (each thread writes g at out[g])", shape, i, out[i], expected);
+    }
+    free(out);
+}
+
+/* A shape of `dims` dimensions with sides in [1, side_max], drawn from `seed`. */
+static lab1_shape random_shape(kit_rng *rng, int dims, int side_max)
+{
+    lab1_shape s = {1, 1, 1};
+    s.x = 1 + (int)(kit_rng_next(rng) % (uint64_t)side_max);
+    if (dims > 1)
+        s.y = 1 + (int)(kit_rng_next(rng) % (uint64_t)side_max);
+    if (dims > 2)
+        s.z = 1 + (int)(kit_rng_next(rng) % (uint64_t)side_max);
+    return s;
+}
+
+static void check_random_shape(int case_number, int dims, int grid_side, int block_side, int below_total)
+{
+    uint64_t seed = grade_seed_for(case_number);
+    kit_rng rng = kit_rng_new(seed);
+    lab1_shape grid = random_shape(&rng, dims, grid_side), block = random_shape(&rng, dims, block_side);
+    int total = shape_size(grid) * shape_size(block);
+    int n = below_total ? 1 + (int)(kit_rng_next(&rng) % (uint64_t)total) : total;
+    char why[64];
+    snprintf(why, sizeof why, " (random shape, seed %llu)", (unsigned long long)seed);
+    check_indices(grid, block, n, why);
+}
+
+static void item_global_index_1d(void)
+{
+    static const int shapes[][2] = {{1, 1}, {1, 32}, {4, 32}, {3, 100}, {7, 33}, {2, 1024}, {300, 7}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        lab1_shape grid = {shapes[s][0], 1, 1}, block = {shapes[s][1], 1, 1};
+        check_indices(grid, block, shape_size(grid) * shape_size(block), "");
+    }
+    check_random_shape(1, 1, 50, 300, 0);
+}
+
+static void item_global_index_2d_3d(void)
+{
+    static const lab1_shape shapes[][2] = {
+        {{3, 2, 1}, {16, 4, 1}}, {{5, 3, 1}, {7, 3, 1}},  {{1, 4, 1}, {1, 8, 1}}, {{2, 3, 4}, {4, 2, 3}},
+        {{1, 1, 5}, {1, 1, 64}}, {{3, 1, 2}, {5, 7, 2}},  {{2, 2, 2}, {8, 8, 8}},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        lab1_shape grid = shapes[s][0], block = shapes[s][1];
+        check_indices(grid, block, shape_size(grid) * shape_size(block), "");
+    }
+    check_random_shape(2, 2, 9, 20, 0);
+    check_random_shape(3, 3, 5, 8, 0);
+}
+
+static void item_global_index_bounds(void)
+{
+    static const struct { lab1_shape grid, block; int below; } cases[] = {
+        {{4, 1, 1}, {32, 1, 1}, 1},  {{3, 1, 1}, {100, 1, 1}, 37}, {{1, 1, 1}, {64, 1, 1}, 63},
+        {{5, 3, 1}, {7, 3, 1}, 10},  {{2, 3, 4}, {4, 2, 3}, 100},  {{2, 2, 1}, {16, 16, 1}, 1023},
+    };
+    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
+        int total = shape_size(cases[s].grid) * shape_size(cases[s].block);
+        check_indices(cases[s].grid, cases[s].block, total - cases[s].below, "");
+    }
+    check_indices((lab1_shape){1, 1, 1}, (lab1_shape){32, 1, 1}, 1, "");
+    check_random_shape(4, 3, 5, 8, 1);
+}
+
+static const grade_item items[] = {
+    {"device_query", "the device query reports the device's name, SMs, compute capability and limits", 10,
+     GRADE_CORRECTNESS, 20, item_device_query},
+    {"hello_printf", "every thread of hello() prints its own line, exactly once", 15, GRADE_CORRECTNESS, 30,
+     item_hello_printf},
+    {"launch_error_reported", "a launch CUDA refuses is reported with its error code and a message", 15,
+     GRADE_CORRECTNESS, 30, item_launch_error_reported},
+    {"global_index_1d", "every thread of 1D launches writes its global index", 15, GRADE_CORRECTNESS, 30,
+     item_global_index_1d},
+    {"global_index_2d_3d", "every thread of 2D and 3D launches, odd shapes too, writes its global index", 20,
+     GRADE_CORRECTNESS, 30, item_global_index_2d_3d},
+    {"global_index_bounds", "threads whose global index is n or more write nothing", 15, GRADE_CORRECTNESS, 30,
+     item_global_index_bounds},
+};
+
+const grade_lab grade_lab1 = {1, "hello", "lab1-hello", items, sizeof items / sizeof items[0]};
