@@ -1,0 +1,55 @@
+#!/bin/sh
+# make doctor: it runs on this machine and says which backend it picks; and on
+# a machine where Check is missing (simulated: a kit without its staged copy,
+# a pkg-config that knows no 'check'), it says so and gives the install command.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+
+sh tools/doctor.sh >"$work/here.log" 2>&1
+rc=$?
+if grep -q "backend .*$(tools/detect-backend.sh)" "$work/here.log" && grep -q '^  Check ' "$work/here.log"; then
+    ok "doctor reports Check and the backend on this machine (exit $rc)"
+else
+    not_ok "doctor reports Check and the backend on this machine (exit $rc)"
+    sed 's/^/    /' "$work/here.log"
+fi
+
+# A kit root without .deps/, and a PATH whose pkg-config knows nothing.
+mkdir -p "$work/kit/tools" "$work/bin" "$work/empty-pc"
+cp tools/doctor.sh tools/detect-backend.sh tools/cuda-arch.sh "$work/kit/tools/"
+cat > "$work/bin/pkg-config" <<'PC'
+#!/bin/sh
+# a pkg-config that knows no package at all
+case "$1" in --version) echo 0.29.2; exit 0 ;; esac
+echo "Package check was not found in the pkg-config search path." >&2
+exit 1
+PC
+chmod +x "$work/bin/pkg-config"
+PATH="$work/bin:$PATH" PKG_CONFIG_PATH="$work/empty-pc" PKG_CONFIG_LIBDIR="$work/empty-pc" \
+    sh "$work/kit/tools/doctor.sh" >"$work/nocheck.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ]; then ok "doctor exits 1 when Check is missing"
+else not_ok "doctor exits 1 when Check is missing (exit $rc)"; fi
+if grep -q 'Check .*MISSING' "$work/nocheck.log"; then ok "doctor says Check is missing"
+else not_ok "doctor says Check is missing"; sed 's/^/    /' "$work/nocheck.log"; fi
+if grep -q 'sudo apt-get install -y .*check' "$work/nocheck.log" && grep -q 'libsubunit-dev' "$work/nocheck.log"; then
+    ok "doctor gives the install command for Check"
+else
+    not_ok "doctor gives the install command for Check"; sed 's/^/    /' "$work/nocheck.log"
+fi
+
+# Without any pkg-config at all: a PATH that has everything but pkg-config.
+mkdir -p "$work/nopc"
+for tool in sh gcc g++ make perl uname head sed tr sort grep mktemp rm dirname cat id printf; do
+    p=$(command -v "$tool") && ln -s "$p" "$work/nopc/$tool"
+done
+PATH="$work/nopc" sh "$work/kit/tools/doctor.sh" >"$work/nopc.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'pkg-config .*MISSING' "$work/nopc.log" \
+   && grep -q 'sudo apt-get install -y .*pkg-config' "$work/nopc.log"; then
+    ok "doctor explains a missing pkg-config with its install command"
+else
+    not_ok "doctor explains a missing pkg-config with its install command (exit $rc)"; sed 's/^/    /' "$work/nopc.log"
+fi
+finish
