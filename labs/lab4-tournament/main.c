@@ -1,0 +1,121 @@
+/* main.c: the lab 4 program (fixed: do not edit).
+ *
+ *     lab [n] [seed]
+ *
+ * Sums n seeded integers with both of your tournaments, prints each result
+ * beside the CPU's, the rounds drawn for n <= 32, and the time of the naive
+ * and compact tournaments beside lab 3's folding.
+ * Exit status: 0 when both sums are right, 1 otherwise. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kit.h"
+#include "lab4.h"
+
+enum { PICTURE_MAX = 32, TIMED_RUNS = 3 };
+
+static int round_count(int n)
+{
+    int rounds = 0;
+    while ((1LL << rounds) < n)
+        rounds++;
+    return rounds;
+}
+
+static void draw_rounds(int n)
+{
+    for (int k = 0; k < kit_snapshot_count(); k++) {
+        const kit_snapshot *s = kit_snapshot_at(k);
+        int width = 1 << s->round;
+        if (s->round == 0)
+            printf("\nround 0, the array as copied to the device:\n");
+        else
+            printf("\nafter round %d (D = %d): each A[i], i a multiple of %d, holds the sum of its block of %d\n",
+                   s->round, width / 2, width, width);
+        kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, -1, -1);
+        if (s->round > 0) {
+            /* a caret under each winner */
+            printf("   ");
+            int cell = 3;
+            for (int i = 0; i < n; i++) {
+                int len = snprintf(NULL, 0, "%d", ((const int *)s->data)[i]);
+                if (len > cell)
+                    cell = len;
+            }
+            for (int i = 0; i < n; i++)
+                printf("%*s%c", cell, i % width == 0 ? "^" : "", ' ');
+            printf("\n");
+        }
+    }
+    printf("\n");
+}
+
+/* Best device time (ms) of a few runs, after one run to warm up. */
+static double best_time(int (*sum)(const int *, int), const int *a, int n)
+{
+    double best = 0;
+    sum(a, n);
+    for (int k = 0; k < TIMED_RUNS; k++) {
+        kit_reset_records();
+        sum(a, n);
+        if (k == 0 || kit_timed_ms() < best)
+            best = kit_timed_ms();
+    }
+    return best;
+}
+
+static int report(const char *name, int sum, long long expected)
+{
+    printf("%-30s %d   %s\n", name, sum, sum == expected ? "(same as the CPU)" : "(WRONG)");
+    return sum == expected;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 13;
+    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    if (n < 1 || n > (1 << 30)) {
+        fprintf(stderr, "usage: %s [n, 1..2^30] [seed]\n", argv[0]);
+        return 2;
+    }
+    int *a = malloc((size_t)n * sizeof *a);
+    if (!a) {
+        fprintf(stderr, "not enough memory for n = %d\n", n);
+        return 2;
+    }
+    kit_fill_ints(a, (size_t)n, 0, 9, seed);
+    printf("lab4 tournament: n = %d, seed = %llu, %d rounds expected, device: %s\n", n, seed, round_count(n),
+           kit_device_name());
+
+    int small = n <= PICTURE_MAX;
+    long long expected = kit_sum_ints(a, (size_t)n);
+    kit_set_snapshots(small);
+    kit_reset_records();
+    int naive = tournament_sum_naive(a, n);
+    if (small) {
+        printf("\nthe naive tournament, round by round:");
+        draw_rounds(n);
+    }
+    kit_reset_records();
+    int compact = tournament_sum_compact(a, n);
+    kit_set_snapshots(0);
+
+    printf("%-30s %lld\n", "sum on the CPU:", expected);
+    int right = report("naive tournament:", naive, expected);
+    right = report("compact tournament:", compact, expected) && right;
+
+    kit_set_timing(1);
+    printf("\ndevice time (best of %d runs, %d launches each):\n", TIMED_RUNS, round_count(n));
+    printf("  naive tournament    %9.3f ms\n", best_time(tournament_sum_naive, a, n));
+    printf("  compact tournament  %9.3f ms\n", best_time(tournament_sum_compact, a, n));
+    printf("  folding (lab 3)     %9.3f ms\n", best_time(folding_sum_for_comparison, a, n));
+    if (!kit_on_gpu())
+        printf("(cpu backend: these times say nothing about a GPU)\n");
+    else if (n < (1 << 20))
+        printf("(for small n the times are mostly launch overhead: try n = 16777216)\n");
+
+    if (kit_todo_pending())
+        printf("reminder: %s is not done yet; see handouts/lab4-tournament.md\n", kit_todo_pending());
+    free(a);
+    return right ? 0 : 1;
+}
