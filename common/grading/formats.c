@@ -1,0 +1,355 @@
+/* formats.c: machine-readable results for platforms and scripts.
+ *
+ * Everything here is written from the grader's own record of the run (the
+ * parent's results), never from anything the code under test printed. */
+#include "grader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const formats[] = {"text", "tap", "junit", "json", "gradescope", "prairielearn", NULL};
+
+int formats_known(const char *format)
+{
+    for (int i = 0; formats[i]; i++)
+        if (strcmp(format, formats[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *kind_word(enum grade_kind kind)
+{
+    return kind == GRADE_PERFORMANCE ? "performance" : kind == GRADE_SANITIZER ? "sanitizer" : "correctness";
+}
+
+static const char *json_status(item_status status)
+{
+    return status == ITEM_PASSED ? "passed" : status == ITEM_FAILED ? "failed"
+         : status == ITEM_ERROR ? "error" : "skipped";
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        case '\n': fputs("&#10;", out); break;
+        case '\t': fputs("&#9;", out); break;
+        default: fputc(*p, out);
+        }
+    }
+}
+
+/* The first line of a feedback, for one-line summaries. */
+static char *first_line(const char *s)
+{
+    s = s ? s : "";
+    return str_printf("%.*s", (int)strcspn(s, "\n"), s);
+}
+
+/* Feedback followed by the notes: what a platform shows under one test. */
+static char *item_output(const item_result *r)
+{
+    const char *feedback = r->status == ITEM_PASSED ? "" : r->feedback;
+    if (r->status == ITEM_SKIPPED)
+        return str_printf("skipped: %s", r->feedback);
+    if (*feedback && *r->notes)
+        return str_printf("%s\n%s", feedback, r->notes);
+    return str_dup(*feedback ? feedback : r->notes);
+}
+
+static void totals(const grade_run *run, double *points, double *max_points)
+{
+    *points = *max_points = 0;
+    for (int i = 0; i < run->lab_count; i++) {
+        *points += run->labs[i].points;
+        *max_points += run->labs[i].max_points;
+    }
+}
+
+static int all_gradable(const grade_run *run)
+{
+    for (int i = 0; i < run->lab_count; i++)
+        if (!run->labs[i].gradable)
+            return 0;
+    return 1;
+}
+
+/* ---- TAP version 13 ------------------------------------------------------------ */
+static void write_tap(FILE *out, const grade_run *run)
+{
+    int n = 0, number = 0;
+    for (int i = 0; i < run->lab_count; i++)
+        n += run->labs[i].count;
+    fprintf(out, "TAP version 13\n1..%d\n# backend %s, seed %llu\n", n, run->backend, run->seed);
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        for (int k = 0; k < lab->count; k++) {
+            const item_result *r = &lab->items[k];
+            number++;
+            int ok = r->status == ITEM_PASSED || r->status == ITEM_SKIPPED;
+            fprintf(out, "%s %d - %s/%s: %s", ok ? "ok" : "not ok", number, lab->lab->dir, r->item->name,
+                    r->item->title);
+            if (r->status == ITEM_SKIPPED) {
+                char *why = first_line(r->feedback);
+                fprintf(out, " # SKIP %s\n", why);
+                free(why);
+                continue;
+            }
+            fputc('\n', out);
+            fprintf(out, "  ---\n  status: %s\n  points: %.2f\n  max_points: %.2f\n", json_status(r->status),
+                    r->points, r->max_points);
+            char *output = item_output(r);
+            if (*output) {
+                fputs("  feedback: |-\n", out);
+                for (const char *line = output; *line;) {
+                    size_t len = strcspn(line, "\n");
+                    fprintf(out, "    %.*s\n", (int)len, line);
+                    line += len + (line[len] ? 1 : 0);
+                }
+            }
+            free(output);
+            fputs("  ...\n", out);
+        }
+    }
+}
+
+/* ---- JUnit XML (as GitLab, Jenkins and GitHub reporters read it) -------------------- */
+static void write_junit(FILE *out, const grade_run *run)
+{
+    int tests = 0, failures = 0, errors = 0, skipped = 0;
+    double seconds = 0;
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++) {
+            const item_result *r = &run->labs[i].items[k];
+            tests++;
+            failures += r->status == ITEM_FAILED;
+            errors += r->status == ITEM_ERROR;
+            skipped += r->status == ITEM_SKIPPED;
+            seconds += r->seconds;
+        }
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(out, "<testsuites name=\"CUDA Labs\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+            tests, failures, errors, skipped, seconds);
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        int f = 0, e = 0, s = 0;
+        double t = 0;
+        for (int k = 0; k < lab->count; k++) {
+            f += lab->items[k].status == ITEM_FAILED;
+            e += lab->items[k].status == ITEM_ERROR;
+            s += lab->items[k].status == ITEM_SKIPPED;
+            t += lab->items[k].seconds;
+        }
+        fprintf(out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+                lab->lab->dir, lab->count, f, e, s, t);
+        fprintf(out, "    <properties>\n");
+        fprintf(out, "      <property name=\"backend\" value=\"%s\"/>\n", run->backend);
+        fprintf(out, "      <property name=\"seed\" value=\"%llu\"/>\n", run->seed);
+        fprintf(out, "      <property name=\"points\" value=\"%.2f\"/>\n", lab->points);
+        fprintf(out, "      <property name=\"max_points\" value=\"%.2f\"/>\n", lab->max_points);
+        fprintf(out, "    </properties>\n");
+        for (int k = 0; k < lab->count; k++) {
+            const item_result *r = &lab->items[k];
+            fprintf(out, "    <testcase classname=\"%s\" name=\"", lab->lab->dir);
+            xml_text(out, r->item->name);
+            fprintf(out, "\" time=\"%.3f\"", r->seconds);
+            if (r->status == ITEM_PASSED && !*r->notes) {
+                fputs("/>\n", out);
+                continue;
+            }
+            fputs(">\n", out);
+            char *summary = first_line(r->feedback);
+            if (r->status == ITEM_SKIPPED) {
+                fputs("      <skipped message=\"", out);
+                xml_text(out, summary);
+                fputs("\"/>\n", out);
+            } else if (r->status != ITEM_PASSED) {
+                const char *tag = r->status == ITEM_ERROR ? "error" : "failure";
+                fprintf(out, "      <%s message=\"", tag);
+                xml_text(out, summary);
+                fprintf(out, "\" type=\"%s\">", r->status == ITEM_ERROR ? "crash, timeout or exit" : "wrong result");
+                xml_text(out, r->feedback);
+                fprintf(out, "</%s>\n", tag);
+            }
+            if (*r->notes) {
+                fputs("      <system-out>", out);
+                xml_text(out, r->notes);
+                fputs("</system-out>\n", out);
+            }
+            free(summary);
+            fputs("    </testcase>\n", out);
+        }
+        fputs("  </testsuite>\n", out);
+    }
+    fputs("</testsuites>\n", out);
+}
+
+/* ---- JSON (docs/developing.md) --------------------------------------------------- */
+static void write_json(FILE *out, const grade_run *run)
+{
+    double points, max_points;
+    totals(run, &points, &max_points);
+    fprintf(out, "{ \"backend\": ");
+    json_string(out, run->backend);
+    fprintf(out, ", \"seed\": %llu, \"points\": %.2f, \"max_points\": %.2f,\n  \"labs\": [", run->seed, points, max_points);
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        fprintf(out, "%s\n    { \"lab\": ", i ? "," : "");
+        json_string(out, lab->lab->dir);
+        fprintf(out, ", \"points\": %.2f, \"max_points\": %.2f, \"gradable\": %s,\n      \"items\": [",
+                lab->points, lab->max_points, lab->gradable ? "true" : "false");
+        for (int k = 0; k < lab->count; k++) {
+            const item_result *r = &lab->items[k];
+            fprintf(out, "%s\n        { \"name\": ", k ? "," : "");
+            json_string(out, r->item->name);
+            fputs(", \"title\": ", out);
+            json_string(out, r->item->title);
+            fprintf(out, ", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %.2f, \"max_points\": %.2f, \"feedback\": ",
+                    kind_word(r->item->kind), json_status(r->status), r->points, r->max_points);
+            char *output = item_output(r);
+            json_string(out, output);
+            free(output);
+            fputs(" }", out);
+        }
+        fputs(" ] }", out);
+    }
+    fputs(" ] }\n", out);
+}
+
+/* ---- Gradescope results.json --------------------------------------------------------- */
+static void write_gradescope(FILE *out, const grade_run *run)
+{
+    char *summary = str_printf("backend %s; seed %llu: replay with %s --seed=%llu", run->backend, run->seed,
+                               run->replay, run->seed);
+    for (int i = 0; i < run->lab_count; i++)
+        if (!run->labs[i].gradable) {
+            char *more = str_printf("%s\n%s: %s", summary, run->labs[i].lab->dir, run->labs[i].problem);
+            free(summary);
+            summary = more;
+        }
+    fputs("{ \"output\": ", out);
+    json_string(out, summary);
+    free(summary);
+    fputs(", \"output_format\": \"text\", \"visibility\": \"visible\", \"stdout_visibility\": \"hidden\",\n", out);
+    fprintf(out, "  \"extra_data\": { \"backend\": \"%s\", \"seed\": %llu },\n  \"tests\": [", run->backend, run->seed);
+    int first = 1;
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        for (int k = 0; k < lab->count; k++) {
+            const item_result *r = &lab->items[k];
+            char *name = str_printf("%s: %s", r->item->name, r->item->title);
+            char *number = str_printf("%d.%d", lab->lab->number, k + 1);
+            char *output = item_output(r);
+            fprintf(out, "%s\n    { \"name\": ", first ? "" : ",");
+            json_string(out, name);
+            fputs(", \"number\": ", out);
+            json_string(out, number);
+            fprintf(out, ", \"score\": %.2f, \"max_score\": %.2f, \"status\": \"%s\", \"output\": ", r->points,
+                    r->max_points, r->status == ITEM_PASSED || r->status == ITEM_SKIPPED ? "passed" : "failed");
+            json_string(out, output);
+            fprintf(out, ", \"output_format\": \"text\", \"tags\": [\"%s\", \"%s\"], \"visibility\": \"visible\" }",
+                    lab->lab->dir, kind_word(r->item->kind));
+            free(name);
+            free(number);
+            free(output);
+            first = 0;
+        }
+    }
+    fputs(" ] }\n", out);
+}
+
+/* ---- PrairieLearn results.json -------------------------------------------------------- */
+static void write_prairielearn(FILE *out, const grade_run *run)
+{
+    double points, max_points;
+    totals(run, &points, &max_points);
+    int gradable = all_gradable(run);
+    double score = max_points > 0 ? points / max_points : 0;
+    char *message;
+    if (!gradable) {
+        message = str_dup("");
+        for (int i = 0; i < run->lab_count; i++)
+            if (!run->labs[i].gradable) {
+                char *more = str_printf("%s%s%s: %s", message, *message ? "\n" : "", run->labs[i].lab->dir,
+                                        run->labs[i].problem);
+                free(message);
+                message = more;
+            }
+    } else {
+        message = str_printf("%.2f/%.2f points (seed %llu)", points, max_points, run->seed);
+    }
+    char *report = text_report_string(run);
+    fprintf(out, "{ \"gradable\": %s, \"score\": %.4f, \"message\": ", gradable ? "true" : "false", score);
+    json_string(out, message);
+    fputs(",\n  \"output\": ", out);
+    json_string(out, report);
+    fputs(",\n  \"tests\": [", out);
+    int first = 1;
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        for (int k = 0; k < lab->count; k++) {
+            const item_result *r = &lab->items[k];
+            char *name = str_printf("%s: %s", lab->lab->dir, r->item->name);
+            char *summary = r->status == ITEM_PASSED ? str_dup("") : first_line(r->feedback);
+            char *output = item_output(r);
+            fprintf(out, "%s\n    { \"name\": ", first ? "" : ",");
+            json_string(out, name);
+            fputs(", \"description\": ", out);
+            json_string(out, r->item->title);
+            fprintf(out, ", \"points\": %.2f, \"max_points\": %.2f, \"message\": ", r->points, r->max_points);
+            json_string(out, summary);
+            fputs(", \"output\": ", out);
+            json_string(out, output);
+            fputs(" }", out);
+            free(name);
+            free(summary);
+            free(output);
+            first = 0;
+        }
+    }
+    fputs(" ] }\n", out);
+    free(message);
+    free(report);
+}
+
+int formats_write(FILE *out, const char *format, const grade_run *run)
+{
+    if (strcmp(format, "text") == 0)
+        text_report(out, run);
+    else if (strcmp(format, "tap") == 0)
+        write_tap(out, run);
+    else if (strcmp(format, "junit") == 0)
+        write_junit(out, run);
+    else if (strcmp(format, "json") == 0)
+        write_json(out, run);
+    else if (strcmp(format, "gradescope") == 0)
+        write_gradescope(out, run);
+    else if (strcmp(format, "prairielearn") == 0)
+        write_prairielearn(out, run);
+    else
+        return -1;
+    return ferror(out) ? -1 : 0;
+}

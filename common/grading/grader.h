@@ -1,0 +1,93 @@
+/* grader.h: what the parts of the grader program share (not for suites:
+ * suites see grade.h only).
+ *
+ *   main.c     the command line; runs each lab and writes the reports
+ *   runner.c   one Check suite per lab, one forked item at a time; the
+ *              outcome of the item (grade_fail, grade_note, ...) in the child
+ *   sides.c    the student's and the reference's shared objects, in the child
+ *   run.c      seeds, schedules, timing and pictures for suites
+ *   text.c     the report people read
+ *   formats.c  tap, junit, json, gradescope, prairielearn
+ */
+#ifndef GRADER_H
+#define GRADER_H
+
+#include <stdio.h>
+#include "grade.h"
+
+typedef enum { ITEM_PASSED, ITEM_FAILED, ITEM_ERROR, ITEM_SKIPPED } item_status;
+
+typedef struct {
+    const grade_item *item;
+    item_status status;
+    double points;      /* what it scored (0 when skipped) */
+    double max_points;  /* 0 when skipped: skipped items count toward nothing */
+    double seconds;     /* wall clock of the forked item */
+    char *feedback;     /* why it failed, or why it was skipped; "" when none */
+    char *notes;        /* grade_note() lines; "" when none */
+} item_result;
+
+typedef struct {
+    const grade_lab *lab;
+    const char *student_so;
+    const char *reference_so;
+    const char *build_log;  /* set when the student's code did not compile */
+    int gradable;           /* 0: the lab could not be graded (no item ran) */
+    char *problem;          /* why it could not be graded */
+    item_result *items;     /* the selected items, in the suite's order */
+    int count;
+    double points, max_points;
+} lab_result;
+
+typedef struct {
+    const char *backend;    /* "gpu" or "cpu" */
+    int on_gpu;
+    unsigned long long seed;
+    int verbose;
+    int color;              /* colour and progress count in the live report */
+    int have_sanitizer;     /* compute-sanitizer is on the PATH */
+    const char *replay;     /* the command that regrades, without --seed */
+    const char *const *only; /* NULL-terminated item names, or NULL for all */
+    FILE *live;             /* where the report is printed while items run */
+    lab_result *labs;
+    int lab_count;
+} grade_run;
+
+extern const grade_lab *const grade_labs[];
+
+/* runner.c */
+void runner_grade_lab(grade_run *run, lab_result *result);
+void runner_build_failed(grade_run *run, lab_result *result);
+void runner_append_picture(const char *text);
+void runner_note_error_output(void);
+
+/* sides.c (in the child) */
+void sides_set_paths(const char *student_so, const char *reference_so);
+const char *sides_student_todo(void);
+
+/* run.c */
+void run_init(grade_run *run);
+void run_enter_item(const grade_lab *lab, const grade_item *item); /* in the child */
+const grade_run *run_current(void);
+int run_item_selected(const grade_run *run, const grade_item *item);
+int run_item_backend_skip(const grade_run *run, const grade_item *item, const char **reason);
+
+/* text.c */
+void text_lab_header(FILE *out, const grade_run *run, const lab_result *lab, int color);
+void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index, int color, int progress);
+void text_lab_total(FILE *out, const lab_result *lab, int color);
+void text_run_total(FILE *out, const grade_run *run, int color);
+void text_report(FILE *out, const grade_run *run); /* all of it, plain */
+char *text_report_string(const grade_run *run);
+const char *status_word(item_status status);
+
+/* formats.c */
+int formats_write(FILE *out, const char *format, const grade_run *run);
+int formats_known(const char *format);
+
+/* text helpers shared by the reports */
+char *str_dup(const char *s);
+char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void str_clean(char *s); /* control bytes and invalid UTF-8 become '?' */
+
+#endif /* GRADER_H */

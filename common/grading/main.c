@@ -1,0 +1,364 @@
+/* main.c: the grader program (build/host/grader).  People run ./grader, which
+ * builds what is stale and then calls this with the shared objects to load:
+ *
+ *   grader [options] LAB...      grade (LAB: lab3, 3, folding, lab3-folding or all)
+ *   grader --list                the labs and their items
+ *   grader --resolve NAME        print the lab directories NAME stands for
+ *
+ * Options: --student-so=LAB:PATH --reference-so=LAB:PATH (default:
+ * build/<backend>/LAB/{student,reference}.so), --build-failed=LAB:LOG,
+ * --backend=gpu|cpu, --seed=S, --only=ITEM[,ITEM], --verbose,
+ * --format=text|tap|junit|json|gradescope|prairielearn, --out=FILE,
+ * --color=auto|always|never, --replay=COMMAND (shown with the seed).
+ *
+ * Exit status: 0 full marks, 1 points lost, 2 could not grade. */
+#include "grader.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "grader: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
+static int lab_count(void)
+{
+    int n = 0;
+    while (grade_labs[n])
+        n++;
+    return n;
+}
+
+static const char *short_name(const grade_lab *lab, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "lab%d", lab->number);
+    return buffer;
+}
+
+/* lab3, 3, folding, lab3-folding, labs/lab3-folding/ */
+static const grade_lab *find_lab(const char *name)
+{
+    char wanted[256], buffer[32];
+    snprintf(wanted, sizeof wanted, "%s", strncmp(name, "labs/", 5) == 0 ? name + 5 : name);
+    size_t len = strlen(wanted);
+    while (len && wanted[len - 1] == '/')
+        wanted[--len] = 0;
+    for (int i = 0; grade_labs[i]; i++) {
+        const grade_lab *lab = grade_labs[i];
+        if (strcmp(wanted, lab->dir) == 0 || strcmp(wanted, lab->name) == 0
+            || strcmp(wanted, short_name(lab, buffer, sizeof buffer)) == 0
+            || strcmp(wanted, buffer + 3) == 0)
+            return lab;
+    }
+    return NULL;
+}
+
+static void unknown_lab(const char *name)
+{
+    fprintf(stderr, "grader: no lab named %s; the labs are:", name);
+    for (int i = 0; grade_labs[i]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", grade_labs[i]->dir);
+    if (!grade_labs[0])
+        fprintf(stderr, " (none yet)");
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
+static void list_labs(void)
+{
+    for (int i = 0; grade_labs[i]; i++) {
+        const grade_lab *lab = grade_labs[i];
+        double points = 0;
+        for (int k = 0; k < lab->item_count; k++)
+            points += lab->items[k].points;
+        printf("%-22s ./grader lab%d   %d items, %g points\n", lab->dir, lab->number, lab->item_count, points);
+        for (int k = 0; k < lab->item_count; k++) {
+            const grade_item *item = &lab->items[k];
+            printf("    %-24s %5g  %s%s\n", item->name, item->points, item->title,
+                   item->kind == GRADE_PERFORMANCE ? " (gpu only)" : item->kind == GRADE_SANITIZER ? " (gpu, sanitizer)" : "");
+        }
+    }
+}
+
+/* "LAB:VALUE" options: the value for lab directory `dir`, or NULL. */
+typedef struct { const char *lab; const char *value; } lab_value;
+
+static const char *value_for(const lab_value *values, int n, const grade_lab *lab)
+{
+    for (int i = 0; i < n; i++)
+        if (find_lab(values[i].lab) == lab)
+            return values[i].value;
+    return NULL;
+}
+
+static lab_value parse_lab_value(const char *option, const char *text)
+{
+    const char *colon = strchr(text, ':');
+    if (!colon || colon == text || !colon[1])
+        usage_error("%s wants LAB:PATH", option);
+    lab_value v = {strndup(text, (size_t)(colon - text)), colon + 1};
+    if (!find_lab(v.lab))
+        unknown_lab(v.lab);
+    return v;
+}
+
+static const char **split_names(const char *list)
+{
+    char *copy = str_dup(list);
+    int n = 1;
+    for (const char *p = copy; *p; p++)
+        n += *p == ',';
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    int k = 0;
+    for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
+        names[k++] = name;
+    return names;
+}
+
+static unsigned long long fresh_seed(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    unsigned long long x = (unsigned long long)t.tv_nsec ^ ((unsigned long long)t.tv_sec << 20) ^ (unsigned long long)getpid() * 2654435761ull;
+    x ^= x >> 29;
+    return x % 1000000ull; /* short enough to type */
+}
+
+static int on_path(const char *program)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char *copy = str_dup(path);
+    int found = 0;
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+        char *full = str_printf("%s/%s", dir, program);
+        found = access(full, X_OK) == 0;
+        free(full);
+    }
+    free(copy);
+    return found;
+}
+
+/* With --solution both sides are one file, but dlopen gives one handle per
+ * file: the student side gets a private copy so that the two harnesses stay
+ * apart. */
+static const char *private_copy_if_same(const char *student, const char *reference, char **made)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    *made = NULL;
+    if (!realpath(student, a) || !realpath(reference, b) || strcmp(a, b) != 0)
+        return student;
+    const char *dir = getenv("TMPDIR");
+    char *copy = str_printf("%s/cudalabs-grader-%ld-student-XXXXXX.so", dir && *dir ? dir : "/tmp", (long)getpid());
+    int out = mkstemps(copy, 3);
+    FILE *in = fopen(a, "rb");
+    if (out < 0 || !in) {
+        fprintf(stderr, "grader: cannot copy %s to %s: %s\n", a, copy, strerror(errno));
+        exit(2);
+    }
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        if (write(out, buffer, n) != (ssize_t)n) {
+            fprintf(stderr, "grader: cannot write %s\n", copy);
+            exit(2);
+        }
+    fclose(in);
+    close(out);
+    *made = copy;
+    return copy;
+}
+
+int main(int argc, char **argv)
+{
+    grade_run run = {0};
+    const char *format = "text", *out_path = NULL, *color = "auto", *only = NULL, *seed = NULL;
+    lab_value students[64], references[64], failed[64];
+    int n_students = 0, n_references = 0, n_failed = 0;
+    const grade_lab *chosen[64];
+    int n_chosen = 0;
+
+    run.backend = "cpu";
+    run.replay = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define OPTION(name) (strncmp(a, name "=", sizeof name) == 0 ? (a + sizeof name) : NULL)
+        const char *v;
+        if (strcmp(a, "--list") == 0) {
+            list_labs();
+            return 0;
+        } else if (strcmp(a, "--resolve") == 0) {
+            if (i + 1 >= argc)
+                usage_error("%s wants a lab name", a);
+            const char *name = argv[++i];
+            if (strcmp(name, "all") == 0) {
+                for (int k = 0; grade_labs[k]; k++)
+                    printf("%s\n", grade_labs[k]->dir);
+                return grade_labs[0] ? 0 : 2;
+            }
+            const grade_lab *lab = find_lab(name);
+            if (!lab)
+                unknown_lab(name);
+            printf("%s\n", lab->dir);
+            return 0;
+        } else if ((v = OPTION("--student-so"))) {
+            if (n_students < 64) students[n_students++] = parse_lab_value("--student-so", v);
+        } else if ((v = OPTION("--reference-so"))) {
+            if (n_references < 64) references[n_references++] = parse_lab_value("--reference-so", v);
+        } else if ((v = OPTION("--build-failed"))) {
+            if (n_failed < 64) failed[n_failed++] = parse_lab_value("--build-failed", v);
+        } else if ((v = OPTION("--backend"))) {
+            if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0)
+                usage_error("--backend is gpu or cpu, not %s", v);
+            run.backend = v;
+        } else if ((v = OPTION("--seed"))) {
+            seed = v;
+        } else if ((v = OPTION("--only"))) {
+            only = v;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            run.verbose = 1;
+        } else if ((v = OPTION("--format"))) {
+            if (!formats_known(v))
+                usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn)", v);
+            format = v;
+        } else if ((v = OPTION("--out"))) {
+            out_path = v;
+        } else if ((v = OPTION("--color"))) {
+            if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
+                usage_error("--color is auto, always or never, not %s", v);
+            color = v;
+        } else if ((v = OPTION("--replay"))) {
+            run.replay = v;
+        } else if (a[0] == '-') {
+            usage_error("unknown option %s", a);
+        } else if (strcmp(a, "all") == 0) {
+            for (int k = 0; grade_labs[k] && n_chosen < 64; k++)
+                chosen[n_chosen++] = grade_labs[k];
+        } else {
+            const grade_lab *lab = find_lab(a);
+            if (!lab)
+                unknown_lab(a);
+            int seen = 0;
+            for (int k = 0; k < n_chosen; k++)
+                seen |= chosen[k] == lab;
+            if (!seen && n_chosen < 64)
+                chosen[n_chosen++] = lab;
+        }
+#undef OPTION
+    }
+    if (!n_chosen) {
+        fprintf(stderr, "grader: which lab? (%s)\n", lab_count() ? "for example: ./grader lab1; ./grader list shows them all" : "no lab has a grading suite yet");
+        return 2;
+    }
+
+    /* Check obeys these; a stray one would silently drop items. */
+    unsetenv("CK_RUN_SUITE");
+    unsetenv("CK_RUN_CASE");
+    unsetenv("CK_INCLUDE_TAGS");
+    unsetenv("CK_EXCLUDE_TAGS");
+    unsetenv("CK_FORK");
+
+    run.on_gpu = strcmp(run.backend, "gpu") == 0;
+    run.have_sanitizer = on_path("compute-sanitizer");
+    if (seed) {
+        char *end;
+        errno = 0;
+        run.seed = strtoull(seed, &end, 10);
+        if (!*seed || *end || errno)
+            usage_error("--seed wants a whole number, not %s", seed);
+    } else {
+        run.seed = fresh_seed();
+    }
+    if (!run.replay) {
+        char buffer[32];
+        char *replay = str_dup("./grader");
+        for (int k = 0; k < n_chosen; k++) {
+            char *more = str_printf("%s %s", replay, short_name(chosen[k], buffer, sizeof buffer));
+            free(replay);
+            replay = more;
+        }
+        run.replay = replay;
+    }
+
+    /* --only: every name must be an item of a chosen lab; labs left with no
+     * item are dropped. */
+    if (only) {
+        run.only = split_names(only);
+        for (const char *const *name = run.only; *name; name++) {
+            int found = 0;
+            for (int k = 0; k < n_chosen; k++)
+                for (int j = 0; j < chosen[k]->item_count; j++)
+                    found |= strcmp(chosen[k]->items[j].name, *name) == 0;
+            if (!found) {
+                fprintf(stderr, "grader: --only=%s matches no item; the items are:", *name);
+                for (int k = 0; k < n_chosen; k++)
+                    for (int j = 0; j < chosen[k]->item_count; j++)
+                        fprintf(stderr, " %s", chosen[k]->items[j].name);
+                fprintf(stderr, "\n");
+                return 2;
+            }
+        }
+    }
+
+    int machine_to_stdout = strcmp(format, "text") != 0 && !out_path;
+    run.live = machine_to_stdout ? stderr : stdout;
+    run.color = strcmp(color, "always") == 0
+             || (strcmp(color, "auto") == 0 && isatty(fileno(run.live)) && !getenv("NO_COLOR")
+                 && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0));
+    run.labs = calloc((size_t)n_chosen, sizeof *run.labs);
+    run_init(&run);
+
+    char *copies[64] = {0};
+    for (int k = 0; k < n_chosen; k++) {
+        const grade_lab *lab = chosen[k];
+        int has_items = 0;
+        for (int j = 0; j < lab->item_count; j++)
+            has_items |= run_item_selected(&run, &lab->items[j]);
+        if (!has_items)
+            continue;
+        lab_result *result = &run.labs[run.lab_count++];
+        result->lab = lab;
+        const char *student = value_for(students, n_students, lab);
+        const char *reference = value_for(references, n_references, lab);
+        result->student_so = student ? student : str_printf("build/%s/%s/student.so", run.backend, lab->dir);
+        result->reference_so = reference ? reference : str_printf("build/%s/%s/reference.so", run.backend, lab->dir);
+        result->build_log = value_for(failed, n_failed, lab);
+        if (result->build_log) {
+            runner_build_failed(&run, result);
+            continue;
+        }
+        result->student_so = private_copy_if_same(result->student_so, result->reference_so, &copies[k]);
+        runner_grade_lab(&run, result);
+    }
+    for (int k = 0; k < n_chosen; k++)
+        if (copies[k]) {
+            unlink(copies[k]);
+            free(copies[k]);
+        }
+    text_run_total(run.live, &run, run.color);
+
+    if (strcmp(format, "text") != 0 || out_path) {
+        FILE *out = out_path ? fopen(out_path, "w") : stdout;
+        if (!out || formats_write(out, format, &run) != 0 || (out_path && fclose(out) != 0)) {
+            fprintf(stderr, "grader: cannot write %s: %s\n", out_path ? out_path : "the results", strerror(errno));
+            return 2;
+        }
+    }
+
+    int gradable = run.lab_count > 0, full = 1;
+    for (int i = 0; i < run.lab_count; i++) {
+        gradable &= run.labs[i].gradable;
+        full &= run.labs[i].points >= run.labs[i].max_points;
+    }
+    return !gradable ? 2 : full ? 0 : 1;
+}

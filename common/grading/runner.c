@@ -1,0 +1,484 @@
+/* runner.c: grades one lab with Check.
+ *
+ * One Suite per lab, one TCase per scored item, so that each Check result
+ * maps to exactly one item.  Every item runs in its own forked child (fork
+ * mode always) with a timeout; the parent never loads student code and never
+ * calls CUDA, so a crash, a hang or an exit() costs that item only.
+ *
+ * Pass, failure or error comes from Check's own record.  What Check cannot
+ * carry (the full feedback with pictures, notes, a skip, a performance score,
+ * an exit() caught by the guard) the child writes into a slot of a shared
+ * mapping that the parent made before forking. */
+#include "grader.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FEEDBACK_MAX 12288
+#define NOTES_MAX 4096
+#define PICTURES_MAX 8192
+#define REASON_MAX 512
+#define ERROR_LINES 8   /* lines of a failing item's error output shown as feedback */
+
+typedef struct {
+    int finished;        /* the item returned, failed or skipped: an exit() now is no cheat */
+    int skipped;
+    int exited;          /* code under test called exit() */
+    int exit_status;
+    double score;        /* grade_score(), or -1 */
+    char reason[REASON_MAX];
+    char feedback[FEEDBACK_MAX];
+    char notes[NOTES_MAX];
+    char pictures[PICTURES_MAX];
+} item_slot;
+
+/* The lab being graded: set in the parent, inherited by every child. */
+static grade_run *run;
+static lab_result *lab;
+static item_slot *slots;     /* one per selected item, shared with the children */
+static int *tcase_item;      /* the j-th TCase grades lab->items[tcase_item[j]] */
+static int tcase_count, tcase_done, printed;
+static SRunner *runner;
+static double item_started;
+static pid_t parent_pid;
+
+/* In the child only. */
+static item_slot *slot;
+static jmp_buf skip_jump;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double round2(double x) { return round(x * 100.0) / 100.0; }
+
+static void error_output_path(char *path, size_t size, int k)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/cudalabs-grader-%ld-%d.err", dir && *dir ? dir : "/tmp", (long)parent_pid, k);
+}
+
+/* ---- in the child ------------------------------------------------------------ */
+
+/* Code under test that calls exit() would otherwise end the child with
+ * status 0, which Check counts as a pass. */
+static void exit_guard(int status, void *unused)
+{
+    (void)unused;
+    if (!slot || slot->finished)
+        return;
+    slot->exited = 1;
+    slot->exit_status = status;
+    _exit(86);
+}
+
+static void child_prepare(int k)
+{
+    /* Student output must not mix with the report (or with a machine format
+     * written to stdout): hidden normally, sent to stderr in --verbose. */
+    if (run->verbose) {
+        dup2(2, 1);
+        return;
+    }
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+        dup2(devnull, 1);
+        close(devnull);
+    }
+    char path[512];
+    error_output_path(path, sizeof path, k);
+    int err = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err >= 0) {
+        dup2(err, 2);
+        close(err);
+    }
+}
+
+START_TEST(run_item)
+{
+    slot = &slots[_i];
+    child_prepare(_i);
+    on_exit(exit_guard, NULL);
+    run_enter_item(lab->lab, lab->items[_i].item);
+    if (setjmp(skip_jump) == 0)
+        lab->items[_i].item->run();
+    slot->finished = 1;
+}
+END_TEST
+
+static void append(char *buffer, size_t size, const char *text)
+{
+    size_t used = strlen(buffer);
+    if (used + 1 < size)
+        snprintf(buffer + used, size - used, "%s", text);
+}
+
+void grade_fail(const char *fmt, ...)
+{
+    char message[FEEDBACK_MAX];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    if (!slot) {
+        fprintf(stderr, "grader: grade_fail() outside an item: %s\n", message);
+        _exit(2);
+    }
+    slot->feedback[0] = 0;
+    append(slot->feedback, FEEDBACK_MAX, message);
+    if (slot->pictures[0]) {
+        append(slot->feedback, FEEDBACK_MAX, "\n");
+        append(slot->feedback, FEEDBACK_MAX, slot->pictures);
+    }
+    const char *todo = sides_student_todo();
+    if (todo) {
+        char hint[256];
+        snprintf(hint, sizeof hint, "\n(your code says %s is not implemented yet)", todo);
+        append(slot->feedback, FEEDBACK_MAX, hint);
+    }
+    slot->finished = 1;
+    message[3000] = 0; /* Check caps its messages at 4 KB; the slot has it all */
+    ck_abort_msg("%s", message);
+    _exit(1); /* not reached: Check ends a failing child */
+}
+
+void grade_skip(const char *reason)
+{
+    if (!slot) {
+        fprintf(stderr, "grader: grade_skip() outside an item\n");
+        _exit(2);
+    }
+    snprintf(slot->reason, REASON_MAX, "%s", reason);
+    slot->skipped = 1;
+    longjmp(skip_jump, 1);
+}
+
+void grade_note(const char *fmt, ...)
+{
+    if (!slot)
+        return;
+    char line[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line, sizeof line, fmt, args);
+    va_end(args);
+    if (slot->notes[0])
+        append(slot->notes, NOTES_MAX, "\n");
+    append(slot->notes, NOTES_MAX, line);
+}
+
+void grade_score(double fraction)
+{
+    if (!slot)
+        return;
+    if (!(fraction >= 0)) /* NaN too */
+        fraction = 0;
+    slot->score = fraction > 1 ? 1 : fraction;
+}
+
+void runner_append_picture(const char *text)
+{
+    if (slot)
+        append(slot->pictures, PICTURES_MAX, text);
+}
+
+/* ---- in the parent ------------------------------------------------------------- */
+
+/* The first lines a failing item wrote to stderr, indented, or NULL. */
+static char *error_output(int k)
+{
+    char path[512];
+    error_output_path(path, sizeof path, k);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *text = str_dup("");
+    char line[256];
+    int lines = 0, more = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (lines == ERROR_LINES) {
+            more = 1;
+            break;
+        }
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\n')
+            line[len - 1] = 0;
+        else { /* a very long line: keep its start only */
+            int c;
+            while ((c = fgetc(f)) != EOF && c != '\n') {}
+        }
+        char *next = str_printf("%s\n  %s", text, line);
+        free(text);
+        text = next;
+        lines++;
+    }
+    fclose(f);
+    if (!lines) {
+        free(text);
+        return NULL;
+    }
+    char *result = str_printf("its error output:%s%s", text, more ? "\n  ..." : "");
+    free(text);
+    return result;
+}
+
+static char *describe_error(const item_result *r, const item_slot *s, const char *message, double timeout)
+{
+    int sig;
+    if (s->exited)
+        return str_printf("the code called exit(%d) before the item finished: the functions you write "
+                          "must return to their caller, never end the program", s->exit_status);
+    if (strstr(message, "timeout"))
+        return str_printf("did not finish within %.0f s: an endless loop, a deadlock, or far too slow?", timeout);
+    if (sscanf(message, "(after this point) Received signal %d", &sig) == 1
+        || sscanf(message, "Received signal %d", &sig) == 1) {
+        const char *hint = sig == 11 || sig == 7 ? ": an access outside an array, or a device pointer used on the host?"
+                         : sig == 8 ? ": a division by zero?"
+                         : sig == 6 ? ": abort() or a failed assert" : "";
+        return str_printf("crashed with signal %d (%s)%s", sig, strsignal(sig), hint);
+    }
+    (void)r;
+    return str_dup(message);
+}
+
+static double item_timeout(const grade_item *item)
+{
+    double t = item->timeout_s > 0 ? item->timeout_s : 10.0;
+    return run->on_gpu ? t : 4.0 * t; /* the cpu backend emulates every thread */
+}
+
+static void finish_item(int k, TestResult *tr)
+{
+    item_result *r = &lab->items[k];
+    item_slot *s = &slots[k];
+    const grade_item *item = r->item;
+    int type = tr ? tr_rtype(tr) : CK_ERROR;
+    const char *message = tr && tr_msg(tr) ? tr_msg(tr) : "the item did not run";
+
+    r->max_points = item->points;
+    r->points = 0;
+    if (type == CK_PASS && s->skipped) {
+        r->status = ITEM_SKIPPED;
+        r->max_points = 0;
+        r->feedback = str_dup(s->reason);
+    } else if (type == CK_PASS) {
+        r->status = ITEM_PASSED;
+        r->points = item->kind == GRADE_PERFORMANCE && s->score >= 0 ? round2(item->points * s->score) : item->points;
+        r->feedback = str_dup("");
+    } else if (type == CK_FAILURE) {
+        r->status = ITEM_FAILED;
+        r->feedback = str_dup(s->feedback[0] ? s->feedback : message);
+    } else {
+        r->status = ITEM_ERROR;
+        r->feedback = describe_error(r, s, message, item_timeout(item));
+    }
+    if (r->status == ITEM_FAILED || r->status == ITEM_ERROR) {
+        char *err = error_output(k);
+        if (err) {
+            char *both = str_printf("%s\n%s", r->feedback, err);
+            free(r->feedback);
+            free(err);
+            r->feedback = both;
+        }
+    }
+    r->notes = str_dup(s->notes);
+    str_clean(r->feedback);
+    str_clean(r->notes);
+    char path[512];
+    error_output_path(path, sizeof path, k);
+    unlink(path);
+}
+
+static void print_items_before(int k)
+{
+    for (; printed < k; printed++)
+        text_item(run->live, run, lab, printed, run->color, run->color);
+    fflush(NULL);
+}
+
+static void before_item(void)
+{
+    print_items_before(tcase_item[tcase_done]);
+    fflush(NULL); /* a child inherits unflushed buffers and would print them twice */
+    item_started = now_s();
+}
+
+static void after_item(void)
+{
+    int k = tcase_item[tcase_done];
+    int n = srunner_ntests_run(runner);
+    TestResult **results = srunner_results(runner);
+    TestResult *mine = NULL;
+    for (int i = n - 1; i >= 0 && !mine; i--)
+        if (strcmp(tr_tcname(results[i]), lab->items[k].item->name) == 0)
+            mine = results[i];
+    finish_item(k, mine);
+    free(results);
+    lab->items[k].seconds = now_s() - item_started;
+    tcase_done++;
+    print_items_before(k + 1);
+}
+
+static void select_items(lab_result *result)
+{
+    const grade_lab *l = result->lab;
+    result->items = calloc((size_t)l->item_count + 1, sizeof *result->items);
+    result->count = 0;
+    for (int i = 0; i < l->item_count; i++)
+        if (run_item_selected(run, &l->items[i]))
+            result->items[result->count++].item = &l->items[i];
+}
+
+static void total(lab_result *result)
+{
+    result->points = result->max_points = 0;
+    for (int k = 0; k < result->count; k++) {
+        result->points += result->items[k].points;
+        result->max_points += result->items[k].max_points;
+    }
+    result->points = round2(result->points);
+    result->max_points = round2(result->max_points);
+}
+
+static void skip_in_parent(item_result *r, const char *reason)
+{
+    r->status = ITEM_SKIPPED;
+    r->points = r->max_points = 0;
+    r->feedback = str_dup(reason);
+    r->notes = str_dup("");
+}
+
+void runner_grade_lab(grade_run *the_run, lab_result *result)
+{
+    run = the_run;
+    lab = result;
+    parent_pid = getpid();
+    select_items(result);
+    result->gradable = 1;
+    sides_set_paths(result->student_so, result->reference_so);
+
+    slots = mmap(NULL, (size_t)(result->count + 1) * sizeof *slots, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (slots == MAP_FAILED) {
+        result->gradable = 0;
+        result->problem = str_dup("the grader could not map memory for its children");
+        return;
+    }
+    tcase_item = calloc((size_t)result->count + 1, sizeof *tcase_item);
+    tcase_count = tcase_done = printed = 0;
+
+    Suite *suite = suite_create(result->lab->dir);
+    for (int k = 0; k < result->count; k++) {
+        const grade_item *item = result->items[k].item;
+        const char *reason;
+        slots[k].score = -1;
+        if (run_item_backend_skip(run, item, &reason)) {
+            skip_in_parent(&result->items[k], reason);
+            continue;
+        }
+        TCase *tc = tcase_create(item->name);
+        tcase_set_timeout(tc, item_timeout(item));
+        tcase_add_unchecked_fixture(tc, before_item, after_item);
+        tcase_add_loop_test(tc, run_item, k, k + 1);
+        suite_add_tcase(suite, tc);
+        tcase_item[tcase_count++] = k;
+    }
+    text_lab_header(run->live, run, result, run->color);
+    fflush(NULL);
+    runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_FORK);
+    if (tcase_count > 0)
+        srunner_run_all(runner, CK_SILENT);
+    srunner_free(runner);
+    runner = NULL;
+    /* A TCase Check never ran (it should not happen) is an error, not a pass. */
+    for (int j = tcase_done; j < tcase_count; j++)
+        finish_item(tcase_item[j], NULL);
+    print_items_before(result->count);
+
+    int ran = 0;
+    for (int k = 0; k < result->count; k++)
+        ran += result->items[k].status != ITEM_SKIPPED;
+    if (!ran) {
+        result->gradable = 0;
+        result->problem = str_dup("no item ran");
+    }
+    total(result);
+    text_lab_total(run->live, result, run->color);
+    fflush(NULL);
+    munmap(slots, (size_t)(result->count + 1) * sizeof *slots);
+    slots = NULL;
+    free(tcase_item);
+}
+
+/* The compiler's first errors, indented. */
+static char *first_errors(const char *log_path)
+{
+    FILE *f = fopen(log_path, "r");
+    if (!f)
+        return str_printf("  (no compiler log at %s)", log_path);
+    char line[512];
+    char *errors = str_dup(""), *head = str_dup("");
+    int n_errors = 0, n_head = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char **into = NULL;
+        if (n_errors < 8 && (strstr(line, "error") || strstr(line, "Error")))
+            into = &errors, n_errors++;
+        else if (n_head < 12)
+            into = &head, n_head++;
+        if (into) {
+            char *next = str_printf("%s%s  %s", *into, **into ? "\n" : "", line);
+            free(*into);
+            *into = next;
+        }
+    }
+    fclose(f);
+    if (n_errors) {
+        free(head);
+        return errors;
+    }
+    free(errors);
+    return head;
+}
+
+void runner_build_failed(grade_run *the_run, lab_result *result)
+{
+    run = the_run;
+    select_items(result);
+    char *errors = first_errors(result->build_log);
+    for (int k = 0; k < result->count; k++) {
+        item_result *r = &result->items[k];
+        const char *reason;
+        if (run_item_backend_skip(run, r->item, &reason)) {
+            skip_in_parent(r, reason);
+            continue;
+        }
+        r->status = ITEM_FAILED;
+        r->points = 0;
+        r->max_points = r->item->points;
+        r->feedback = str_printf("your code does not compile:\n%s", errors);
+        r->notes = str_dup("");
+        str_clean(r->feedback);
+    }
+    free(errors);
+    result->gradable = 0;
+    result->problem = str_printf("your code does not compile (compiler log: %s)", result->build_log);
+    total(result);
+    text_lab_header(run->live, run, result, run->color);
+    for (int k = 0; k < result->count; k++)
+        text_item(run->live, run, result, k, run->color, run->color);
+    text_lab_total(run->live, result, run->color);
+    fflush(NULL);
+}

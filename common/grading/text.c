@@ -1,0 +1,175 @@
+/* text.c: the report people read, one line per item and a total, plus the
+ * string helpers every report shares. */
+#include "grader.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+char *str_dup(const char *s)
+{
+    char *copy = strdup(s ? s : "");
+    if (!copy) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    return copy;
+}
+
+char *str_printf(const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list args;
+    va_start(args, fmt);
+    int n = vasprintf(&text, fmt, args);
+    va_end(args);
+    if (n < 0) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    return text;
+}
+
+/* Reports must stay valid JSON and XML whatever the code under test wrote:
+ * control bytes and bytes that are not UTF-8 become '?'. */
+void str_clean(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        int ok = extra >= 0 && !(*p == 0xc0 || *p == 0xc1 || *p > 0xf4);
+        for (int i = 1; ok && i <= extra; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        if (extra == 0 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))
+            *p = '?';
+        p += 1 + extra;
+    }
+}
+
+const char *status_word(item_status status)
+{
+    switch (status) {
+    case ITEM_PASSED: return "PASS";
+    case ITEM_FAILED: return "FAIL";
+    case ITEM_ERROR: return "ERROR";
+    default: return "SKIP";
+    }
+}
+
+/* 10 -> "10.0", 2.5 -> "2.5", 3.33 -> "3.33" */
+static const char *points_text(double x, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%.2f", x);
+    size_t n = strlen(buffer);
+    if (n > 3 && buffer[n - 1] == '0')
+        buffer[n - 1] = 0;
+    return buffer;
+}
+
+static void indented(FILE *out, const char *text, const char *indent)
+{
+    const char *line = text;
+    while (*line) {
+        size_t len = strcspn(line, "\n");
+        fprintf(out, "%s%.*s\n", indent, (int)len, line);
+        line += len;
+        if (*line)
+            line++;
+    }
+}
+
+void text_lab_header(FILE *out, const grade_run *run, const lab_result *lab, int color)
+{
+    fprintf(out, "%s== %s (%s backend, seed %llu)%s\n", color ? BOLD : "", lab->lab->dir, run->backend,
+            run->seed, color ? RESET : "");
+}
+
+void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index, int color, int progress)
+{
+    const item_result *r = &lab->items[index];
+    const char *colour = r->status == ITEM_PASSED ? GREEN : r->status == ITEM_SKIPPED ? YELLOW : RED;
+    char got[32], max[32], score[80];
+    if (r->status == ITEM_SKIPPED)
+        snprintf(score, sizeof score, "(%s)", points_text(r->item->points, max, sizeof max));
+    else
+        snprintf(score, sizeof score, "%s/%s", points_text(r->points, got, sizeof got),
+                 points_text(r->max_points, max, sizeof max));
+    if (progress)
+        fprintf(out, "[%d/%d] ", index + 1, lab->count);
+    else
+        fprintf(out, "  ");
+    fprintf(out, "%s%-5s%s %11s  %s: %s\n", color ? colour : "", status_word(r->status), color ? RESET : "",
+            score, r->item->name, r->item->title);
+    if (r->status == ITEM_FAILED && lab->build_log) {
+        int first = 0;
+        while (first < index && lab->items[first].status != ITEM_FAILED)
+            first++;
+        if (first < index) { /* the compiler's errors were shown once already */
+            fprintf(out, "      your code does not compile (as above)\n");
+            return;
+        }
+    }
+    if (r->feedback && *r->feedback && r->status != ITEM_PASSED)
+        indented(out, r->feedback, "      ");
+    if (r->notes && *r->notes && (run->verbose || r->status != ITEM_PASSED))
+        indented(out, r->notes, "      note: ");
+}
+
+void text_lab_total(FILE *out, const lab_result *lab, int color)
+{
+    char got[32], max[32];
+    fprintf(out, "%s%s: %s/%s points%s", color ? BOLD : "", lab->lab->dir, points_text(lab->points, got, sizeof got),
+            points_text(lab->max_points, max, sizeof max), color ? RESET : "");
+    if (!lab->gradable)
+        fprintf(out, " (not graded: %s)", lab->problem ? lab->problem : "?");
+    fprintf(out, "\n");
+}
+
+void text_run_total(FILE *out, const grade_run *run, int color)
+{
+    if (run->lab_count > 1) {
+        double points = 0, max_points = 0;
+        char got[32], max[32];
+        for (int i = 0; i < run->lab_count; i++) {
+            points += run->labs[i].points;
+            max_points += run->labs[i].max_points;
+        }
+        fprintf(out, "%stotal: %s/%s points in %d labs%s\n", color ? BOLD : "", points_text(points, got, sizeof got),
+                points_text(max_points, max, sizeof max), run->lab_count, color ? RESET : "");
+    }
+    fprintf(out, "seed %llu: replay with %s --seed=%llu\n", run->seed, run->replay, run->seed);
+}
+
+void text_report(FILE *out, const grade_run *run)
+{
+    for (int i = 0; i < run->lab_count; i++) {
+        const lab_result *lab = &run->labs[i];
+        text_lab_header(out, run, lab, 0);
+        for (int k = 0; k < lab->count; k++)
+            text_item(out, run, lab, k, 0, 0);
+        text_lab_total(out, lab, 0);
+    }
+    text_run_total(out, run, 0);
+}
+
+char *text_report_string(const grade_run *run)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return str_dup("");
+    text_report(f, run);
+    fclose(f);
+    return text;
+}
