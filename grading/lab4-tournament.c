@@ -1,0 +1,399 @@
+/* lab4-tournament.c: the grading suite of lab 4 (the tournament-tree sum).
+ *
+ *   naive_invariant / compact_invariant   the grader's own invariant on every round's snapshot (exact)
+ *   naive_sums_exact / compact_sums_exact the sum for every n from 1 to 1050 and some primes above
+ *   tournament_large                      both mappings for large n
+ *   naive_launches                        one launch per round, ceil(log2 n) rounds
+ *   compact_launches                      the same, and no warp launched without work
+ *   tournament_predicate_accepts          your tournament_invariant_holds() accepts every correct state
+ *   tournament_predicate_rejects          ... and rejects wrong ones
+ *
+ * The data are small integers, so every sum is exact whatever the order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "lab4.h"
+
+typedef int (*sum_fn)(const int *a, int n);
+enum { PICTURE_MAX = 40, WARP = 32 };
+
+/* ---- the rounds, as lab4.h defines them ---------------------------------------- */
+
+static int round_count(int n)
+{
+    int rounds = 0;
+    while ((1LL << rounds) < n)
+        rounds++;
+    return rounds;
+}
+
+/* The block element i sums after `round` rounds: W = 2^round for the
+ * winners (multiples of W); for the others, the block they had when they
+ * last won, as wide as the lowest set bit of i. */
+static long long block_width(int round, int i)
+{
+    long long width = 1LL << round;
+    long long lowest = i ? (long long)(i & -i) : width;
+    return lowest < width ? lowest : width;
+}
+
+static long long block_sum(const int *a, int n, long long i, long long width)
+{
+    long long s = 0;
+    for (long long j = i; j < i + width && j < n; j++)
+        s += a[j];
+    return s;
+}
+
+static void describe_terms(char *out, size_t size, const int *a, int n, int i, long long width)
+{
+    long long end = i + width < n ? i + width : n;
+    if (end - i == 1)
+        snprintf(out, size, "a[%d] = %lld", i, block_sum(a, n, i, width));
+    else if (end - i <= 4) {
+        size_t used = 0;
+        for (long long j = i; j < end && used < size; j++)
+            used += (size_t)snprintf(out + used, size - used, "%sa[%lld]", j > i ? " + " : "", j);
+        if (used < size)
+            snprintf(out + used, size - used, " = %lld", block_sum(a, n, i, width));
+    } else
+        snprintf(out, size, "a[%d] + a[%d] + ... + a[%lld] = %lld", i, i + 1, end - 1, block_sum(a, n, i, width));
+}
+
+static void tournament_state(const int *a, int n, int round, int *state)
+{
+    for (int i = 0; i < n; i++)
+        state[i] = (int)block_sum(a, n, i, block_width(round, i));
+}
+
+/* Folding's state after `round` rounds (lab 3), for "the other algorithm". */
+static void folding_state(const int *a, int n, int round, int *state)
+{
+    int top = 1;
+    while (top < n)
+        top *= 2;
+    memcpy(state, a, (size_t)n * sizeof *state);
+    for (int r = 1; r <= round; r++) {
+        int d = top >> r;
+        for (int i = 0; i < d && i + d < n; i++)
+            state[i] += state[i + d];
+    }
+}
+
+/* The invariant as tournament_invariant_holds() must decide it (the winners). */
+static int winners_hold(const int *a, const int *state, int n, int round)
+{
+    long long width = 1LL << round;
+    for (long long i = 0; i < n; i += width)
+        if (state[i] != block_sum(a, n, i, width))
+            return 0;
+    return 1;
+}
+
+static int *new_ints(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(int)); }
+
+static int *seeded_ints(int n, int lo, int hi, uint64_t seed)
+{
+    int *a = new_ints(n);
+    kit_fill_ints(a, (size_t)n, lo, hi, seed);
+    return a;
+}
+
+static sum_fn student_sum(int compact)
+{
+    return compact ? GRADE_FN(grade_student(), tournament_sum_compact) : GRADE_FN(grade_student(), tournament_sum_naive);
+}
+
+static const char *mapping_name(int compact) { return compact ? "tournament_sum_compact" : "tournament_sum_naive"; }
+
+/* ---- the invariant on every snapshot ------------------------------------------------ */
+
+static void check_rounds(int compact, const int *a, int n, uint64_t seed, const char *schedule)
+{
+    grade_side *you = grade_student();
+    grade_reset_records(you);
+    grade_set_snapshots(you, 1);
+    grade_set_schedule(you, schedule);
+    student_sum(compact)(a, n);
+    grade_set_snapshots(you, 0);
+
+    int rounds = round_count(n), taken = grade_snapshot_count(you);
+    char where[128];
+    snprintf(where, sizeof where, "%s, n = %d, seed %llu%s%s", mapping_name(compact), n, (unsigned long long)seed,
+             grade_on_gpu() ? "" : ", schedule ", grade_on_gpu() ? "" : schedule);
+    for (int k = 0; k < taken && k <= rounds; k++) {
+        const kit_snapshot *s = grade_snapshot_at(you, k);
+        grade_check(s->round == k && s->count == (size_t)n && s->element_size == sizeof(int),
+                    "%s: snapshot %d is labelled round %d with %zu elements; expected round %d with all %d elements: "
+                    "call SNAPSHOT(d_a, n, round) once after every round",
+                    where, k, s->round, s->count, k, n);
+        const int *state = s->data;
+        for (int i = 0; i < n; i++) {
+            long long width = block_width(k, i);
+            long long needed = block_sum(a, n, i, width);
+            if (state[i] == needed)
+                continue;
+            char terms[256];
+            describe_terms(terms, sizeof terms, a, n, i, width);
+            if (n <= PICTURE_MAX) {
+                int *expected = new_ints(n);
+                tournament_state(a, n, k, expected);
+                grade_picture_ints("the array you have", state, n, i, i + 1);
+                grade_picture_ints("what the invariant needs", expected, n, i, i + 1);
+                free(expected);
+            }
+            if (i % (1LL << k) == 0)
+                grade_fail("%s %d (D = %lld), %s: A[%d] = %d but the invariant needs %s", k ? "after round" : "at round",
+                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms);
+            grade_fail("after round %d (D = %lld), %s: A[%d] = %d, but A[%d] lost a round earlier and should still "
+                       "hold its value from then, %s (only multiples of 2D are written in a round)",
+                       k, 1LL << (k - 1), where, i, state[i], i, terms);
+        }
+    }
+    grade_check(taken == rounds + 1,
+                "%s: found %d snapshots, but n = %d needs %d rounds, so %d snapshots (round 0, then one after every "
+                "round); the loop makes one round too %s, or SNAPSHOT is missing",
+                where, taken, n, rounds, rounds + 1, taken > rounds + 1 ? "many" : "few");
+}
+
+static void check_invariant(int compact)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32, 33, 100, 255, 256, 257, 1000, 1025};
+    for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+        int n = sizes[k];
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int orders = n >= 32 ? grade_schedule_count() : 1;
+        for (int s = 0; s < orders; s++)
+            check_rounds(compact, a, n, seed, grade_schedule_name(s));
+        free(a);
+    }
+}
+
+static void naive_invariant(void) { check_invariant(0); }
+static void compact_invariant(void) { check_invariant(1); }
+
+/* ---- sums -------------------------------------------------------------------------- */
+
+static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
+{
+    int *a = seeded_ints(n, lo, hi, seed);
+    grade_reset_records(grade_student());
+    int got = student_sum(compact)(a, n);
+    long long expected = kit_sum_ints(a, (size_t)n);
+    if (got != expected) {
+        if (n <= PICTURE_MAX)
+            grade_picture_ints("the input", a, n, -1, -1);
+        grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld", n,
+                   (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected);
+    }
+    free(a);
+}
+
+static void check_sums(int compact)
+{
+    static const int primes_above[] = {1031, 2039, 4093, 8191, 65537};
+    for (int n = 1; n <= 1050; n++)
+        check_sum(compact, n, grade_seed_for(n), -9, 9);
+    for (int k = 0; k < (int)(sizeof primes_above / sizeof primes_above[0]); k++)
+        check_sum(compact, primes_above[k], grade_seed_for(2000 + k), -9, 9);
+}
+
+static void naive_sums_exact(void) { check_sums(0); }
+static void compact_sums_exact(void) { check_sums(1); }
+
+static void tournament_large(void)
+{
+    static const int cpu_sizes[] = {(1 << 20) + 7};
+    static const int gpu_sizes[] = {1 << 24, (1 << 24) + 3, (1 << 25) + 1};
+    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
+    int count = grade_on_gpu() ? 3 : 1;
+    for (int compact = 0; compact <= 1; compact++)
+        for (int k = 0; k < count; k++)
+            check_sum(compact, sizes[k], grade_seed_for(k), -50, 50);
+}
+
+/* ---- launches -------------------------------------------------------------------- */
+
+static const int launch_sizes[] = {1, 2, 3, 5, 8, 13, 64, 100, 256, 257, 1000, 4097, 100003};
+
+static void check_launches(int compact)
+{
+    for (int k = 0; k < (int)(sizeof launch_sizes / sizeof launch_sizes[0]); k++) {
+        int n = launch_sizes[k];
+        int *a = seeded_ints(n, 0, 9, grade_seed_for(k));
+        grade_side *you = grade_student();
+        grade_reset_records(you);
+        student_sum(compact)(a, n);
+        int rounds = round_count(n), launched = grade_launch_count(you);
+        grade_check(launched == rounds,
+                    "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
+                    "one launch each%s",
+                    n, mapping_name(compact), launched, n, rounds, n == 1 ? " (n = 1 needs no launch at all)" : "");
+        for (int r = 1; r <= rounds && compact; r++) {
+            const kit_launch *l = grade_launch_at(you, r - 1);
+            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            long long d = 1LL << (r - 1);
+            long long pairs = (n - d + 2 * d - 1) / (2 * d);
+            grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
+            /* the first thread of the last warp of the last block */
+            long long warps_per_block = (per_block + WARP - 1) / WARP;
+            long long last_warp_start = (blocks - 1) * per_block + (warps_per_block - 1) * WARP;
+            grade_check(last_warp_start < pairs,
+                        "n = %d, round %d (D = %lld): %s was launched with %lld blocks of %lld threads, but only %lld "
+                        "threads have work (one per multiple i of 2D with i + D < n), so the warp starting at thread "
+                        "%lld has nothing to do; launch about n / 2D threads, rounded up to a block",
+                        n, r, d, l->kernel, blocks, per_block, pairs, last_warp_start);
+        }
+        free(a);
+    }
+}
+
+static void naive_launches(void) { check_launches(0); }
+static void compact_launches(void) { check_launches(1); }
+
+/* ---- the student's predicate ---------------------------------------------------- */
+
+static int **reference_states(const int *a, int n)
+{
+    grade_side *ref = grade_reference();
+    grade_reset_records(ref);
+    grade_set_snapshots(ref, 1);
+    GRADE_FN(ref, tournament_sum_compact)(a, n);
+    int rounds = round_count(n);
+    grade_check(grade_snapshot_count(ref) == rounds + 1, "internal: the reference took %d snapshots for n = %d",
+                grade_snapshot_count(ref), n);
+    int **states = calloc((size_t)rounds + 1, sizeof *states);
+    for (int r = 0; r <= rounds; r++) {
+        states[r] = new_ints(n);
+        memcpy(states[r], grade_snapshot_at(ref, r)->data, (size_t)n * sizeof(int));
+    }
+    grade_set_snapshots(ref, 0);
+    return states;
+}
+
+static void free_states(int **states, int n)
+{
+    for (int r = 0; r <= round_count(n); r++)
+        free(states[r]);
+    free(states);
+}
+
+static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
+
+static void tournament_predicate_accepts(void)
+{
+    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
+        int n = predicate_sizes[k];
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int **states = reference_states(a, n);
+        for (int r = 0; r <= round_count(n); r++)
+            if (!GRADE_FN(grade_student(), tournament_invariant_holds)(a, states[r], n, r)) {
+                if (n <= PICTURE_MAX) {
+                    grade_picture_ints("original a[]", a, n, -1, -1);
+                    grade_picture_ints("the correct state", states[r], n, -1, -1);
+                }
+                grade_fail("tournament_invariant_holds(original, state, n = %d, round = %d) returned 0 for the correct "
+                           "state after round %d (seed %llu): an invariant must hold on every correct run",
+                           n, r, r, (unsigned long long)seed);
+            }
+        free_states(states, n);
+        free(a);
+    }
+}
+
+static void offer_wrong(const int *a, const int *wrong, int n, int round, uint64_t seed, const char *what, int mark)
+{
+    if (winners_hold(a, wrong, n, round))
+        return; /* this change happens to keep the invariant: not a wrong state */
+    if (!GRADE_FN(grade_student(), tournament_invariant_holds)(a, wrong, n, round))
+        return;
+    if (n <= PICTURE_MAX) {
+        int *right = new_ints(n);
+        tournament_state(a, n, round, right);
+        grade_picture_ints("original a[]", a, n, -1, -1);
+        grade_picture_ints("the correct state", right, n, mark, mark + 1);
+        grade_picture_ints("the state it accepted", wrong, n, mark, mark + 1);
+        free(right);
+    }
+    grade_fail("tournament_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s "
+               "(seed %llu). An invariant this weak would let a broken kernel pass its own assert",
+               n, round, what, (unsigned long long)seed);
+}
+
+static void tournament_predicate_rejects(void)
+{
+    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
+        int n = predicate_sizes[k];
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int rounds = round_count(n);
+        int **states = reference_states(a, n);
+        int *wrong = new_ints(n);
+        char what[200];
+        for (int r = 0; r <= rounds; r++) {
+            int width = 1 << r;
+            int last = (n - 1) / width * width; /* the last winner: not A[0] unless it is the only one */
+
+            memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+            wrong[last] += 1;
+            snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", last, r);
+            offer_wrong(a, wrong, n, r, seed, what, last);
+
+            if (last > 0) {
+                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+                wrong[0] -= 1;
+                snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
+                offer_wrong(a, wrong, n, r, seed, what, 0);
+            }
+
+            /* swap with another winner if one differs, else with any element */
+            for (int pass = 0; pass < 2; pass++) {
+                int j = -1;
+                for (int c = 0; c < n && j < 0; c++)
+                    if (c != last && states[r][c] != states[r][last] && (pass == 1 || c % width == 0))
+                        j = c;
+                if (j < 0)
+                    continue;
+                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+                wrong[last] = states[r][j];
+                wrong[j] = states[r][last];
+                snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, last, r);
+                offer_wrong(a, wrong, n, r, seed, what, last);
+                break;
+            }
+
+            int other = r < rounds ? r + 1 : r - 1;
+            if (other >= 0) {
+                snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
+                offer_wrong(a, states[other], n, r, seed, what, -1);
+            }
+
+            folding_state(a, n, r, wrong);
+            snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
+            offer_wrong(a, wrong, n, r, seed, what, -1);
+        }
+        free_states(states, n);
+        free(wrong);
+        free(a);
+    }
+}
+
+static const grade_item items[] = {
+    {"naive_invariant", "naive mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, naive_invariant},
+    {"compact_invariant", "compact mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, compact_invariant},
+    {"naive_sums_exact", "naive mapping: exact sums for n = 1..1050 and primes above", 2, GRADE_CORRECTNESS, 60, naive_sums_exact},
+    {"compact_sums_exact", "compact mapping: exact sums for n = 1..1050 and primes above", 2, GRADE_CORRECTNESS, 60, compact_sums_exact},
+    {"tournament_large", "both mappings: exact sums for large n", 2, GRADE_CORRECTNESS, 60, tournament_large},
+    {"naive_launches", "naive mapping: one launch per round, ceil(log2 n) rounds", 1, GRADE_CORRECTNESS, 30, naive_launches},
+    {"compact_launches", "compact mapping: one launch per round, no warp without work", 3, GRADE_CORRECTNESS, 30, compact_launches},
+    {"tournament_predicate_accepts", "your invariant accepts every correct state", 2, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
+    {"tournament_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
+};
+
+const grade_lab grade_lab4 = {4, "tournament", "lab4-tournament", items, (int)(sizeof items / sizeof items[0])};
