@@ -1,0 +1,285 @@
+/* lab2-vector-mult.c: the grading suite of lab 2 (vector-mult).
+ *
+ * Items:
+ *   products_exact          vector_mult: every product bit-exact, for many sizes (0 and 1 too)
+ *   grid_stride_few_blocks  vector_mult_in_place: right with a grid far smaller than n
+ *   memory_released         every entry point frees the device memory it allocated
+ *   dot_exact               dot_product exact on small-integer data (any order is exact)
+ *   dot_random              dot_product on random data within the tolerance policy
+ *   phase_times             dot_product times each of its four phases
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "lab2.h"
+
+#define DOT_TOLERANCE 2000 /* c of the tolerance policy, as for every sum (kit.h part 5) */
+
+static float *new_floats(int n) { return malloc((size_t)(n > 0 ? n : 1) * sizeof(float)); }
+
+static void poison(float *a, int n) { memset(a, 0xff, (size_t)n * sizeof(float)); /* a NaN */ }
+
+static int same_bits(float x, float y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+/* A picture of up to 16 elements around index `at` (marked), for feedback. */
+static void picture_around(const char *label, const float *a, int n, int at)
+{
+    int from = at > 6 ? at - 6 : 0, count = n - from < 16 ? n - from : 16;
+    char title[96];
+    snprintf(title, sizeof title, "%s[%d..%d] (the first wrong one marked)", label, from, from + count - 1);
+    grade_picture_floats(title, a + from, count, at - from, at - from + 1);
+}
+
+/* Checks got[i] == a[i] * b[i] bit for bit; `what` names the call for feedback. */
+static void expect_products(const char *what, const float *got, const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float want = a[i] * b[i];
+        if (same_bits(got[i], want))
+            continue;
+        picture_around("result", got, n, i);
+        if (isnan(got[i]))
+            grade_fail("%s: element %d was never written (it still holds the NaN it had before the call); "
+                       "expected a[%d] * b[%d] = %.9g * %.9g = %.9g. Do the threads cover every element?",
+                       what, i, i, i, a[i], b[i], want);
+        grade_fail("%s: element %d is %.9g, expected a[%d] * b[%d] = %.9g * %.9g = %.9g", what, i, got[i], i, i,
+                   a[i], b[i], want);
+    }
+}
+
+/* ---- products_exact ---------------------------------------------------------------------- */
+
+static void item_products_exact(void)
+{
+    int large = grade_on_gpu() ? (1 << 24) + 1 : (1 << 20) + 3;
+    const int sizes[] = {0, 1, 2, 3, 31, 255, 256, 257, 1000, 4099, 65537, large};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        uint64_t seed = grade_seed_for((int)k);
+        float *a = new_floats(n), *b = new_floats(n), *c = new_floats(n + 1);
+        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, seed);
+        kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
+        poison(c, n + 1);
+
+        GRADE_FN(grade_student(), vector_mult)(a, b, c, n);
+
+        char what[96];
+        snprintf(what, sizeof what, "vector_mult with n = %d (seed %llu)", n, (unsigned long long)seed);
+        expect_products(what, c, a, b, n);
+        grade_check(isnan(c[n]), "%s: c[%d], one past the end, was written; only c[0..n-1] belong to the result",
+                    what, n);
+        free(a), free(b), free(c);
+    }
+}
+
+/* ---- grid_stride_few_blocks --------------------------------------------------------------------- */
+
+/* One in-place call on `side` under schedule `order`; checks the result and the launch. */
+static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
+{
+    float *a = new_floats(n), *b = new_floats(n), *original = new_floats(n);
+    kit_fill_uniform(original, (size_t)n, -2.0f, 2.0f, seed);
+    kit_fill_uniform(b, (size_t)n, 1.25f, 3.0f, seed + 1); /* never 1: a repeated product shows */
+    memcpy(a, original, (size_t)n * sizeof(float));
+
+    grade_side *student = grade_student();
+    grade_set_schedule(student, order);
+    grade_reset_records(student);
+    GRADE_FN(student, vector_mult_in_place)(a, b, n, blocks);
+
+    char what[160];
+    snprintf(what, sizeof what, "vector_mult_in_place with n = %d and %d block(s) (seed %llu%s%s)", n, blocks,
+             (unsigned long long)seed, strcmp(order, "gpu") ? ", schedule " : "", strcmp(order, "gpu") ? order : "");
+    int launches = grade_launch_count(student);
+    grade_check(launches == 1, "%s: %d launches went through LAUNCH, expected exactly one", what, launches);
+    const kit_launch *l = grade_launch_at(student, 0);
+    grade_check(l->grid[0] == (unsigned)blocks && l->grid[1] == 1 && l->grid[2] == 1,
+                "%s: the launch had a grid of (%u, %u, %u) blocks, but it must use exactly the %d it is given",
+                what, l->grid[0], l->grid[1], l->grid[2], blocks);
+    grade_check(l->block[0] == LAB2_THREADS_PER_BLOCK && l->block[1] == 1 && l->block[2] == 1,
+                "%s: the blocks had (%u, %u, %u) threads, expected %d (LAB2_THREADS_PER_BLOCK)", what, l->block[0],
+                l->block[1], l->block[2], LAB2_THREADS_PER_BLOCK);
+
+    for (int i = 0; i < n; i++) {
+        float want = original[i] * b[i];
+        if (same_bits(a[i], want))
+            continue;
+        picture_around("a", a, n, i);
+        if (same_bits(a[i], original[i]))
+            grade_fail("%s: a[%d] is unchanged (%.9g): no thread reached element %d. With %d threads in the grid, "
+                       "each thread must step on by the whole grid, gridDim.x * blockDim.x, until it passes n",
+                       what, i, a[i], i, blocks * LAB2_THREADS_PER_BLOCK);
+        if (same_bits(a[i], want * b[i]) || same_bits(a[i], (original[i] * b[i]) * b[i]))
+            grade_fail("%s: a[%d] = %.9g is a[%d] * b[%d] * b[%d]: element %d was multiplied twice. Two threads "
+                       "reached it: is the stride the number of threads in the whole grid (gridDim.x * blockDim.x)?",
+                       what, i, a[i], i, i, i, i);
+        grade_fail("%s: a[%d] = %.9g, expected a[%d] * b[%d] = %.9g * %.9g = %.9g", what, i, a[i], i, i,
+                   original[i], b[i], want);
+    }
+    free(a), free(b), free(original);
+}
+
+static void item_grid_stride_few_blocks(void)
+{
+    int large = grade_on_gpu() ? (1 << 22) + 5 : 100003;
+    const struct { int n, blocks; } cases[] = {
+        {1, 1}, {5, 3}, {256, 1}, {257, 1}, {3 * 256 + 1, 2}, {10000, 3}, {large, 1}, {large, 5}, {large, 40},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        check_in_place(cases[k].n, cases[k].blocks, grade_seed_for(100 + (int)k), grade_schedule_name(0));
+    /* Threads that reach the same element race; every schedule must give the same answer. */
+    for (int s = 1; s < grade_schedule_count(); s++)
+        check_in_place(5000, 3, grade_seed_for(120 + s), grade_schedule_name(s));
+}
+
+/* ---- memory_released ------------------------------------------------------------------------------ */
+
+static void expect_no_leak(const char *call, long long before, int n)
+{
+    long long after = grade_device_bytes_in_use(grade_student());
+    grade_check(after == before,
+                "%s with n = %d left %lld bytes of device memory allocated (%lld before the call, %lld after): "
+                "every cudaMalloc needs its cudaFree", call, n, after - before, before, after);
+}
+
+static void item_memory_released(void)
+{
+    grade_side *student = grade_student();
+    if (grade_device_bytes_in_use(student) < 0)
+        grade_skip("a GPU does not say which allocations came from this code; the cpu backend checks it exactly");
+    const int sizes[] = {1, 1000, 65537};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        float *a = new_floats(n), *b = new_floats(n), *c = new_floats(n);
+        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, grade_seed_for(200 + (int)k));
+        kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, grade_seed_for(210 + (int)k));
+        lab2_phase_times t;
+
+        long long before = grade_device_bytes_in_use(student);
+        GRADE_FN(student, vector_mult)(a, b, c, n);
+        expect_no_leak("vector_mult", before, n);
+
+        before = grade_device_bytes_in_use(student);
+        GRADE_FN(student, vector_mult_in_place)(c, b, n, 2);
+        expect_no_leak("vector_mult_in_place", before, n);
+
+        before = grade_device_bytes_in_use(student);
+        GRADE_FN(student, dot_product)(a, b, n, &t);
+        expect_no_leak("dot_product", before, n);
+        free(a), free(b), free(c);
+    }
+}
+
+/* ---- dot_exact and dot_random ------------------------------------------------------------------------ */
+
+static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int exact_data)
+{
+    lab2_phase_times t;
+    float got = GRADE_FN(grade_student(), dot_product)(a, b, n, &t);
+    double exact = kit_dot(a, b, (size_t)n), abs_sum = kit_abs_dot(a, b, (size_t)n);
+    if (exact_data) {
+        if ((double)got == exact)
+            return;
+        double missing = exact - (double)got;
+        const char *hint = "";
+        if (n > 0 && missing == (double)a[n - 1] * b[n - 1])
+            hint = " The difference is exactly the last product: does the sum stop one element early?";
+        else if (n > 0 && fabs(missing) > 0 && fabs(missing) <= 3 * 9.0)
+            hint = " The difference is as small as one to three products: are the last elements left out?";
+        grade_fail("dot_product with n = %d (seed %llu, whole numbers in [-3, 3], so every order of summation is "
+                   "exact): got %.9g, expected exactly %.0f (off by %.9g).%s",
+                   n, (unsigned long long)seed, got, exact, missing, hint);
+    }
+    grade_check(kit_within_tolerance(got, exact, abs_sum, DOT_TOLERANCE),
+                "dot_product with n = %d (seed %llu, uniform in [-1, 1)): got %.9g, exact %.9g: the error is %.1f "
+                "units of u * sum|a[i] * b[i]| (u = 2^-24), more than the %d any correct order of summation stays "
+                "within", n, (unsigned long long)seed, got, exact, kit_error_units(got, exact, abs_sum),
+                DOT_TOLERANCE);
+}
+
+static void item_dot_exact(void)
+{
+    const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 255, 257, 1000, 65539, (1 << 20) + 3};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        uint64_t seed = grade_seed_for(300 + (int)k);
+        float *a = new_floats(n), *b = new_floats(n);
+        /* Positive products on most cases, so any dropped one shows; mixed signs on the others. */
+        int lo = k % 3 == 2 ? -3 : 1;
+        kit_fill_small_floats(a, (size_t)n, lo, 3, seed);
+        kit_fill_small_floats(b, (size_t)n, lo, 3, seed + 1);
+        expect_dot(n, seed, a, b, 1);
+        free(a), free(b);
+    }
+}
+
+static void item_dot_random(void)
+{
+    int large = grade_on_gpu() ? (1 << 22) + 7 : (1 << 20) + 7;
+    const int sizes[] = {1, 1000, 65537, large};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        uint64_t seed = grade_seed_for(400 + (int)k);
+        float *a = new_floats(n), *b = new_floats(n);
+        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, seed);
+        kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
+        expect_dot(n, seed, a, b, 0);
+        free(a), free(b);
+    }
+}
+
+/* ---- phase_times ------------------------------------------------------------------------------------- */
+
+static void item_phase_times(void)
+{
+    int n = grade_on_gpu() ? 1 << 24 : 1 << 20;
+    uint64_t seed = grade_seed_for(500);
+    float *a = new_floats(n), *b = new_floats(n);
+    kit_fill_small_floats(a, (size_t)n, 0, 3, seed);
+    kit_fill_small_floats(b, (size_t)n, 0, 3, seed + 1);
+    lab2_phase_times t;
+    memset(&t, 0, sizeof t);
+
+    double started = kit_wall_ms();
+    GRADE_FN(grade_student(), dot_product)(a, b, n, &t);
+    double wall = kit_wall_ms() - started;
+
+    const struct { const char *name; double ms; } phases[] = {
+        {"copy_in_ms", t.copy_in_ms}, {"kernel_ms", t.kernel_ms},
+        {"copy_out_ms", t.copy_out_ms}, {"host_sum_ms", t.host_sum_ms},
+    };
+    double total = 0;
+    for (int p = 0; p < 4; p++) {
+        grade_check(phases[p].ms == phases[p].ms && phases[p].ms > 0,
+                    "dot_product with n = %d: times->%s is %.6f; every phase takes some time, so each must be "
+                    "measured and be above 0 (-1 means it was never set)", n, phases[p].name, phases[p].ms);
+        total += phases[p].ms;
+    }
+    grade_check(total <= wall * 1.05 + 0.5,
+                "dot_product with n = %d: the four phases add up to %.3f ms, but the whole call took %.3f ms; "
+                "each phase should be timed from its own start (copy in %.3f, kernel %.3f, copy out %.3f, host "
+                "sum %.3f)", n, total, wall, t.copy_in_ms, t.kernel_ms, t.copy_out_ms, t.host_sum_ms);
+    grade_note("n = %d: copy in %.3f ms, kernel %.3f ms, copy out %.3f ms, host sum %.3f ms, whole call %.3f ms",
+               n, t.copy_in_ms, t.kernel_ms, t.copy_out_ms, t.host_sum_ms, wall);
+    free(a), free(b);
+}
+
+static const grade_item items[] = {
+    {"products_exact", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n", 20,
+     GRADE_CORRECTNESS, 60, item_products_exact},
+    {"grid_stride_few_blocks", "vector_mult_in_place: a grid-stride loop, right with far fewer threads than n", 20,
+     GRADE_CORRECTNESS, 60, item_grid_stride_few_blocks},
+    {"memory_released", "every entry point frees all the device memory it allocates", 10, GRADE_CORRECTNESS, 30,
+     item_memory_released},
+    {"dot_exact", "dot_product exact on small whole numbers, n = 1 to 2^20 + 3", 15, GRADE_CORRECTNESS, 60,
+     item_dot_exact},
+    {"dot_random", "dot_product on random data within the tolerance (c = 2000)", 15, GRADE_CORRECTNESS, 60,
+     item_dot_random},
+    {"phase_times", "dot_product times its copy in, kernel, copy out and host sum", 10, GRADE_CORRECTNESS, 60,
+     item_phase_times},
+};
+
+const grade_lab grade_lab2 = {2, "vector-mult", "lab2-vector-mult", items, sizeof items / sizeof items[0]};
