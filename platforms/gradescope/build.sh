@@ -1,0 +1,27 @@
+#!/bin/sh
+# make gradescope LAB=lab3: dist/gradescope-<lab>.zip, the autograder to
+# upload on Gradescope ("Configure Autograder", zip file, Ubuntu 22.04 base).
+#
+# At its root: setup.sh, run_autograder, autograde.sh, prepare-kit.sh, LAB
+# (the lab's folder name) and kit/ (the kit with this lab's solution only,
+# which setup.sh builds into a reference and deletes).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+lab_arg=${1:?usage: platforms/gradescope/build.sh LAB}
+lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+[ -n "$lab" ] || { echo "gradescope: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+command -v zip >/dev/null 2>&1 || { echo "gradescope: needs zip (sudo apt-get install -y zip)" >&2; exit 2; }
+
+stage=$(mktemp -d) || exit 2
+trap 'rm -rf "$stage"' EXIT
+sh platforms/common/package-kit.sh "$lab" "$stage/kit" || exit 2
+cp platforms/gradescope/setup.sh platforms/gradescope/run_autograder \
+   platforms/common/autograde.sh platforms/common/prepare-kit.sh "$stage/" || exit 2
+echo "$lab" > "$stage/LAB"
+chmod +x "$stage/setup.sh" "$stage/run_autograder"
+
+mkdir -p dist
+zipfile="$(pwd)/dist/gradescope-$lab.zip"
+rm -f "$zipfile"
+(cd "$stage" && zip -q -r -X "$zipfile" .) || exit 2
+echo "gradescope: $zipfile ($(unzip -l "$zipfile" | tail -n 1 | awk '{print $2}') files)"

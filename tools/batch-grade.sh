@@ -1,0 +1,168 @@
+#!/bin/sh
+# Grades a folder of submissions for one lab, in parallel, into one CSV and
+# one JSON-lines file.
+#
+#   tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]
+#   make batch LAB=lab3 SUBMISSIONS=path/to/folder [OUT=grades/lab3]
+#
+# SUBMISSIONS_DIR holds one subfolder per student (its name is the student's
+# id); the lab's .cu files may sit anywhere inside it.  Writes OUT_PREFIX.csv
+# and OUT_PREFIX.jsonl (one row per submission: id, status, points, max,
+# every item's result, build errors) and keeps each grader log in
+# OUT_PREFIX.logs/.  Every submission is graded with the same seed, so all
+# students get the same inputs; the seed is in every row for replays.
+#
+# A submission that crashes or hangs costs its own row only: the grader runs
+# each item in a forked process with a time limit, and the whole submission
+# has a time limit too.  Environment:
+#   JOBS=N                  submissions graded at once (default: the number of cores)
+#   SUBMISSION_TIMEOUT=S    seconds for one submission (default 900)
+#   BACKEND=gpu|cpu         as everywhere in the kit
+#   SEED=S                  the inputs' seed (default: a fresh one, printed)
+set -u
+
+usage() { echo "usage: tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]" >&2; exit 2; }
+
+# ---- one submission (run by xargs, one process per submission) -------------
+if [ "${1:-}" = --grade-one ]; then
+    number=$2 id=$3 src=$4
+    dir="$BATCH_WORK/src/$number"
+    mkdir -p "$dir"
+    # Gather the lab's files wherever the student put them (the first match wins).
+    found=0
+    for name in $BATCH_LAB_FILES; do
+        file=$(find "$src" -type f -name "$name" 2>/dev/null | sort | head -n 1)
+        if [ -n "$file" ]; then cp "$file" "$dir/$name" && found=$((found + 1)); fi
+    done
+    log="$BATCH_LOGS/$number.log"
+    echo "submission $id ($src): $found of the lab's files found" > "$log"
+    if [ "$found" = 0 ]; then
+        echo 3 > "$BATCH_WORK/$number.rc"   # nothing to grade
+    else
+        timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
+            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" >>"$log" 2>&1
+        echo $? > "$BATCH_WORK/$number.rc"
+    fi
+    printf '.' >&2
+    exit 0
+fi
+
+# ---- the batch --------------------------------------------------------------------
+[ $# -ge 2 ] && [ $# -le 3 ] || usage
+lab_arg=$1
+case "$2" in /*) submissions=$2 ;; *) submissions="$(pwd)/$2" ;; esac
+out=${3:-grades-$lab_arg}
+case "$out" in /*) ;; *) out="$(pwd)/$out" ;; esac
+[ -d "$submissions" ] || { echo "batch-grade: no folder $submissions" >&2; exit 2; }
+
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$0")/.." || exit 2
+
+lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+[ -n "$lab" ] && [ -d "labs/$lab" ] || { echo "batch-grade: no lab '$lab_arg' in labs/ (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+short=${lab%%-*}
+lab_files=$(cd "labs/$lab" && ls *.cu)
+backend=${BACKEND:-$(tools/detect-backend.sh)}
+seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+timeout_s=${SUBMISSION_TIMEOUT:-900}
+
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT
+rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
+
+# Build what every submission shares (the grader, the harness, the reference)
+# once, before the parallel runs, so that they never race to build it.
+echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
+if [ -d "solutions/$lab" ]; then
+    shared="build/host/grader build/$backend/$lab/reference.so"
+else
+    shared="build/host/grader"
+fi
+tools/setup.sh || exit 2
+make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 \
+    || { echo "batch-grade: the grader or the reference did not build; see $out.logs/shared-build.log" >&2; exit 2; }
+
+# One line per submission: number, id, folder.  The number names the files, so
+# that any id (spaces, dots) is safe.
+number=0
+for sub in "$submissions"/*/; do
+    [ -d "$sub" ] || continue
+    number=$((number + 1))
+    id=$(basename "$sub")
+    printf '%s\t%s\t%s\n' "$number" "$id" "${sub%/}" >> "$work/list"
+done
+[ "$number" -gt 0 ] || { echo "batch-grade: no submission folders in $submissions" >&2; exit 2; }
+
+export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" \
+       BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
+tr '\t' '\n' < "$work/list" | tr '\n' '\0' | xargs -0 -n 3 -P "$jobs" sh "$self" --grade-one
+echo >&2
+
+# ---- the two tables -------------------------------------------------------------
+perl -MJSON::PP -e '
+    my ($work, $out, $lab, $seed, $backend, $timeout) = @ARGV;
+    my (@rows, @item_names, %seen_item, $max_seen);
+    open my $list, "<", "$work/list" or die;
+    while (my $line = <$list>) {
+        chomp $line;
+        my ($number, $id, $dir) = split /\t/, $line, 3;
+        my $rc = do { local @ARGV = ("$work/$number.rc"); my $v = <>; defined $v ? $v + 0 : 255 };
+        my $log = do { local $/; open my $f, "<", "$out.logs/$number.log"; <$f> // "" };
+        my $result;
+        if (open my $f, "<", "$work/$number.json") {
+            local $/; $result = eval { decode_json(<$f>) };
+        }
+        my $row = { id => $id, lab => $lab, backend => $backend, seed => $seed + 0, exit_code => $rc,
+                    points => 0, max_points => undef, items => [], build_errors => "",
+                    log => "$out.logs/$number.log" };
+        my $graded = $result && $result->{labs} && @{$result->{labs}} ? $result->{labs}[0] : undef;
+        if ($graded) {
+            $row->{points} = $result->{points} + 0;
+            $row->{max_points} = $result->{max_points} + 0;
+            for my $item (@{$graded->{items} || []}) {
+                push @{$row->{items}}, { map { $_ => $item->{$_} } qw(name status points max_points feedback) };
+                push @item_names, $item->{name} unless $seen_item{$item->{name}}++;
+            }
+            $max_seen = $row->{max_points} if !defined $max_seen || $row->{max_points} > $max_seen;
+        }
+        $row->{status} =
+              $rc == 3   ? "no_files"
+            : $rc == 124 || $rc == 137 ? "timeout"
+            : $rc == 2   ? "not_gradable"
+            : $rc == 0 && $graded ? "full_marks"
+            : $rc == 1 && $graded ? "graded"
+            : "grader_error";
+        $row->{status} = "timeout" if $rc == 124 || $rc == 137;
+        if ($row->{status} ne "full_marks" && $row->{status} ne "graded") {
+            # Why it could not be graded: the compiler errors, else the last lines.
+            my @lines = grep { /error|undefined reference|No rule to make/i } split /\n/, $log;
+            @lines = (split /\n/, $log)[-5 .. -1] unless @lines;
+            @lines = grep { defined } @lines;
+            $row->{build_errors} = join "\n", @lines[0 .. ($#lines < 19 ? $#lines : 19)];
+            $row->{build_errors} = "no time left: stopped after $timeout s\n" . $row->{build_errors}
+                if $row->{status} eq "timeout";
+            $row->{build_errors} = "none of the lab'"'"'s files were found in $dir" if $row->{status} eq "no_files";
+        }
+        push @rows, $row;
+    }
+    for my $row (@rows) { $row->{max_points} //= $max_seen; }
+    @rows = sort { $a->{id} cmp $b->{id} } @rows;
+
+    my $json = JSON::PP->new->canonical;
+    open my $jl, ">", "$out.jsonl" or die "$out.jsonl: $!";
+    print $jl $json->encode($_), "\n" for @rows;
+
+    sub csv { my $v = shift // ""; $v =~ s/"/""/g; $v =~ /[",\n]/ ? "\"$v\"" : $v }
+    open my $csv, ">", "$out.csv" or die "$out.csv: $!";
+    print $csv join(",", map { csv($_) } qw(id status points max_points exit_code seed), @item_names, "build_errors"), "\n";
+    for my $row (@rows) {
+        my %by_name = map { $_->{name} => $_ } @{$row->{items}};
+        my @cells = map { my $i = $by_name{$_}; !$i ? "" : $i->{status} eq "skipped" ? "skipped" : $i->{points} } @item_names;
+        (my $errors = $row->{build_errors}) =~ s/\n/ | /g;
+        print $csv join(",", map { csv($_) } $row->{id}, $row->{status}, $row->{points}, $row->{max_points} // "",
+                        $row->{exit_code}, $row->{seed}, @cells, $errors), "\n";
+    }
+    printf "  %-24s %-14s %s\n", $_->{id}, $_->{status}, defined $_->{max_points} ? "$_->{points}/$_->{max_points}" : "-" for @rows;
+' "$work" "$out" "$lab" "$seed" "$backend" "$timeout_s" || exit 2
+echo "batch-grade: $number submissions -> $out.csv, $out.jsonl (logs in $out.logs/)"

@@ -1,0 +1,211 @@
+#!/bin/sh
+# make dist: the student copy, a tarball with no solution source in it.
+#
+#   tools/dist.sh                      dist/cuda-labs-student.tar.gz
+#   tools/dist.sh --stage DIR          the copy as a folder (for the platform packages)
+#   tools/dist.sh --gencode            the nvcc flags of the GPU fat binary
+#   tools/dist.sh --solution-lines     the lines only the solutions hold (leak check)
+#   tools/dist.sh --excluded PATH      exit 0 when PATH stays out of the copy
+#
+# The copy holds the labs, the harness, the CPU backend, the grader and its
+# suites, the tools, the Makefile, the README and the handouts (Markdown and
+# rendered HTML).  It holds no solutions/, no tests/ (the known-bad versions
+# there are near-solutions), no platforms/, and no grading/hidden/ (the
+# instructor's hidden tests).  In place of the solutions it carries their
+# builds: prebuilt/cpu/<lab>/reference.so, and prebuilt/gpu/<lab>/reference.so
+# where nvcc exists (every real architecture this nvcc knows, plus PTX of the
+# newest for cards that come later); ./grader grades against those.
+#
+# Environment:
+#   DIST_GPU=auto|yes|no     build the GPU references (auto: where nvcc exists)
+#   DIST_GPU_ARCH="flags"    nvcc flags for them instead of the full fat binary
+#   DIST_LABS="lab1-hello…"  only these labs (default: every labs/lab*/)
+#   DIST_HANDOUTS=auto|no    render the handouts (auto: when pandoc is or can be installed)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+say() { echo "dist: $*" >&2; }
+die() { echo "dist: $*" >&2; exit 2; }
+
+# ---- what stays out ------------------------------------------------------------
+excluded() {
+    case "$1" in
+    solutions|solutions/*|tests|tests/*|platforms|platforms/*|dist|dist/*|build|build/*) return 0 ;;
+    grading/hidden|grading/hidden/*|prebuilt|prebuilt/*|.deps|.deps/*|.git|.git/*|.github/*|.ci/*) return 0 ;;
+    docs/instructors.md) return 0 ;;
+    *solution*) return 0 ;;   # e.g. a going-further solution kept beside a lab
+    esac
+    return 1
+}
+
+# ---- the fat binary -------------------------------------------------------------
+# -gencode for every real architecture this nvcc can build (sm_NN that also has
+# a compute_NN), and PTX of the newest, which the driver compiles for newer GPUs.
+gencode() {
+    codes=$(nvcc --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$/\1/p' | sort -n -u)
+    archs=$(nvcc --list-gpu-arch 2>/dev/null | sed -n 's/^compute_\([0-9]*\)$/\1/p' | sort -n -u)
+    flags="" newest=""
+    for c in $codes; do
+        echo "$archs" | grep -qx "$c" || continue
+        flags="$flags -gencode arch=compute_$c,code=sm_$c"
+        newest=$c
+    done
+    if [ -z "$newest" ]; then
+        echo "-arch=all"      # an nvcc without the lists (before 11.x's later releases)
+    else
+        echo "${flags# } -gencode arch=compute_$newest,code=compute_$newest"
+    fi
+}
+
+# ---- lines that only the solutions hold ------------------------------------------
+# From each solution file, the code lines inside its TODO regions that the
+# skeleton does not have and that appear nowhere in the labs, the harness or
+# the grading suites.  A copy holding any of them leaks a solution.
+solution_lines() {
+    perl -e '
+        my %elsewhere;
+        for my $f (@ARGV) {
+            next if $f =~ m{^solutions/};
+            open my $h, "<", $f or next;
+            while (<$h>) { s/^\s+|\s+$//g; $elsewhere{$_} = 1; }
+        }
+        for my $f (grep { m{^solutions/.*\.cu$} } @ARGV) {
+            open my $h, "<", $f or next;
+            my $in = 0;
+            while (my $line = <$h>) {
+                if ($line =~ m{/\*\s*END TODO\b}) { $in = 0; next; }
+                if ($line =~ m{/\*\s*TODO\s+\d}) { $in = 1; next; }
+                next unless $in;
+                (my $t = $line) =~ s/^\s+|\s+$//g;
+                next if length($t) < 12 || $t =~ m{^(/\*|\*|//)};
+                next if $elsewhere{$t};
+                print "$t\n";
+            }
+        }' $(find solutions labs common grading -type f \( -name '*.cu' -o -name '*.c' -o -name '*.h' \) \
+             -not -path 'grading/hidden/*' 2>/dev/null | sort) | sort -u
+}
+
+case "${1:-}" in
+--gencode) gencode; exit 0 ;;
+--solution-lines) solution_lines; exit 0 ;;
+--excluded) excluded "${2:?a path}"; exit $? ;;
+esac
+
+[ -d solutions ] || die "this is a student copy already (no solutions/): make dist runs in the full kit"
+
+stage_only=""
+if [ "${1:-}" = --stage ]; then
+    stage_only=${2:?--stage needs a folder}
+    case "$stage_only" in /*) ;; *) stage_only="$(pwd)/$stage_only" ;; esac
+fi
+
+name=cuda-labs
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+stage="$tmp/$name"
+mkdir -p "$stage"
+
+labs=${DIST_LABS:-$(ls -d labs/lab*/ 2>/dev/null | xargs -n 1 basename)}
+[ -n "$labs" ] || die "no labs in labs/"
+
+# ---- 1. the files ----------------------------------------------------------------------
+if [ -d .git ] && command -v git >/dev/null 2>&1; then
+    files=$(git ls-files --cached --others --exclude-standard)
+else
+    files=$(find . -type f | sed 's|^\./||')
+fi
+echo "$files" | while IFS= read -r f; do
+    [ -f "$f" ] || continue
+    excluded "$f" && continue
+    mkdir -p "$stage/$(dirname "$f")" && cp -p "$f" "$stage/$f"
+done
+
+# ---- 2. the references, built here ----------------------------------------------------
+tools/setup.sh || exit 2
+for lab in $labs; do
+    [ -d "solutions/$lab" ] || { say "$lab has no solutions/$lab: no prebuilt reference"; continue; }
+    make -s --no-print-directory BACKEND=cpu "build/cpu/$lab/reference.so" >"$tmp/build.log" 2>&1 \
+        || { cat "$tmp/build.log" >&2; die "the cpu reference of $lab did not build"; }
+    mkdir -p "$stage/prebuilt/cpu/$lab"
+    cp "build/cpu/$lab/reference.so" "$stage/prebuilt/cpu/$lab/reference.so"
+done
+say "prebuilt cpu references: $(ls "$stage/prebuilt/cpu" | tr '\n' ' ')"
+
+want_gpu=${DIST_GPU:-auto}
+if [ "$want_gpu" = auto ]; then
+    command -v nvcc >/dev/null 2>&1 && want_gpu=yes || want_gpu=no
+fi
+if [ "$want_gpu" = yes ]; then
+    command -v nvcc >/dev/null 2>&1 || die "DIST_GPU=yes but there is no nvcc"
+    arch=${DIST_GPU_ARCH:-$(gencode)}
+    gpu_build=build/gpu-dist
+    # Objects do not depend on the flags: a change of flags starts over.
+    if [ "$(cat "$gpu_build/flags" 2>/dev/null)" != "$arch $(nvcc --version | tail -n 1)" ]; then
+        rm -rf "$gpu_build" && mkdir -p "$gpu_build"
+        echo "$arch $(nvcc --version | tail -n 1)" > "$gpu_build/flags"
+    fi
+    say "building the gpu references with: $arch"
+    for lab in $labs; do
+        [ -d "solutions/$lab" ] || continue
+        make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$gpu_build/$lab/reference.so" \
+            >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; die "the gpu reference of $lab did not build"; }
+        mkdir -p "$stage/prebuilt/gpu/$lab"
+        cp "$gpu_build/$lab/reference.so" "$stage/prebuilt/gpu/$lab/reference.so"
+    done
+    echo "$arch" > "$stage/prebuilt/gpu/ARCH"
+    say "prebuilt gpu references: $(ls -d "$stage"/prebuilt/gpu/*/ | xargs -n 1 basename | tr '\n' ' ')"
+fi
+
+# ---- 3. the handouts, rendered -------------------------------------------------------
+if [ "${DIST_HANDOUTS:-auto}" != no ] && ls handouts/*.md >/dev/null 2>&1; then
+    if tools/render-handout.sh --all build/handouts >"$tmp/handouts.log" 2>&1; then
+        for f in build/handouts/*.html build/handouts/*.pdf; do
+            [ -f "$f" ] && cp "$f" "$stage/handouts/"
+        done
+        say "rendered handouts: $(ls build/handouts/*.html | wc -l) HTML"
+    else
+        sed 's/^/    /' "$tmp/handouts.log" >&2
+        say "WARNING: the handouts were not rendered; the copy has them in Markdown only"
+    fi
+fi
+
+# ---- 4. what a student copy says about itself ---------------------------------------
+cat >> "$stage/README.md" <<'EOF'
+
+## This is a student copy
+
+It has no reference solutions. `./grader` grades your code against the
+reference builds in `prebuilt/` (the `cpu` one on any Linux machine, the
+`gpu` one on an NVIDIA GPU), so grading works as everywhere else;
+`make labN SOLUTION=1` is not available. The handouts are in `handouts/`,
+as Markdown and as HTML. `make doctor` tells what your machine has and
+what it lacks.
+EOF
+mkdir -p "$stage/tests"
+cat > "$stage/tests/run.sh" <<'EOF'
+#!/bin/sh
+# The kit's own tests are not part of the student copy.
+echo "The kit's own tests are not part of this student copy."
+echo "Grade your work with:  ./grader all   (or ./grader lab3 for one lab)"
+EOF
+chmod +x "$stage/tests/run.sh"
+
+# ---- 5. no solution in it --------------------------------------------------------------
+solution_lines > "$tmp/solution-lines"
+if [ -s "$tmp/solution-lines" ] && grep -rIlF -f "$tmp/solution-lines" "$stage" > "$tmp/leaks"; then
+    say "a solution would leak through these files:"
+    sed 's/^/    /' "$tmp/leaks" >&2
+    grep -rIhoF -f "$tmp/solution-lines" $(cat "$tmp/leaks") | sort -u | head -n 5 | sed 's/^/    line: /' >&2
+    die "no copy made"
+fi
+
+# ---- 6. out ----------------------------------------------------------------------------
+if [ -n "$stage_only" ]; then
+    rm -rf "$stage_only" && mkdir -p "$(dirname "$stage_only")" && cp -R "$stage" "$stage_only" || exit 2
+    say "student copy staged in $stage_only"
+    exit 0
+fi
+mkdir -p dist
+tarball=dist/$name-student.tar.gz
+tar -C "$tmp" --owner=0 --group=0 --sort=name -czf "$tarball.tmp" "$name" && mv "$tarball.tmp" "$tarball" || exit 2
+say "$tarball: $(tar -tzf "$tarball" | grep -c '[^/]$') files, $(du -h "$tarball" | cut -f 1)"
