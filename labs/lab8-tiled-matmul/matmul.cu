@@ -162,8 +162,8 @@ int tile_for_block_size(int threads_per_block)
 {
     /* TODO 8: the largest power of two t with t * t <= threads_per_block
      * (that is, the square root of the largest power of four not above
-     * it), or 0 when there is none.  Integers only: a logarithm in
-     * floating point can land just below a whole number. */
+     * it), or 0 when there is none.  A loop on whole numbers is the
+     * simplest way: no logarithm, no rounding to think about. */
     kit_not_implemented("TODO 8");
     return 0;
     /* END TODO 8 */
