@@ -1,0 +1,565 @@
+/* lab6-shared-dot.c: the grading suite of lab 6 (the shared-memory dot product).
+ *
+ * What it checks, item by item:
+ *   host_sum_exact          steps 1-2: products on the device, sum on the host, exact data
+ *   host_sum_random         ... random data up to 2^24 under the tolerance (a float sum of 2^24 terms fails)
+ *   block_count             step 5: the block count fills the device (SMs x resident blocks), capped by n
+ *   partials_invariant      steps 3-4: every block's partial is the dot of exactly the elements it owns
+ *   host_finish_exact       steps 3-7: the total, exact data, every block size, odd sizes, small grids
+ *   host_finish_random      ... random data under the tolerance, up to 2^24 (more on a GPU)
+ *   predicate_accepts       step 6: your dot_partials_hold accepts correct partials
+ *   predicate_rejects       ... and rejects wrong ones (off by one, swapped, other ownership, NaN)
+ *   device_finish_exact     step 8: the partials added on the device, exact data, odd block counts
+ *   device_finish_random    ... random data under the tolerance, up to 2^24 (more on a GPU)
+ *   performance             (GPU) dot_device_finish against the reference, same run, same GPU
+ *
+ * Exact data are whole numbers whose partial sums all stay below 2^24, so
+ * every summation order gives the same, exact float: any difference is a
+ * dropped or doubled element, never rounding.  Random data are judged by
+ * the tolerance policy: |s - S| <= 2000 u sum|x_i y_i|, u = 2^-24.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "lab6.h"
+
+/* ---- inputs -------------------------------------------------------------------- */
+
+typedef struct {
+    float *x, *y;
+    int n;
+    uint64_t seed;
+    char kind[64]; /* how feedback describes the data */
+} vectors;
+
+/* Whole numbers: in [0, 3] while 9n < 2^24, else in [0, 1] (n <= 2^24). */
+static vectors exact_vectors(int n, uint64_t seed)
+{
+    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
+    if (!v.x || !v.y)
+        grade_fail("grading error: no host memory for n = %d", n);
+    int hi = 9.0 * n < 16777216.0 ? 3 : 1;
+    kit_fill_small_floats(v.x, (size_t)n, 0, hi, seed);
+    kit_fill_small_floats(v.y, (size_t)n, 0, hi, seed ^ 0x9e3779b9u);
+    snprintf(v.kind, sizeof v.kind, "whole numbers in [0, %d]", hi);
+    return v;
+}
+
+static vectors random_vectors(int n, uint64_t seed, float lo, float hi)
+{
+    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
+    if (!v.x || !v.y)
+        grade_fail("grading error: no host memory for n = %d", n);
+    kit_fill_uniform(v.x, (size_t)n, lo, hi, seed);
+    kit_fill_uniform(v.y, (size_t)n, lo, hi, seed ^ 0x9e3779b9u);
+    snprintf(v.kind, sizeof v.kind, "uniform in [%g, %g)", lo, hi);
+    return v;
+}
+
+static void free_vectors(vectors *v)
+{
+    free(v->x);
+    free(v->y);
+}
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* The device's name, as the student's side of the harness sees it. */
+static const char *device_name(void)
+{
+    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
+}
+
+static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
+#define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
+
+/* "n = 1000 (whole numbers in [0, 3], seed 123)" */
+static const char *case_text(const vectors *v)
+{
+    static char text[160];
+    snprintf(text, sizeof text, "n = %d (%s, seed %llu)", v->n, v->kind, (unsigned long long)v->seed);
+    return text;
+}
+
+static const char *schedule_text(const char *schedule)
+{
+    static char text[64];
+    if (grade_on_gpu())
+        return "";
+    snprintf(text, sizeof text, ", schedule %s", schedule);
+    return text;
+}
+
+/* The exact partials of the ownership rule, and the sums of |x_i y_i|. */
+static void owned_sums(const vectors *v, int block_size, int blocks, double *dot, double *abs_dot)
+{
+    for (int b = 0; b < blocks; b++)
+        dot[b] = abs_dot[b] = 0.0;
+    for (int i = 0; i < v->n; i++) {
+        int owner = (i / block_size) % blocks;
+        double p = (double)v->x[i] * (double)v->y[i];
+        dot[owner] += p;
+        abs_dot[owner] += fabs(p);
+    }
+}
+
+/* "i = 96..127, 320..351, ..." for the elements block b owns. */
+static void owned_ranges(char *out, size_t size, int n, int block_size, int blocks, int b)
+{
+    size_t used = 0;
+    int shown = 0;
+    out[0] = 0;
+    for (int start = b * block_size; start < n && used < size; start += blocks * block_size) {
+        int end = start + block_size < n ? start + block_size : n;
+        if (shown == 4) {
+            used += (size_t)snprintf(out + used, size - used, ", ...");
+            break;
+        }
+        used += (size_t)snprintf(out + used, size - used, "%s%d..%d", shown ? ", " : "i = ", start, end - 1);
+        shown++;
+    }
+}
+
+/* ---- checks of one result ------------------------------------------------------------ */
+
+static void check_exact(const char *call, float got, const vectors *v, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    if (got == (float)exact)
+        return;
+    grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
+               "every order of the sum is exact: the difference is elements dropped or counted twice%s%s",
+               call, case_text(v), got, exact, got - exact, hint ? ". " : "", hint ? hint : "");
+}
+
+static void check_tolerance(const char *call, float got, const vectors *v, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
+    if (kit_within_tolerance(got, exact, abs_dot, DOT_TOLERANCE_C))
+        return;
+    grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
+               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
+               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, DOT_TOLERANCE_C,
+               hint ? ". " : "", hint ? hint : "");
+}
+
+/* ---- host_sum_exact, host_sum_random ------------------------------------------------- */
+
+static void host_sum_exact(void)
+{
+    static const int sizes[] = {1, 2, 3, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
+    for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+        vectors v = exact_vectors(sizes[k], grade_seed_for(k));
+        float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
+        check_exact("dot_sum_on_host", got, &v,
+                    "Does products_kernel cover every element, and the host loop add all n products?");
+        free_vectors(&v);
+    }
+}
+
+static void host_sum_random(void)
+{
+    /* 2^24 positive terms: a float running sum loses most of the small ones
+     * once it is large; a double one does not. */
+    static const int sizes[] = {1000, 65537, 1 << 24};
+    for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
+        check_tolerance("dot_sum_on_host", got, &v,
+                        "A float that adds millions of terms one after the other stops growing: once the sum is "
+                        "large, each small product is below half a unit of its last place and is rounded away. "
+                        "Add them up in a double");
+        free_vectors(&v);
+    }
+}
+
+/* ---- block_count ---------------------------------------------------------------------- */
+
+static void block_count(void)
+{
+    grade_side *you = grade_student(), *ref = grade_reference();
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
+        int b = block_sizes[k];
+        /* Small n: one block per chunk of b elements, no block without work. */
+        int small[] = {1, b / 2, b, b + 1, 3 * b - 1};
+        for (int j = 0; j < 5; j++) {
+            int n = small[j];
+            int got = GRADE_FN(you, dot_choose_blocks)(n, b);
+            grade_check(got == ceil_div(n, b),
+                        "dot_choose_blocks(n = %d, block_size = %d) returned %d, but %d elements make %d chunk%s of %d: "
+                        "%s",
+                        n, b, got, n, ceil_div(n, b), ceil_div(n, b) == 1 ? "" : "s", b,
+                        got > ceil_div(n, b) ? "a block beyond them would have nothing to do"
+                                             : "every chunk needs a block when the device has room for them all");
+        }
+        /* Large n: enough blocks to fill the device once. */
+        int n = 1 << 24;
+        int got = GRADE_FN(you, dot_choose_blocks)(n, b);
+        int wanted = GRADE_FN(ref, dot_choose_blocks)(n, b);
+        grade_check(got >= (wanted + 1) / 2 && got <= 2 * wanted,
+                    "dot_choose_blocks(n = 2^24, block_size = %d) returned %d, but this device (%s) holds about %d "
+                    "blocks of %d threads at once (its SMs times the blocks that fit on one SM, from "
+                    "cudaOccupancyMaxActiveBlocksPerMultiprocessor).  %s",
+                    b, got, device_name(), wanted, b,
+                    got < wanted ? "Fewer blocks leave SMs idle, as the fixed 32 blocks of older books do on a GPU "
+                                   "of today"
+                                 : "Far more blocks than fit at once only queue up: each thread's grid-stride loop "
+                                   "already covers the whole array");
+    }
+}
+
+/* ---- partials_invariant, host_finish_exact, host_finish_random -------------------------- */
+
+typedef struct {
+    int n, block_size, blocks; /* blocks 0: the student's dot_choose_blocks */
+} shape;
+
+static int blocks_for(const shape *s)
+{
+    return s->blocks > 0 ? s->blocks : GRADE_FN(grade_student(), dot_choose_blocks)(s->n, s->block_size);
+}
+
+/* Runs dot_host_finish and checks every partial against the ownership rule. */
+static void check_partials(const vectors *v, int block_size, int blocks, const char *schedule)
+{
+    grade_side *you = grade_student();
+    float *partials = malloc((size_t)blocks * sizeof(float));
+    double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
+    if (!partials || !dot || !abs_dot)
+        grade_fail("grading error: out of host memory");
+    for (int b = 0; b < blocks; b++)
+        partials[b] = NAN; /* so a partial never written shows */
+    grade_set_schedule(you, schedule);
+    GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, partials);
+    owned_sums(v, block_size, blocks, dot, abs_dot);
+    for (int b = 0; b < blocks; b++) {
+        if (partials[b] == (float)dot[b])
+            continue;
+        char ranges[160];
+        owned_ranges(ranges, sizeof ranges, v->n, block_size, blocks, b);
+        if (blocks <= 40) {
+            float *expected = malloc((size_t)blocks * sizeof(float));
+            for (int c = 0; c < blocks; c++)
+                expected[c] = (float)dot[c];
+            grade_picture_floats("the partials you left (one per block)", partials, blocks, b, b + 1);
+            grade_picture_floats("the partials the ownership rule needs", expected, blocks, b, b + 1);
+            free(expected);
+        }
+        grade_fail("dot_host_finish, %s, %d blocks of %d threads%s: after the first pass partial[%d] = %.9g, but "
+                   "block %d owns the elements with (i / %d) %% %d == %d (%s) and their products add up to %.0f. "
+                   "%s",
+                   case_text(v), blocks, block_size, schedule_text(schedule), b, partials[b], b, block_size, blocks, b,
+                   ranges, dot[b],
+                   isnan(partials[b]) ? "Nothing was written there: does thread 0 of every block store cache[0]?"
+                   : b > 0 && blocks > 1 && v->n > blocks * block_size
+                       ? "Does the grid-stride loop step by gridDim.x * blockDim.x, and does every thread wait at a "
+                         "barrier before reading a slot another thread wrote?"
+                       : "Does every level of the tree wait (__syncthreads) until the level before is done?");
+    }
+    free(partials);
+    free(dot);
+    free(abs_dot);
+}
+
+static void partials_invariant(void)
+{
+    /* Small grids make the grid-stride loop go round several times. */
+    static const int sizes[] = {1, 31, 1000, 4099};
+    static const int grids[] = {0, 1, 3, 7};
+    int c = 0;
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++)
+        for (int j = 0; j < 4; j++) {
+            int b = block_sizes[k];
+            vectors v = exact_vectors(sizes[j] == 31 ? b - 1 : sizes[j], grade_seed_for(c++));
+            shape s = {v.n, b, grids[j]};
+            int blocks = blocks_for(&s);
+            for (int o = 0; o < grade_schedule_count(); o++)
+                check_partials(&v, b, blocks, grade_schedule_name(o));
+            free_vectors(&v);
+        }
+}
+
+static void host_finish_exact(void)
+{
+    int c = 0;
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
+        int b = block_sizes[k];
+        const shape shapes[] = {{1, b, 0}, {b - 1, b, 0}, {b + 1, b, 0}, {3 * b + 5, b, 2}, {1009, b, 0}, {65537, b, 5}};
+        for (int j = 0; j < (int)(sizeof shapes / sizeof shapes[0]); j++) {
+            vectors v = exact_vectors(shapes[j].n, grade_seed_for(c++));
+            char call[96];
+            int blocks = blocks_for(&shapes[j]);
+            snprintf(call, sizeof call, "dot_host_finish with %d blocks of %d threads", blocks, b);
+            check_exact(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
+                        "Are the partials added up on the host, all of them?");
+            free_vectors(&v);
+        }
+    }
+    /* Large: 2^22 on the cpu backend, 2^24 on a GPU (whole numbers in [0, 1]). */
+    vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
+    shape s = {v.n, 256, 0};
+    int blocks = blocks_for(&s);
+    check_exact("dot_host_finish with 256-thread blocks",
+                GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, 256, blocks, NULL), &v, NULL);
+    free_vectors(&v);
+}
+
+static void host_finish_random(void)
+{
+    static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
+    static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
+    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
+    for (int k = 0; k < 5; k++) {
+        int b = block_sizes[k % BLOCK_SIZE_COUNT];
+        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+                          : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        shape s = {v.n, b, 0};
+        int blocks = blocks_for(&s);
+        char call[96];
+        snprintf(call, sizeof call, "dot_host_finish with %d blocks of %d threads", blocks, b);
+        check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
+                        "Are the partials added up in a double on the host?");
+        free_vectors(&v);
+    }
+}
+
+/* ---- predicate_accepts, predicate_rejects ---------------------------------------------- */
+
+/* The invariant as dot_partials_hold must decide it. */
+static int invariant_holds(const vectors *v, int block_size, int blocks, const float *partials)
+{
+    double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
+    owned_sums(v, block_size, blocks, dot, abs_dot);
+    int holds = 1;
+    for (int b = 0; b < blocks && holds; b++)
+        holds = kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C);
+    free(dot);
+    free(abs_dot);
+    return holds;
+}
+
+/* Shapes where each block owns few enough elements that a partial off by
+ * one is outside the tolerance (2000 u * 9 * 400 < 1/2). */
+static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128, 9}, {33, 32, 2}, {4000, 256, 13},
+                                         {100, 32, 1}};
+#define PREDICATE_SHAPES ((int)(sizeof predicate_shapes / sizeof predicate_shapes[0]))
+
+static void offer_partials(const vectors *v, const shape *s, const float *partials, const char *what, int expected)
+{
+    int said = GRADE_FN(grade_student(), dot_partials_hold)(v->x, v->y, v->n, s->block_size, s->blocks, partials);
+    if (!!said == expected)
+        return;
+    if (s->blocks <= 40)
+        grade_picture_floats(expected ? "the partials (correct)" : "the partials it accepted", partials, s->blocks, -1,
+                             -1);
+    if (expected)
+        grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) returned 0 for %s: an invariant must hold "
+                   "on every correct run (compare each block's partial with the dot of the elements it owns, "
+                   "(i / block_size) %% blocks == b, within the tolerance)",
+                   case_text(v), s->block_size, s->blocks, what);
+    grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) returned 1 for wrong partials: %s. An invariant "
+               "this weak would let a broken kernel pass its own check",
+               case_text(v), s->block_size, s->blocks, what);
+}
+
+static void predicate_accepts(void)
+{
+    grade_side *ref = grade_reference();
+    for (int k = 0; k < PREDICATE_SHAPES; k++) {
+        const shape *s = &predicate_shapes[k];
+        for (int exact = 0; exact < 2; exact++) {
+            vectors v = exact ? exact_vectors(s->n, grade_seed_for(2 * k))
+                              : random_vectors(s->n, grade_seed_for(2 * k + 1), -1.0f, 1.0f);
+            float *partials = malloc((size_t)s->blocks * sizeof(float));
+            GRADE_FN(ref, dot_host_finish)(v.x, v.y, v.n, s->block_size, s->blocks, partials);
+            offer_partials(&v, s, partials, "the reference's partials", 1);
+            /* Partials summed in another order are just as correct. */
+            double *dot = malloc((size_t)s->blocks * sizeof(double)), *abs_dot = malloc((size_t)s->blocks * sizeof(double));
+            owned_sums(&v, s->block_size, s->blocks, dot, abs_dot);
+            for (int b = 0; b < s->blocks; b++)
+                partials[b] = (float)dot[b];
+            offer_partials(&v, s, partials, "the exact partials rounded to float", 1);
+            free(dot);
+            free(abs_dot);
+            free(partials);
+            free_vectors(&v);
+        }
+    }
+}
+
+static void offer_wrong(const vectors *v, const shape *s, const float *wrong, const char *what)
+{
+    if (invariant_holds(v, s->block_size, s->blocks, wrong))
+        return; /* this change happens to keep the invariant: not a wrong state */
+    offer_partials(v, s, wrong, what, 0);
+}
+
+static void predicate_rejects(void)
+{
+    for (int k = 0; k < PREDICATE_SHAPES; k++) {
+        const shape *s = &predicate_shapes[k];
+        int g = s->blocks;
+        vectors v = exact_vectors(s->n, grade_seed_for(k));
+        double *dot = malloc((size_t)g * sizeof(double)), *abs_dot = malloc((size_t)g * sizeof(double));
+        float *right = malloc((size_t)g * sizeof(float)), *wrong = malloc((size_t)g * sizeof(float));
+        owned_sums(&v, s->block_size, g, dot, abs_dot);
+        for (int b = 0; b < g; b++)
+            right[b] = (float)dot[b];
+        char what[200];
+
+        for (int b = 0; b < g; b += g > 1 ? g - 1 : 1) { /* the first and the last block */
+            memcpy(wrong, right, (size_t)g * sizeof(float));
+            wrong[b] += 1.0f;
+            snprintf(what, sizeof what, "partial[%d] one more than the dot of the elements block %d owns", b, b);
+            offer_wrong(&v, s, wrong, what);
+        }
+
+        for (int b = 1; b < g; b++)
+            if (right[b] != right[0]) {
+                memcpy(wrong, right, (size_t)g * sizeof(float));
+                wrong[0] = right[b];
+                wrong[b] = right[0];
+                snprintf(what, sizeof what, "partial[0] and partial[%d] swapped (the total is still right)", b);
+                offer_wrong(&v, s, wrong, what);
+                break;
+            }
+
+        /* Contiguous chunks: block b takes elements [b*chunk, (b+1)*chunk). */
+        int chunk = ceil_div(v.n, g);
+        for (int b = 0; b < g; b++)
+            wrong[b] = 0.0f;
+        for (int i = 0; i < v.n; i++)
+            wrong[i / chunk] += v.x[i] * v.y[i];
+        snprintf(what, sizeof what,
+                 "partials of contiguous chunks of %d elements, another ownership rule (the total is still right)",
+                 chunk);
+        offer_wrong(&v, s, wrong, what);
+
+        /* One element counted twice: the last element is added to block 0 too. */
+        memcpy(wrong, right, (size_t)g * sizeof(float));
+        int last = v.n - 1;
+        for (; last >= 0 && v.x[last] * v.y[last] == 0.0f; last--) {}
+        if (last >= 0) {
+            wrong[(last / s->block_size) % g == 0 && g > 1 ? 1 : 0] += v.x[last] * v.y[last];
+            snprintf(what, sizeof what, "the product of element %d counted a second time", last);
+            offer_wrong(&v, s, wrong, what);
+        }
+
+        memcpy(wrong, right, (size_t)g * sizeof(float));
+        wrong[g - 1] = NAN;
+        snprintf(what, sizeof what, "partial[%d] = NaN", g - 1);
+        offer_wrong(&v, s, wrong, what);
+
+        free(dot);
+        free(abs_dot);
+        free(right);
+        free(wrong);
+        free_vectors(&v);
+    }
+}
+
+/* ---- device_finish_exact, device_finish_random ---------------------------------------- */
+
+static void device_finish_exact(void)
+{
+    grade_side *you = grade_student();
+    int c = 0;
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
+        int b = block_sizes[k];
+        /* Block counts that are not powers of two, some above the block size. */
+        const shape shapes[] = {{1, b, 0}, {b - 1, b, 0}, {5 * b + 3, b, 5}, {1009, b, 0}, {100003, b, 0},
+                                {100003, b, 3 * b / 2 + 7}};
+        for (int j = 0; j < (int)(sizeof shapes / sizeof shapes[0]); j++) {
+            vectors v = exact_vectors(shapes[j].n, grade_seed_for(c++));
+            int blocks = blocks_for(&shapes[j]);
+            char call[128];
+            int orders = j == 2 || j == 5 ? grade_schedule_count() : 1;
+            for (int o = 0; o < orders; o++) {
+                const char *schedule = grade_schedule_name(o);
+                snprintf(call, sizeof call, "dot_device_finish with %d blocks of %d threads%s", blocks, b,
+                         schedule_text(schedule));
+                grade_set_schedule(you, schedule);
+                check_exact(call, GRADE_FN(you, dot_device_finish)(v.x, v.y, v.n, b, blocks), &v,
+                            blocks & (blocks - 1)
+                                ? "The block count is not a power of two: does the finishing pass add every "
+                                  "partial, whatever their number?"
+                                : NULL);
+            }
+            free_vectors(&v);
+        }
+    }
+}
+
+static void device_finish_random(void)
+{
+    static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
+    static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
+    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
+    for (int k = 0; k < 5; k++) {
+        int b = block_sizes[(k + 2) % BLOCK_SIZE_COUNT];
+        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+                          : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        shape s = {v.n, b, 0};
+        int blocks = blocks_for(&s);
+        char call[96];
+        snprintf(call, sizeof call, "dot_device_finish with %d blocks of %d threads", blocks, b);
+        check_tolerance(call, GRADE_FN(grade_student(), dot_device_finish)(v.x, v.y, v.n, b, blocks), &v, NULL);
+        free_vectors(&v);
+    }
+}
+
+/* ---- performance ------------------------------------------------------------------------- */
+
+typedef struct {
+    grade_side *side;
+    const vectors *v;
+    int block_size, blocks;
+    float result;
+} timed_call;
+
+static void call_device_finish(void *arg)
+{
+    timed_call *t = arg;
+    t->result = GRADE_FN(t->side, dot_device_finish)(t->v->x, t->v->y, t->v->n, t->block_size, t->blocks);
+}
+
+static void performance(void)
+{
+    grade_side *you = grade_student(), *ref = grade_reference();
+    vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
+    const int b = 256;
+    timed_call mine = {you, &v, b, GRADE_FN(you, dot_choose_blocks)(v.n, b), 0};
+    timed_call theirs = {ref, &v, b, GRADE_FN(ref, dot_choose_blocks)(v.n, b), 0};
+    call_device_finish(&mine);
+    check_tolerance("dot_device_finish (the timed run)", mine.result, &v, "Only a correct result is timed");
+    double my_ms = grade_time_ms(you, call_device_finish, &mine, 2, 9);
+    double ref_ms = grade_time_ms(ref, call_device_finish, &theirs, 2, 9);
+    double bytes = 2.0 * v.n * sizeof(float);
+    grade_note("%s, n = 2^26, blocks of %d threads: your dot_device_finish %.3f ms with %d blocks (%.0f GB/s), the "
+               "reference %.3f ms with %d blocks (%.0f GB/s); kernel time, median of 9",
+               device_name(), b, my_ms, mine.blocks, bytes / (my_ms * 1e6), ref_ms, theirs.blocks,
+               bytes / (ref_ms * 1e6));
+    grade_score(grade_perf_fraction(my_ms, ref_ms));
+    free_vectors(&v);
+}
+
+static const grade_item items[] = {
+    {"host_sum_exact", "steps 1-2: products on the device, sum on the host, exact data", 2, GRADE_CORRECTNESS, 30, host_sum_exact},
+    {"host_sum_random", "steps 1-2: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, host_sum_random},
+    {"block_count", "step 5: the block count fills the device, capped by n", 2, GRADE_CORRECTNESS, 30, block_count},
+    {"partials_invariant", "steps 3-4: each partial is the dot of exactly the elements its block owns", 3, GRADE_CORRECTNESS, 60, partials_invariant},
+    {"host_finish_exact", "steps 3-7: exact totals for every block size, odd n and small grids", 3, GRADE_CORRECTNESS, 60, host_finish_exact},
+    {"host_finish_random", "steps 3-7: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, host_finish_random},
+    {"predicate_accepts", "step 6: your invariant accepts correct partials", 1, GRADE_CORRECTNESS, 30, predicate_accepts},
+    {"predicate_rejects", "step 6: your invariant rejects wrong partials", 2, GRADE_CORRECTNESS, 30, predicate_rejects},
+    {"device_finish_exact", "step 8: exact totals finished on the device, any block count", 3, GRADE_CORRECTNESS, 60, device_finish_exact},
+    {"device_finish_random", "step 8: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, device_finish_random},
+    {"performance", "dot_device_finish as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
+};
+
+const grade_lab grade_lab6 = {6, "shared-dot", "lab6-shared-dot", items, (int)(sizeof items / sizeof items[0])};
