@@ -68,6 +68,9 @@ labdir=$(cd "$work/kit/labs" && ls -d "$lab" "$lab"-* 2>/dev/null | head -n 1)
 if [ -z "$labdir" ]; then
     write_failure "The autograder is set up for $lab, which this kit does not have." "$log"; exit 0
 fi
+if [ "$(id -u)" = 0 ]; then
+    (cd "$work/kit" && sh tools/setup.sh) >>"$log" 2>&1   # Check and the build tools, where the platform lacks them
+fi
 if [ -d "$work/kit/solutions" ]; then
     sh "$(dirname "$0")/prepare-kit.sh" "$work/kit" "$labdir" >>"$log" 2>&1 \
         || { write_failure "The autograder could not build its reference (not your fault: tell your instructor)." "$log"; exit 0; }
@@ -100,6 +103,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$user" ] && id "$user" >/dev/null 2>&1; then
     chmod 755 "$work"
 fi
 if [ -n "$as_user" ]; then
+    chmod -R go-rwx "$kit" 2>/dev/null   # the kit's sources are not the student's to read
     (cd "$work/kit" && timeout -k 10 "$timeout_s" runuser -u "$as_user" -- env HOME="$work" "$@") >>"$log" 2>&1
 else
     [ "$(id -u)" = 0 ] && echo "autograde: no user '${user:-}' here: the student's code runs as root" >> "$log"

@@ -1,0 +1,19 @@
+# mk/platforms.mk: learning platforms and batch grading (docs/instructors.md).
+#
+#   make gradescope LAB=lab3      dist/gradescope-lab3-folding.zip (the autograder to upload)
+#   make prairielearn LAB=lab3    dist/prairielearn-lab3-folding/ (folders for a course repository)
+#   make classroom LAB=lab3       dist/github-classroom-lab3-folding/ (an assignment's template repository)
+#   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3]
+#                                 grade every subfolder of dir into OUT.csv and OUT.jsonl
+
+.PHONY: gradescope prairielearn classroom batch
+need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
+
+gradescope:
+	$(need_lab)@platforms/gradescope/build.sh $(LAB)
+prairielearn:
+	$(need_lab)@platforms/prairielearn/build.sh $(LAB)
+classroom:
+	$(need_lab)@platforms/github-classroom/build.sh $(LAB)
+batch:
+	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)

@@ -1,0 +1,33 @@
+#!/bin/sh
+# make prairielearn LAB=lab3: dist/prairielearn-<lab>/, two folders to copy
+# into a PrairieLearn course repository as they are:
+#   serverFilesCourse/cuda-labs/<lab>/     the kit (this lab's solution only: it is
+#                                          built into a reference and deleted before
+#                                          any student code runs), autograde.sh, prepare-kit.sh
+#   questions/cuda-labs/<lab>/             info.json (external grading), question.html,
+#                                          tests/run.sh (the grader's entrypoint)
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+lab_arg=${1:?usage: platforms/prairielearn/build.sh LAB}
+lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+[ -n "$lab" ] || { echo "prairielearn: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+short=${lab%%-*}
+files=$(cd "labs/$lab" && ls *.cu | tr '\n' ' ' | sed 's/ $//')
+files_csv=$(echo "$files" | tr ' ' ',')
+# A stable uuid per lab, so that rebuilding the package keeps the question's identity.
+uuid=$(printf 'cuda-labs %s' "$lab" | md5sum | sed 's/^\(.\{8\}\)\(.\{4\}\).\(.\{3\}\).\(.\{3\}\)\(.\{12\}\).*/\1-\2-4\3-8\4-\5/')
+
+out="dist/prairielearn-$lab"
+rm -rf "$out"
+server="$out/serverFilesCourse/cuda-labs/$lab"
+question="$out/questions/cuda-labs/$lab"
+mkdir -p "$server" "$question/tests" || exit 2
+sh platforms/common/package-kit.sh "$lab" "$server/kit" || exit 2
+cp platforms/common/autograde.sh platforms/common/prepare-kit.sh "$server/" || exit 2
+fill() { sed -e "s|@LAB@|$lab|g" -e "s|@SHORT@|$short|g" -e "s|@FILES_CSV@|$files_csv|g" \
+             -e "s|@FILES@|$files|g" -e "s|@UUID@|$uuid|g" "$1" > "$2"; }
+fill platforms/prairielearn/info.json "$question/info.json"
+fill platforms/prairielearn/question.html "$question/question.html"
+fill platforms/prairielearn/run.sh "$question/tests/run.sh"
+chmod +x "$question/tests/run.sh"
+echo "prairielearn: $out (copy its two folders into your course repository)"
