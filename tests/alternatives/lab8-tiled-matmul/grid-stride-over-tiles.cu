@@ -1,4 +1,4 @@
-// alternative: a grid of at most 64 blocks, each walking over the tiles of C with a grid-stride loop
+// alternative: only as many blocks as the device holds at once, each walking over the tiles of C with a grid-stride loop
 // replaces: matmul.cu
 /* matmul.cu: lab 8, tiled matrix multiply and occupancy.
  *
@@ -126,8 +126,16 @@ void matmul_tiled(const float *a, const float *b, float *c, int m, int k, int n,
      * matmul_shared_bytes(tile * tile) bytes of dynamic shared memory. */
     CHECK(cudaMemcpyToSymbol(tile_side, &tile, sizeof tile));
     dim3 block(tile, tile);
+    /* As many blocks as the device holds at once, or fewer when C has fewer tiles. */
     int tiles_of_c = ((n + tile - 1) / tile) * ((m + tile - 1) / tile);
-    dim3 grid(tiles_of_c < 64 ? tiles_of_c : 64);
+    int device = 0, per_sm = 0;
+    cudaDeviceProp prop;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_tiled_kernel, tile * tile,
+                                                        matmul_shared_bytes(tile * tile)));
+    int resident = per_sm * prop.multiProcessorCount;
+    dim3 grid(tiles_of_c < resident ? tiles_of_c : resident);
     LAUNCH(matmul_tiled_kernel, grid, block, matmul_shared_bytes(tile * tile), d_a, d_b, d_c, m, k, n);
     /* END TODO 5 */
 

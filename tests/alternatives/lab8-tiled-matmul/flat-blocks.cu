@@ -1,4 +1,4 @@
-// alternative: one-dimensional blocks and grid, the B tile stored transposed, the k loop counted in elements; other arithmetic for the shared bytes, the occupancy and the tile rule
+// alternative: one-dimensional blocks and grid, the k loop counted in elements; other arithmetic for the shared bytes, the occupancy and the tile rule
 // replaces: matmul.cu
 /* matmul.cu: lab 8, tiled matrix multiply and occupancy.
  *
@@ -59,15 +59,15 @@ static __global__ void matmul_tiled_kernel(const float *a, const float *b, float
     float sum = 0.0f;
 
     for (int base = 0; base < k; base += t) {
-        /* TODO 2: ... (done: B's tile is kept transposed, b_tile[x][y] = B[base + y][col of x]) */
+        /* TODO 2: ... */
         a_tile[ty * t + tx] = (row < m && base + tx < k) ? a[row * k + base + tx] : 0.0f;
-        b_tile[tx * t + ty] = (base + ty < k && col < n) ? b[(base + ty) * n + col] : 0.0f;
+        b_tile[ty * t + tx] = (base + ty < k && col < n) ? b[(base + ty) * n + col] : 0.0f;
         __syncthreads();
         /* END TODO 2 */
 
         /* TODO 3: ... */
         for (int i = 0; i < t; i++)
-            sum += a_tile[ty * t + i] * b_tile[tx * t + i];
+            sum += a_tile[ty * t + i] * b_tile[i * t + tx];
         __syncthreads();
         /* END TODO 3 */
     }
