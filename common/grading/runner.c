@@ -141,6 +141,9 @@ void grade_fail(const char *fmt, ...)
         append(slot->feedback, FEEDBACK_MAX, "\n");
         append(slot->feedback, FEEDBACK_MAX, slot->pictures);
     }
+    size_t end = strlen(slot->feedback);
+    while (end && slot->feedback[end - 1] == '\n')
+        slot->feedback[--end] = 0;
     const char *todo = sides_student_todo();
     if (todo) {
         char hint[256];
@@ -195,8 +198,10 @@ void runner_append_picture(const char *text)
 
 /* ---- in the parent ------------------------------------------------------------- */
 
-/* The first lines a failing item wrote to stderr, indented, or NULL. */
-static char *error_output(int k)
+/* The first lines a failing item wrote to stderr, indented, or NULL.  The
+ * kit's "TODO n is not implemented yet" reminders are left out when the
+ * feedback already says so. */
+static char *error_output(int k, int skip_todo_notes)
 {
     char path[512];
     error_output_path(path, sizeof path, k);
@@ -218,6 +223,8 @@ static char *error_output(int k)
             int c;
             while ((c = fgetc(f)) != EOF && c != '\n') {}
         }
+        if (skip_todo_notes && strstr(line, "is not implemented yet"))
+            continue;
         char *next = str_printf("%s\n  %s", text, line);
         free(text);
         text = next;
@@ -284,7 +291,7 @@ static void finish_item(int k, TestResult *tr)
         r->feedback = describe_error(r, s, message, item_timeout(item));
     }
     if (r->status == ITEM_FAILED || r->status == ITEM_ERROR) {
-        char *err = error_output(k);
+        char *err = error_output(k, strstr(r->feedback, "is not implemented yet") != NULL);
         if (err) {
             char *both = str_printf("%s\n%s", r->feedback, err);
             free(r->feedback);
@@ -422,7 +429,9 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     free(tcase_item);
 }
 
-/* The compiler's first errors, indented. */
+/* The compiler's first errors, indented: each line that names an error,
+ * with the source excerpt the compiler prints under it; make's own
+ * complaints left out.  Without any, the log's first lines. */
 static char *first_errors(const char *log_path)
 {
     FILE *f = fopen(log_path, "r");
@@ -430,13 +439,19 @@ static char *first_errors(const char *log_path)
         return str_printf("  (no compiler log at %s)", log_path);
     char line[512];
     char *errors = str_dup(""), *head = str_dup("");
-    int n_errors = 0, n_head = 0;
-    while (fgets(line, sizeof line, f)) {
+    int n_errors = 0, n_head = 0, excerpt = 0;
+    while (fgets(line, sizeof line, f) && n_errors < 16) {
         line[strcspn(line, "\n")] = 0;
         char **into = NULL;
-        if (n_errors < 8 && (strstr(line, "error") || strstr(line, "Error")))
-            into = &errors, n_errors++;
-        else if (n_head < 12)
+        if (strncmp(line, "make", 4) == 0)
+            excerpt = 0;
+        else if (strstr(line, "error") || strstr(line, "Error"))
+            into = &errors, n_errors++, excerpt = 2;
+        else if (excerpt > 0 && line[0] == ' ')
+            into = &errors, n_errors++, excerpt--;
+        else
+            excerpt = 0;
+        if (!into && n_head < 12 && strncmp(line, "make", 4) != 0)
             into = &head, n_head++;
         if (into) {
             char *next = str_printf("%s%s  %s", *into, **into ? "\n" : "", line);
@@ -474,7 +489,7 @@ void runner_build_failed(grade_run *the_run, lab_result *result)
     }
     free(errors);
     result->gradable = 0;
-    result->problem = str_printf("your code does not compile (compiler log: %s)", result->build_log);
+    result->problem = str_printf("your code does not compile; the compiler's log is %s", result->build_log);
     total(result);
     text_lab_header(run->live, run, result, run->color);
     for (int k = 0; k < result->count; k++)
