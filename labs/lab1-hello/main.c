@@ -84,9 +84,8 @@ static int part3_indices(int blocks, int threads)
             int from = n - row, to = count;
             if (from >= count) from = to = -1;
             if (from < 0 && to >= 0) from = 0;
-            char prefix[32];
-            snprintf(prefix, sizeof prefix, "  [%3d] ", row);
-            kit_draw_ints(stdout, prefix, out + row, count, from, to);
+            printf("  out[%d..%d]\n", row, row + count - 1);
+            kit_draw_ints(stdout, "    ", out + row, count, from, to);
         }
     }
     printf("  launches: %d; kernel time %.3f ms, whole call %.3f ms (%s)\n", kit_launch_count(), kit_timed_ms(),
