@@ -1,0 +1,134 @@
+#!/bin/sh
+# make handouts: each handouts/*.md as one standalone HTML file (figures and
+# style inside it), and as PDF where a PDF engine is installed.
+#
+#   tools/render-handout.sh --all OUT_DIR          every handout (make handouts: build/handouts)
+#   tools/render-handout.sh handouts/lab3-folding.md OUT_DIR
+#   tools/render-handout.sh --setup                install pandoc (as root) or print how
+#
+# Two conventions for what a handout shows, each an HTML comment on the line
+# before a fenced block (invisible on GitHub and in the HTML):
+#
+#   <!-- from: labs/lab3-folding/fold.cu -->
+#   ```c
+#   ...lines copied from that file, unchanged and in one piece...
+#   ```
+#       an excerpt of a kit file; tests/check-handouts.sh fails when the file
+#       no longer holds these lines, so excerpts never go stale.
+#
+#   <!-- output: lab3-folding 12 7 -->
+#   ```
+#   ...what the program printed...
+#   ```
+#       the output of the lab's reference program (`make lab3 SOLUTION=1
+#       ARGS="12 7"`): the renderer runs it and puts the real output, round
+#       pictures included, in the HTML.  Where it cannot (a student copy has
+#       no solutions), the text stored in the Markdown is kept.
+#
+# pandoc comes from Debian's packages (apt-get install pandoc).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+here=tools
+
+setup() {
+    command -v pandoc >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "make handouts needs pandoc. Install it with:" >&2
+        echo "    sudo apt-get install -y pandoc" >&2
+        return 1
+    fi
+    command -v apt-get >/dev/null 2>&1 || { echo "make handouts needs pandoc (no apt-get here: install it with your package manager)" >&2; return 1; }
+    echo "Installing pandoc for the handouts" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q pandoc >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q pandoc >/dev/null; } \
+        || { echo "apt-get could not install pandoc" >&2; return 1; }
+}
+
+# Fills every "output:" block of a handout with a real run of the reference
+# program; prints the resulting Markdown.
+fill_outputs() {
+    perl -e '
+        my ($md, $backend) = @ARGV;
+        open my $in, "<", $md or die "$md: $!";
+        my @lines = <$in>;
+        my $i = 0;
+        while ($i < @lines) {
+            my $line = $lines[$i];
+            print $line;
+            $i++;
+            next unless $line =~ /^<!--\s*output:\s*(\S+)\s*(.*?)\s*-->\s*$/;
+            my ($lab, $args) = ($1, $2);
+            next unless $i < @lines && $lines[$i] =~ /^(```+|~~~+)/;
+            my $fence = $1;
+            print $lines[$i++];
+            my @stored;
+            while ($i < @lines && $lines[$i] !~ /^\Q$fence\E\s*$/) { push @stored, $lines[$i++]; }
+            my $program = "build/$backend/$lab/lab-solution";
+            my $output;
+            if (-d "solutions/$lab"
+                && system("make -s --no-print-directory BACKEND=$backend $program >/dev/null 2>&1") == 0) {
+                $output = `$program $args 2>&1`;
+                $output = undef if $? != 0;
+            }
+            if (defined $output) {
+                $output .= "\n" unless $output =~ /\n\z/;
+                print $output;
+            } else {
+                print STDERR "render-handout: $md: kept the stored output of $lab $args (the reference program is not available here)\n";
+                print @stored;
+            }
+        }' "$1" "$2"
+}
+
+render() {   # render MD OUT_DIR
+    md=$1 out=$2
+    name=$(basename "$md" .md)
+    dir=$(dirname "$md")
+    title=$(sed -n 's/^# //p' "$md" | head -n 1)
+    backend=${BACKEND:-$(tools/detect-backend.sh)}
+    mkdir -p "$out"
+    fill_outputs "$md" "$backend" > "$out/$name.md" || return 1
+    # pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
+    if pandoc --help 2>/dev/null | grep -q -- '--embed-resources'; then
+        embed="--embed-resources --standalone"
+    else
+        embed="--self-contained"
+    fi
+    pandoc -f gfm -t html5 $embed --resource-path="$dir" --metadata pagetitle="${title:-$name}" \
+        --css "$here/render-handout.css" -o "$out/$name.html" "$out/$name.md" || return 1
+    # Links to another handout go to its HTML page.
+    perl -pi -e 's{href="([A-Za-z0-9_.-]+)\.md(#[^"]*)?"}{-f "handouts/$1.md" ? "href=\"$1.html" . ($2 // "") . "\"" : $&}ge' "$out/$name.html"
+    engine=""
+    for e in weasyprint wkhtmltopdf xelatex pdflatex; do
+        command -v "$e" >/dev/null 2>&1 && { engine=$e; break; }
+    done
+    if [ -n "$engine" ]; then
+        pandoc -f gfm --resource-path="$dir" --metadata title="${title:-$name}" --pdf-engine="$engine" \
+            -o "$out/$name.pdf" "$out/$name.md" 2>"$out/$name.pdf.log" \
+            && rm -f "$out/$name.pdf.log" \
+            || echo "render-handout: $name.pdf not made ($engine failed; see $out/$name.pdf.log)" >&2
+    fi
+    echo "  $out/$name.html$( [ -f "$out/$name.pdf" ] && echo " and .pdf")"
+}
+
+case "${1:-}" in
+--setup) setup; exit $? ;;
+--all)
+    out=${2:-build/handouts}
+    setup || exit 1
+    set -- handouts/*.md
+    [ -f "$1" ] || { echo "render-handout: no handouts/*.md yet" >&2; exit 0; }
+    pdf=no
+    for e in weasyprint wkhtmltopdf xelatex pdflatex; do command -v "$e" >/dev/null 2>&1 && pdf=yes; done
+    [ "$pdf" = yes ] || echo "render-handout: HTML only (for PDF too: sudo apt-get install -y weasyprint)" >&2
+    failed=0
+    for md in "$@"; do
+        render "$md" "$out" || { echo "render-handout: $md did not render" >&2; failed=1; }
+    done
+    exit $failed ;;
+"") echo "usage: tools/render-handout.sh --all OUT_DIR | FILE.md OUT_DIR | --setup" >&2; exit 2 ;;
+*)
+    setup || exit 1
+    render "$1" "${2:-build/handouts}" ;;
+esac
