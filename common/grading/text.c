@@ -121,7 +121,7 @@ void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index
     }
     if (r->feedback && *r->feedback && r->status != ITEM_PASSED)
         indented(out, r->feedback, "      ");
-    if (r->notes && *r->notes && (run->verbose || r->status != ITEM_PASSED))
+    if (r->notes && *r->notes && (run->verbose || r->status != ITEM_PASSED || r->points < r->max_points))
         indented(out, r->notes, "      note: ");
 }
 

@@ -1,0 +1,169 @@
+#!/bin/sh
+# The grader itself, on a test lab whose behaviour is known (a miniature kit
+# around tests/fixtures/grader): scores and exit codes, a crash, a hang and
+# an exit(0) that cost only their items, compile errors, --only, --seed,
+# unknown labs, missing tools, and a student copy graded against a prebuilt
+# reference.  Needs gcc and Check only (no GPU, no cpu backend).
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+. tests/fixtures/grader/kit.sh
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+kit=$work/kit
+fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
+students=$FIXTURE/students
+
+# grade NAME ARGS...: runs ./grader in the test kit; output in $work/NAME.out, status in $rc
+grade() {
+    run_name=$1
+    shift
+    (cd "$kit" && ./grader "$@") >"$work/$run_name.out" 2>&1
+    rc=$?
+}
+has() { grep -q -- "$2" "$work/$1.out"; }
+line() { grep -E "^ *(\[[0-9]+/[0-9]+\] )?[A-Z]+ +[^ ]+ +$2:" "$work/$1.out"; }
+status_of() { line "$1" "$2" | awk '{print $1}'; }
+show() { sed 's/^/    /' "$work/$1.out" | head -n 30; }
+expect() { # expect NAME DESCRIPTION CONDITION...
+    name=$1 what=$2
+    shift 2
+    if "$@"; then ok "$what"; else not_ok "$what (exit $rc)"; show "$name"; fi
+}
+all_of() { for c in "$@"; do eval "$c" || return 1; done; }
+
+grade solution lab1 --solution
+expect solution "the reference gets full marks and exit 0" all_of '[ $rc -eq 0 ]' 'has solution "^lab1-fixture: 8.0/8.0 points"'
+
+grade skeleton lab1
+expect skeleton "the skeleton loses its TODO's items, says so, and exits 1" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of skeleton sum_random)" = FAIL ]' '[ "$(status_of skeleton add_small)" = PASS ]' \
+    'has skeleton "your code says TODO 1 is not implemented yet"' 'has skeleton "^lab1-fixture: 4.0/8.0 points"'
+
+grade lab9 lab9
+expect lab9 "an unknown lab exits 2 and names the labs" all_of '[ $rc -eq 2 ]' \
+    'has lab9 "no lab named lab9; the labs are: lab1-fixture"'
+
+for label in 1 fixture lab1-fixture labs/lab1-fixture/; do
+    grade names "$label" --solution --only=add_small
+    expect names "the lab can be named $label" all_of '[ $rc -eq 0 ]' 'has names "^lab1-fixture: 2.0/2.0"'
+done
+
+grade wrong lab1 --student-dir="$students/wrong-add"
+expect wrong "a wrong result fails its item with what was expected" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of wrong add_small)" = FAIL ]' 'has wrong "fx_add(-3, -3) returned -5, expected -6"' \
+    'has wrong "^lab1-fixture: 6.0/8.0 points"'
+
+grade segv lab1 --student-dir="$students/segv"
+expect segv "a segfault costs only its items; the summary is printed" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of segv sum_random)" = ERROR ]' '[ "$(status_of segv scale)" = PASS ]' \
+    'has segv "signal 11"' 'has segv "^lab1-fixture: 4.0/8.0 points"'
+
+grade hang lab1 --student-dir="$students/hang"
+expect hang "an endless loop times out and costs only its item" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of hang scale)" = ERROR ]' 'has hang "did not finish within 2 s"' \
+    '[ "$(status_of hang sum_random)" = PASS ]' 'has hang "^lab1-fixture: 6.0/8.0 points"'
+
+grade exit0 lab1 --student-dir="$students/exit0"
+expect exit0 "exit(0) in student code is caught, not a pass" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of exit0 add_small)" = ERROR ]' 'has exit0 "called exit(0)"' 'has exit0 "^lab1-fixture: 6.0/8.0 points"'
+
+grade junk lab1 --student-dir="$students/junk"
+expect junk "what student code prints stays out of the report" all_of '[ $rc -eq 0 ]' \
+    '! has junk "everything passed"' '! has junk "junk on stderr"' 'has junk "^lab1-fixture: 8.0/8.0 points"'
+grade junk-verbose lab1 --student-dir="$students/junk" --verbose
+expect junk-verbose "--verbose shows it, and the notes of passing items" all_of '[ $rc -eq 0 ]' \
+    'has junk-verbose "everything passed"' 'has junk-verbose "note: 5 seeded inputs"'
+
+grade missing lab1 --student-dir="$students/missing"
+expect missing "a missing entry point fails its item and names it" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of missing scale)" = FAIL ]' 'has missing "does not define fx_scale()"'
+
+grade kitfail lab1 --student-dir="$students/kitfail"
+expect kitfail "an error the harness reports becomes the item's feedback" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of kitfail scale)" = FAIL ]' 'has kitfail "kitfail/fixture.cu:[0-9]*: cudaMalloc(&d_a, bytes) failed: out of memory"'
+
+grade racy lab1 --student-dir="$students/racy"
+expect racy "the schedules are tried in turn and the failing one is named" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of racy sum_schedules)" = FAIL ]' 'has racy "under schedule rev"' '[ "$(status_of racy sum_random)" = PASS ]'
+
+grade nocompile lab1 --student-dir="$students/nocompile"
+expect nocompile "code that does not compile: every item fails with the compiler's error, exit 2" all_of '[ $rc -eq 2 ]' \
+    '[ "$(status_of nocompile add_small)" = FAIL ]' '[ "$(status_of nocompile scale)" = FAIL ]' \
+    'has nocompile "your code does not compile"' 'has nocompile "nocompile/fixture.cu:9:[0-9]*: error"'
+
+grade only lab1 --solution --only=add_small,scale
+expect only "--only grades just the items named" all_of '[ $rc -eq 0 ]' \
+    '[ "$(grep -c -E "^ +PASS" "$work/only.out")" -eq 2 ]' 'has only "^lab1-fixture: 4.0/4.0 points"'
+grade only-none lab1 --solution --only=no_such_item
+expect only-none "an --only that matches no item exits 2 and lists the items" all_of '[ $rc -eq 2 ]' \
+    'has only-none "matches no item"' 'has only-none "add_small"'
+grade only-skipped lab1 --solution --only=speed --backend=cpu
+expect only-skipped "a run in which no item runs exits 2" all_of '[ $rc -eq 2 ]' 'has only-skipped "no item ran"'
+
+grade seed-a lab1 --only=sum_random
+seed=$(sed -n 's/^seed \([0-9]*\): replay with .*--seed=\([0-9]*\)$/\1/p' "$work/seed-a.out")
+grade seed-b lab1 --only=sum_random --seed="$seed"
+grade seed-c lab1 --only=sum_random --seed=$((seed + 1))
+input() { grep "input seed" "$work/$1.out"; }
+expect seed-b "the seed is printed and --seed replays the same inputs" all_of '[ -n "$seed" ]' \
+    '[ -n "$(input seed-a)" ]' '[ "$(input seed-a)" = "$(input seed-b)" ]' '[ "$(input seed-a)" != "$(input seed-c)" ]'
+
+# Performance items and items that skip themselves run on the gpu backend
+# only: the grader program itself is told so (the test lab needs no GPU).
+grade slow lab1 --student-dir="$students/slow" --only=add_small
+so() { find "$kit/build/cpu" -path "*$1*/lab1-fixture/student.so" | head -n 1; }
+reference=$kit/build/cpu/lab1-fixture/reference.so
+(cd "$kit" && build/host/grader lab1 --backend=gpu --student-so="lab1-fixture:$(so slow)" \
+    --reference-so="lab1-fixture:$reference") >"$work/perf.out" 2>&1
+rc=$?
+expect perf "a slower student gets the reference/student fraction of a performance item" all_of '[ $rc -eq 1 ]' \
+    'line perf speed | grep -q "1.33/4.0"' 'has perf "your time 30.0 ms, the reference 10.0 ms"' \
+    '[ "$(status_of perf gpu_only)" = PASS ]' 'has perf "^lab1-fixture: 10.33/13.0 points"'
+(cd "$kit" && build/host/grader lab1 --backend=gpu --student-so="lab1-fixture:$reference" \
+    --reference-so="lab1-fixture:$reference") >"$work/perf-full.out" 2>&1
+rc=$?
+expect perf-full "as fast as the reference: full points, exit 0" all_of '[ $rc -eq 0 ]' \
+    'line perf-full speed | grep -q "4.0/4.0"' 'has perf-full "^lab1-fixture: 13.0/13.0 points"'
+
+grade color lab1 --solution --color=always
+expect color "--color=always gives colours and a progress count" all_of 'has color "\[1/6\]"' \
+    'grep -q "$(printf "\033")" "$work/color.out"'
+expect solution "plain text when the output is not a terminal" all_of '! grep -q "$(printf "\033")" "$work/solution.out"'
+
+grade help --help
+expect help "--help shows the options and exits 0" all_of '[ $rc -eq 0 ]' 'has help "--student-dir"' 'has help "--format"'
+grade list list
+expect list "list shows the labs and their items" all_of '[ $rc -eq 0 ]' 'has list "lab1-fixture"' 'has list "sum_schedules"'
+grade notdir lab1 --student-dir="$work/no-such-folder"
+expect notdir "a --student-dir that does not exist exits 2" all_of '[ $rc -eq 2 ]' 'has notdir "is not a folder"'
+
+NVCC=no-such-nvcc grade no-nvcc lab1 --backend=gpu
+expect no-nvcc "no nvcc for the gpu backend: exit 2 naming what to install" all_of '[ $rc -eq 2 ]' 'has no-nvcc "needs nvcc"'
+
+# A student copy: no solutions/, the reference prebuilt.
+copy=$work/copy
+fixture_kit "$copy" && rm "$copy/solutions" && mkdir -p "$copy/prebuilt/cpu/lab1-fixture" \
+    && cp "$reference" "$copy/prebuilt/cpu/lab1-fixture/reference.so"
+(cd "$copy" && ./grader lab1 --backend=cpu) >"$work/copy.out" 2>&1
+rc=$?
+expect copy "a student copy grades against the prebuilt reference" all_of '[ $rc -eq 1 ]' \
+    'has copy "^lab1-fixture: 4.0/8.0 points"'
+rm "$copy/prebuilt/cpu/lab1-fixture/reference.so"
+(cd "$copy" && ./grader lab1 --backend=cpu) >"$work/copy-none.out" 2>&1
+rc=$?
+expect copy-none "a student copy without its reference exits 2 and says why" all_of '[ $rc -eq 2 ]' \
+    'has copy-none "no reference for lab1-fixture"'
+
+# The kit's own failures are told apart from the student's.
+broken=$work/broken
+fixture_kit "$broken" && rm "$broken/solutions" && mkdir -p "$broken/solutions/lab1-fixture" \
+    && echo "this is not C" >"$broken/solutions/lab1-fixture/fixture.cu"
+(cd "$broken" && ./grader lab1 --backend=cpu) >"$work/broken.out" 2>&1
+rc=$?
+expect broken "a reference that does not build: exit 2, blamed on the kit" all_of '[ $rc -eq 2 ]' \
+    'has broken "the reference solution of lab1-fixture does not build"'
+rm "$broken/grading" && mkdir "$broken/grading" && echo "this is not C" >"$broken/grading/lab1-fixture.c"
+(cd "$broken" && ./grader lab1 --backend=cpu) >"$work/broken-grader.out" 2>&1
+rc=$?
+expect broken-grader "a grader that does not build: exit 2 with the compiler's error" all_of '[ $rc -eq 2 ]' \
+    'has broken-grader "the grader itself does not build"' 'has broken-grader "error"'
+finish
