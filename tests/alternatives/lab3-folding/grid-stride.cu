@@ -1,0 +1,132 @@
+// alternative: a grid-stride fold kernel on a small fixed grid of 64-thread blocks; the invariant decided by folding a host copy
+// replaces: fold.cu
+/* fold.cu: lab 3, summing an array by folding it in half, one launch per round.
+ *
+ * lab3.h fixes the rounds and the invariant; read it first.  The file goes
+ * top to bottom: the kernel of one round, the invariant, the loop of rounds,
+ * and (going further) undoing the folds.
+ *
+ * Why one launch per round: a round must finish everywhere before the next
+ * one reads its results, and threads of different blocks cannot wait for
+ * each other inside a kernel.  Launches on the same stream run one after
+ * the other, so the end of a launch is the barrier between rounds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kit.h"
+#include "lab3.h"
+
+#define BLOCK 256 /* threads per block */
+
+static inline int blocks_for(int threads) { return (threads + BLOCK - 1) / BLOCK; }
+
+/* The smallest power of two that is >= n. */
+static inline int power_of_two_above(int n)
+{
+    int p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* One round: the first `pairs` elements each add the element d further on.
+ * pairs is d, except in a first round that folds a size which is not a
+ * power of two, where only n - d elements have a partner. */
+static __global__ void fold_round(int *a, int d, int pairs)
+{
+    /* TODO 1: one thread per pair: global index i, and if i < pairs, A[i] += A[i + d]. */
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += blockDim.x * gridDim.x)
+        a[i] += a[i + d];
+    /* END TODO 1 */
+}
+
+int fold_invariant_holds(const int *original, const int *state, int n, int round)
+{
+    /* TODO 2: the live width w = P >> round; every A[i] with i < min(w, n) must be the sum of original[j], j % w == i. */
+    /* replay the rounds on a host copy, then compare the live part */
+    long long *copy = (long long *)malloc((size_t)n * sizeof *copy);
+    for (int i = 0; i < n; i++)
+        copy[i] = original[i];
+    int d = power_of_two_above(n);
+    for (int r = 1; r <= round; r++) {
+        d /= 2;
+        for (int i = 0; i < d && i + d < n; i++)
+            copy[i] += copy[i + d];
+    }
+    int holds = 1;
+    for (int i = 0; i < d && i < n; i++)
+        if (state[i] != copy[i])
+            holds = 0;
+    free(copy);
+    return holds;
+    /* END TODO 2 */
+}
+
+/* The assert of the loop: check the invariant on the copy that SNAPSHOT has
+ * just taken.  Copies cost time, so this runs only when snapshots are on
+ * (small runs of the lab program, and the grader). */
+static void assert_invariant(const int *original, int n, int round)
+{
+    if (!kit_snapshots_on())
+        return;
+    const kit_snapshot *last = kit_snapshot_at(kit_snapshot_count() - 1);
+    if (!fold_invariant_holds(original, (const int *)last->data, n, round))
+        fprintf(stderr, "fold.cu: the invariant does not hold after round %d\n", round);
+}
+
+int fold_sum(const int *a, int n)
+{
+    size_t bytes = (size_t)n * sizeof(int);
+    int *d_a = NULL;
+    CHECK(cudaMalloc(&d_a, bytes));
+    CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
+    SNAPSHOT(d_a, n, 0);
+    assert_invariant(a, n, 0);
+
+    /* TODO 3: the rounds: d from P / 2 down to 1, one LAUNCH of fold_round each, then SNAPSHOT and assert_invariant. */
+    int round = 0;
+    for (int d = power_of_two_above(n) / 2; d >= 1; d /= 2) {
+        int live = n < 2 * d ? n : 2 * d; /* elements still in play */
+        int pairs = live - d;
+        round++;
+        LAUNCH(fold_round, pairs < 4 * 64 ? (pairs + 63) / 64 : 4, 64, 0, d_a, d, pairs);
+        SNAPSHOT(d_a, n, round);
+        assert_invariant(a, n, round);
+    }
+    /* END TODO 3 */
+
+    int sum = 0;
+    CHECK(cudaMemcpy(&sum, d_a, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_a));
+    return sum;
+}
+
+/* ---- Going further: unfolding ------------------------------------------------
+ * A round wrote A[i] = A[i] + A[i + d] and never touched A[i + d], so
+ * A[i] - A[i + d] gives back the value A[i] had before it. */
+static __global__ void unfold_round(int *a, int d, int pairs)
+{
+    /* TODO 4: undo one round: if i < pairs, A[i] -= A[i + d]. */
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += blockDim.x * gridDim.x)
+        a[i] -= a[i + d];
+    /* END TODO 4 */
+}
+
+void fold_unfold(int *a, int n)
+{
+    size_t bytes = (size_t)n * sizeof(int);
+    int *d_a = NULL;
+    CHECK(cudaMalloc(&d_a, bytes));
+    CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
+
+    /* TODO 5: undo the rounds, last one first: d = 1, 2, 4, ... while d < n, one LAUNCH of unfold_round each. */
+    for (int d = 1; d < n; d *= 2) {
+        int live = n < 2 * d ? n : 2 * d;
+        LAUNCH(unfold_round, 2, 32, 0, d_a, d, live - d);
+    }
+    /* END TODO 5 */
+
+    CHECK(cudaMemcpy(a, d_a, bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_a));
+}

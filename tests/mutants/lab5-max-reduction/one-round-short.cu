@@ -1,0 +1,168 @@
+// mutant: the tournament stops when two values are left, one round short
+// replaces: max.cu
+// must-fail: tmax_launches tmax_results tmax_invariant
+/* max.cu: lab 5, the maximum of an array: a tournament of pairs over many
+ * launches, then a block reduction in shared memory in a single launch.
+ *
+ * lab5.h fixes the rounds, the invariant and the identity; read it first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kit.h"
+#include "lab5.h"
+
+#define BLOCK 256       /* threads per block; a power of two for the tree */
+#define MAX_BLOCKS 1024 /* enough blocks to fill a large GPU; more only add atomics */
+
+static inline int blocks_for(int threads) { return (threads + BLOCK - 1) / BLOCK; }
+
+/* ---- Part 1: the tournament of pairs --------------------------------------- */
+
+/* One round: thread t plays the pair (in[2t], in[2t + 1]) of the m values
+ * in `in` and writes the winner to out[t]. */
+static __global__ void pair_round(const float *in, int m, float *out)
+{
+    /* TODO 1: t is the global index; if 2t < m, out[t] = the larger of in[2t] and in[2t + 1] (-INFINITY when 2t + 1 = m). */
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * t < m) {
+        float right = 2 * t + 1 < m ? in[2 * t + 1] : -INFINITY;
+        out[t] = fmaxf(in[2 * t], right);
+    }
+    /* END TODO 1 */
+}
+
+int max_invariant_holds(const float *original, const float *state, int n, int round)
+{
+    /* TODO 2: W = 2^round; for every t < ceil(n / W), state[t] must be the largest of original[tW .. min((t + 1)W, n)). */
+    long long width = 1LL << round;
+    for (long long t = 0; t * width < n; t++) {
+        float needed = -INFINITY;
+        for (long long j = t * width; j < (t + 1) * width && j < n; j++)
+            needed = fmaxf(needed, original[j]);
+        if (state[t] != needed)
+            return 0;
+    }
+    return 1;
+    /* END TODO 2 */
+}
+
+/* The assert of the loop: check the invariant on the copy that SNAPSHOT has
+ * just taken.  Copies cost time, so this runs only when snapshots are on
+ * (small runs of the lab program, and the grader). */
+static void assert_invariant(const float *original, int n, int round)
+{
+    if (!kit_snapshots_on())
+        return;
+    const kit_snapshot *last = kit_snapshot_at(kit_snapshot_count() - 1);
+    if (!max_invariant_holds(original, (const float *)last->data, n, round))
+        fprintf(stderr, "max.cu: the invariant does not hold after round %d\n", round);
+}
+
+float tournament_max(const float *a, int n)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *d_in = NULL, *d_out = NULL;
+    CHECK(cudaMalloc(&d_in, bytes));
+    CHECK(cudaMalloc(&d_out, bytes));
+    CHECK(cudaMemcpy(d_in, a, bytes, cudaMemcpyHostToDevice));
+    SNAPSHOT(d_in, n, 0);
+    assert_invariant(a, n, 0);
+
+    /* TODO 3: the rounds: while more than one value is left, LAUNCH pair_round from d_in to d_out, SNAPSHOT d_out, assert_invariant, then swap d_in and d_out. */
+    int round = 0;
+    for (int m = n; m > 2; m = (m + 1) / 2) {
+        int winners = (m + 1) / 2;
+        round++;
+        LAUNCH(pair_round, blocks_for(winners), BLOCK, 0, d_in, m, d_out);
+        SNAPSHOT(d_out, winners, round);
+        assert_invariant(a, n, round);
+        float *swap = d_in;
+        d_in = d_out;
+        d_out = swap;
+    }
+    /* END TODO 3 */
+
+    float best = 0;
+    CHECK(cudaMemcpy(&best, d_in, sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    return best;
+}
+
+/* ---- Part 2: one launch, a tree in shared memory per block ------------------------
+ * The blocks' results meet in one int with atomicMax.  There is no atomicMax
+ * for floats, so each float is turned into an int key whose order is the
+ * order of the floats: non-negative floats already compare like their bits;
+ * for negative ones the bits must be flipped (all but the sign) to reverse
+ * their order. */
+static __device__ int float_to_key(float x)
+{
+    int bits = __float_as_int(x);
+    return bits >= 0 ? bits : bits ^ 0x7fffffff;
+}
+
+static int host_float_to_key(float x)
+{
+    int bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits >= 0 ? bits : bits ^ 0x7fffffff;
+}
+
+static float host_key_to_float(int key)
+{
+    int bits = key >= 0 ? key : key ^ 0x7fffffff;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+static __global__ void block_max_kernel(const float *a, int n, int *result_key)
+{
+    __shared__ float best[BLOCK];
+    int tid = threadIdx.x;
+
+    /* TODO 4: each thread takes the largest of its elements (a grid-stride loop from its global index), starting from the identity; best[tid] = that. */
+    float mine = -INFINITY;
+    for (int i = blockIdx.x * blockDim.x + tid; i < n; i += blockDim.x * gridDim.x)
+        mine = fmaxf(mine, a[i]);
+    best[tid] = mine;
+    /* END TODO 4 */
+    __syncthreads();
+
+    /* TODO 5: the tree, sequential addressing: for s = blockDim.x / 2 down to 1, threads tid < s keep the larger of best[tid] and best[tid + s]; a barrier after each level. */
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (tid < s)
+            best[tid] = fmaxf(best[tid], best[tid + s]);
+        __syncthreads();
+    }
+    /* END TODO 5 */
+
+    /* TODO 6: thread 0 combines its block's result, best[0], into *result_key with atomicMax on float_to_key(best[0]). */
+    if (tid == 0)
+        atomicMax(result_key, float_to_key(best[0]));
+    /* END TODO 6 */
+}
+
+float block_max(const float *a, int n)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *d_a = NULL;
+    int *d_key = NULL;
+    CHECK(cudaMalloc(&d_a, bytes));
+    CHECK(cudaMalloc(&d_key, sizeof(int)));
+    CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
+    int key = host_float_to_key(-INFINITY); /* the identity: any value beats it */
+    CHECK(cudaMemcpy(d_key, &key, sizeof key, cudaMemcpyHostToDevice));
+
+    /* TODO 7: one LAUNCH of block_max_kernel with BLOCK threads per block and enough blocks for n (at most MAX_BLOCKS). */
+    int blocks = blocks_for(n) < MAX_BLOCKS ? blocks_for(n) : MAX_BLOCKS;
+    LAUNCH(block_max_kernel, blocks, BLOCK, 0, d_a, n, d_key);
+    /* END TODO 7 */
+
+    CHECK(cudaMemcpy(&key, d_key, sizeof key, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_a));
+    CHECK(cudaFree(d_key));
+    return host_key_to_float(key);
+}
