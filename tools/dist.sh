@@ -21,6 +21,7 @@
 #   DIST_GPU_ARCH="flags"    nvcc flags for them instead of the full fat binary
 #   DIST_LABS="lab1-hello…"  only these labs (default: every labs/lab*/)
 #   DIST_HANDOUTS=auto|no    render the handouts (auto: when pandoc is or can be installed)
+#   DIST_TARBALL=FILE        where to write it (default dist/cuda-labs-student.tar.gz)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -205,7 +206,7 @@ if [ -n "$stage_only" ]; then
     say "student copy staged in $stage_only"
     exit 0
 fi
-mkdir -p dist
-tarball=dist/$name-student.tar.gz
+tarball=${DIST_TARBALL:-dist/$name-student.tar.gz}
+mkdir -p "$(dirname "$tarball")"
 tar -C "$tmp" --owner=0 --group=0 --sort=name -czf "$tarball.tmp" "$name" && mv "$tarball.tmp" "$tarball" || exit 2
 say "$tarball: $(tar -tzf "$tarball" | grep -c '[^/]$') files, $(du -h "$tarball" | cut -f 1)"

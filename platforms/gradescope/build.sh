@@ -6,6 +6,7 @@
 # (the lab's folder name) and kit/ (the kit with this lab's solution only,
 # which setup.sh builds into a reference and deletes).
 set -u
+# DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/gradescope/build.sh LAB}
 lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
@@ -20,8 +21,9 @@ cp platforms/gradescope/setup.sh platforms/gradescope/run_autograder \
 echo "$lab" > "$stage/LAB"
 chmod +x "$stage/setup.sh" "$stage/run_autograder"
 
-mkdir -p dist
-zipfile="$(pwd)/dist/gradescope-$lab.zip"
+out=${DIST_DIR:-dist}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+zipfile="$out/gradescope-$lab.zip"
 rm -f "$zipfile"
 (cd "$stage" && zip -q -r -X "$zipfile" .) || exit 2
 echo "gradescope: $zipfile ($(unzip -l "$zipfile" | tail -n 1 | awk '{print $2}') files)"

@@ -7,6 +7,7 @@
 #   questions/cuda-labs/<lab>/             info.json (external grading), question.html,
 #                                          tests/run.sh (the grader's entrypoint)
 set -u
+# DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/prairielearn/build.sh LAB}
 lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
@@ -17,7 +18,7 @@ files_csv=$(echo "$files" | tr ' ' ',')
 # A stable uuid per lab, so that rebuilding the package keeps the question's identity.
 uuid=$(printf 'cuda-labs %s' "$lab" | md5sum | sed 's/^\(.\{8\}\)\(.\{4\}\).\(.\{3\}\).\(.\{3\}\)\(.\{12\}\).*/\1-\2-4\3-8\4-\5/')
 
-out="dist/prairielearn-$lab"
+out="${DIST_DIR:-dist}/prairielearn-$lab"
 rm -rf "$out"
 server="$out/serverFilesCourse/cuda-labs/$lab"
 question="$out/questions/cuda-labs/$lab"

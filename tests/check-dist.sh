@@ -1,0 +1,131 @@
+#!/bin/sh
+# make dist: the student copy is built, unpacked elsewhere, holds no solution
+# source (no solutions/, no mutants, no hidden tests, and none of the lines
+# that only the solutions have), builds, grades the skeletons low, and grades
+# full marks once the solutions are copied into labs/ by hand.
+#   CHECK_DIST_LABS="lab1-hello lab3-folding" limits the labs graded.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+kit=$(pwd)
+
+labs=""
+for suite in grading/lab*.c; do
+    lab=$(basename "$suite" .c)
+    [ -d "solutions/$lab" ] && [ -d "labs/$lab" ] && labs="$labs $lab"
+done
+if [ -z "$labs" ]; then
+    ok "student copy # SKIP no lab with a solution and a grading suite yet"
+    finish
+fi
+graded_labs=${CHECK_DIST_LABS:-$labs}
+
+# What stays out, path by path (hidden tests are the instructor's).
+for path in solutions/lab3-folding/fold.cu tests/mutants/lab3-folding/x.cu grading/hidden/lab3-folding.c platforms/gradescope/setup.sh; do
+    tools/dist.sh --excluded "$path" && ok "dist leaves out $path" || not_ok "dist leaves out $path"
+done
+for path in labs/lab3-folding/fold.cu grading/lab3-folding.c common/harness/kit.h grader Makefile; do
+    tools/dist.sh --excluded "$path" && not_ok "dist keeps $path" || ok "dist keeps $path"
+done
+
+# ---- build it (GPU references only on the gpu backend, for one architecture:
+# the full fat binary takes long; its flags are checked below) -----------------
+if [ "$BACKEND" = gpu ]; then
+    export DIST_GPU=yes DIST_GPU_ARCH="$(tools/cuda-arch.sh)"
+else
+    export DIST_GPU=no
+fi
+DIST_TARBALL="$work/student.tar.gz" tools/dist.sh > "$work/dist.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ -s "$work/student.tar.gz" ]; then
+    ok "tools/dist.sh made the tarball ($(du -h "$work/student.tar.gz" | cut -f 1))"
+else
+    not_ok "tools/dist.sh made the tarball (exit $rc)"
+    sed 's/^/    /' "$work/dist.log" | tail -n 30
+    finish
+fi
+mkdir -p "$work/unpacked" && tar -xzf "$work/student.tar.gz" -C "$work/unpacked"
+copy="$work/unpacked/cuda-labs"
+
+# ---- no solution inside -------------------------------------------------------------
+leftovers=$(cd "$copy" && ls -d solutions tests/mutants tests/alternatives grading/hidden platforms 2>/dev/null | tr '\n' ' ')
+[ -z "$leftovers" ] && ok "no solutions/, mutants, alternatives, hidden tests or platforms in the copy" \
+                    || not_ok "no solutions/, mutants, alternatives, hidden tests or platforms in the copy: $leftovers"
+tools/dist.sh --solution-lines > "$work/solution-lines"
+n_lines=$(wc -l < "$work/solution-lines")
+if [ "$n_lines" -eq 0 ]; then
+    not_ok "the solutions have distinctive lines to look for (none found: the leak check would prove nothing)"
+elif grep -rIlF -f "$work/solution-lines" "$copy" > "$work/leaks"; then
+    not_ok "none of the $n_lines solution-only lines is in the copy: found in $(tr '\n' ' ' < "$work/leaks")"
+else
+    ok "none of the $n_lines solution-only lines is in the copy"
+fi
+missing=""
+for lab in $labs; do [ -f "$copy/prebuilt/cpu/$lab/reference.so" ] || missing="$missing $lab"; done
+[ -z "$missing" ] && ok "a prebuilt cpu reference for every lab" || not_ok "a prebuilt cpu reference for every lab (missing:$missing)"
+if [ "$BACKEND" = gpu ]; then
+    missing=""
+    for lab in $labs; do [ -f "$copy/prebuilt/gpu/$lab/reference.so" ] || missing="$missing $lab"; done
+    [ -z "$missing" ] && ok "a prebuilt gpu reference for every lab" || not_ok "a prebuilt gpu reference for every lab (missing:$missing)"
+fi
+if ls handouts/*.md >/dev/null 2>&1 && command -v pandoc >/dev/null 2>&1; then
+    n_md=$(ls handouts/*.md | wc -l); n_html=$(ls "$copy"/handouts/*.html 2>/dev/null | wc -l)
+    [ "$n_md" -eq "$n_html" ] && ok "the $n_html handouts are in the copy as HTML" \
+                              || not_ok "the handouts are in the copy as HTML ($n_html of $n_md)"
+fi
+
+# ---- it builds and grades -------------------------------------------------------------
+first=$(echo $labs | cut -d ' ' -f 1)
+(cd "$copy" && make --no-print-directory BACKEND="$BACKEND" "${first%%-*}" SOLUTION=1) > "$work/solution.log" 2>&1
+if [ $? -ne 0 ] && grep -q "student copy" "$work/solution.log"; then
+    ok "make ${first%%-*} SOLUTION=1 explains that a student copy has no solution"
+else
+    not_ok "make ${first%%-*} SOLUTION=1 explains that a student copy has no solution"
+    sed 's/^/    /' "$work/solution.log" | tail -n 10
+fi
+(cd "$copy" && make --no-print-directory BACKEND="$BACKEND" "${first%%-*}") > "$work/program.log" 2>&1 \
+    && ok "make ${first%%-*} builds and runs the lab program in the copy" \
+    || { not_ok "make ${first%%-*} builds and runs the lab program in the copy"; sed 's/^/    /' "$work/program.log" | tail -n 15; }
+
+for lab in $graded_labs; do
+    short=${lab%%-*}
+    (cd "$copy" && ./grader "$short" --backend="$BACKEND" --format=json --out="$work/$lab-skeleton.json") > "$work/log" 2>&1
+    rc=$?
+    set -- $(json_total "$work/$lab-skeleton.json" 2>/dev/null)
+    if [ "$rc" -eq 1 ] && [ -n "${2:-}" ] && perl -e 'exit !($ARGV[0] < 0.5 * $ARGV[1])' "$1" "$2"; then
+        ok "copy: the skeleton of $lab grades low against the prebuilt reference ($1/$2)"
+    else
+        not_ok "copy: the skeleton of $lab grades low against the prebuilt reference (exit $rc, ${1:-?}/${2:-?})"
+        sed 's/^/    /' "$work/log" | tail -n 20
+    fi
+    cp solutions/$lab/*.cu "$copy/labs/$lab/"
+    (cd "$copy" && ./grader "$short" --backend="$BACKEND" --format=json --out="$work/$lab-solution.json") > "$work/log" 2>&1
+    rc=$?
+    set -- $(json_total "$work/$lab-solution.json" 2>/dev/null)
+    if [ "$rc" -eq 0 ] && [ -n "${2:-}" ] && [ "$1" = "$2" ]; then
+        ok "copy: the solution copied into labs/$lab gets full marks ($1/$2)"
+    else
+        not_ok "copy: the solution copied into labs/$lab gets full marks (exit $rc, ${1:-?}/${2:-?})"
+        sed 's/^/    /' "$work/log" | tail -n 20
+    fi
+done
+
+# ---- the GPU fat binary's flags ------------------------------------------------------
+if command -v nvcc >/dev/null 2>&1; then
+    flags=$(tools/dist.sh --gencode)
+    n_sm=$(echo "$flags" | grep -o 'code=sm_[0-9]*' | wc -l)
+    n_known=$(nvcc --list-gpu-code 2>/dev/null | grep -c '^sm_[0-9]*$')
+    n_ptx=$(echo "$flags" | grep -o 'code=compute_[0-9]*' | wc -l)
+    if [ "$n_sm" -gt 0 ] && [ "$n_sm" -eq "$n_known" ] && [ "$n_ptx" -eq 1 ]; then
+        ok "the GPU references are a fat binary: $n_sm architectures and PTX of the newest"
+    else
+        not_ok "the GPU references are a fat binary ($n_sm of $n_known architectures, $n_ptx PTX): $flags"
+    fi
+    echo '__global__ void k(float *a) { a[threadIdx.x] *= 2.0f; }' > "$work/k.cu"
+    if nvcc $flags -c "$work/k.cu" -o "$work/k.o" > "$work/nvcc.log" 2>&1; then
+        ok "nvcc accepts the fat-binary flags"
+    else
+        not_ok "nvcc accepts the fat-binary flags"; sed 's/^/    /' "$work/nvcc.log" | head
+    fi
+fi
+finish

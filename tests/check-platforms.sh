@@ -1,0 +1,154 @@
+#!/bin/sh
+# The learning-platform packages, run by hand in scratch folders that mimic
+# the platforms:
+#   Gradescope    the zip's setup step (minus apt and the user), then
+#                 run_autograder under AUTOGRADER_ROOT with a correct and a
+#                 non-compiling submission: results.json valid, full / zero;
+#   PrairieLearn  tests/run.sh under PL_ROOT: gradable with score 1, then
+#                 gradable false for code that does not compile;
+#   GitHub        the template repository's grading step: a base64 result the
+#                 grading reporter reads, with one test per item.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+
+lab=""
+for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
+    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate.c" ]; then lab=$candidate; break; fi
+done
+if [ -z "$lab" ]; then
+    ok "platforms # SKIP no lab with a solution and a grading suite yet"
+    finish
+fi
+short=${lab%%-*}
+first=$(cd "labs/$lab" && ls *.cu | head -n 1)
+export BACKEND
+
+# results_summary FILE: "valid tests score max" of a Gradescope results.json
+gradescope_summary() {
+    perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
+        my ($s, $m) = (0, 0); for (@{$r->{tests}}) { die "a test lacks a field\n" unless defined $_->{name} && defined $_->{score};
+            $s += $_->{score}; $m += $_->{max_score} // 0 }
+        $s = $r->{score} if defined $r->{score};
+        printf "valid %d %s %s\n", scalar @{$r->{tests}}, $s, $m' < "$1" 2>/dev/null
+}
+pl_summary() {
+    perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
+        printf "valid %s %s %d\n", $r->{gradable} ? "gradable" : "not_gradable", $r->{score} // "none", scalar @{$r->{tests} || []}' < "$1" 2>/dev/null
+}
+
+# ---- Gradescope ----------------------------------------------------------------------
+DIST_DIR="$work/dist" platforms/gradescope/build.sh "$lab" > "$work/build.log" 2>&1
+zip="$work/dist/gradescope-$lab.zip"
+if [ -s "$zip" ] && unzip -l "$zip" | grep -q ' setup.sh$' && unzip -l "$zip" | grep -q ' run_autograder$'; then
+    ok "gradescope: the zip has setup.sh and run_autograder at its root"
+else
+    not_ok "gradescope: the zip has setup.sh and run_autograder at its root"; sed 's/^/    /' "$work/build.log"
+    finish
+fi
+others=$(unzip -l "$zip" | awk '{print $4}' | grep '^kit/solutions/' | grep -v "^kit/solutions/$lab/" | grep -v '^kit/solutions/$' | head -n 3)
+tests_in=$(unzip -l "$zip" | awk '{print $4}' | grep -c '^kit/tests/')
+[ -z "$others" ] && [ "$tests_in" -eq 0 ] && ok "gradescope: only this lab's solution, and no kit tests, in the zip" \
+    || not_ok "gradescope: only this lab's solution, and no kit tests, in the zip ($others; $tests_in test files)"
+
+root="$work/autograder"
+mkdir -p "$root/source" "$root/submission" "$root/results"
+(cd "$root/source" && unzip -q "$zip")
+# What setup.sh does after apt-get and useradd:
+sh "$root/source/prepare-kit.sh" "$root/source/kit" "$lab" > "$work/prepare.log" 2>&1
+if [ $? -eq 0 ] && [ ! -d "$root/source/kit/solutions" ] && [ -f "$root/source/kit/prebuilt/$BACKEND/$lab/reference.so" ]; then
+    ok "gradescope: the setup step builds the reference and deletes the solution sources"
+else
+    not_ok "gradescope: the setup step builds the reference and deletes the solution sources"; sed 's/^/    /' "$work/prepare.log" | tail -n 20
+fi
+
+cp solutions/$lab/*.cu "$root/submission/"
+AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+set -- $(gradescope_summary "$root/results/results.json")
+if [ "${1:-}" = valid ] && [ "$2" -gt 0 ] && [ "$3" = "$4" ]; then
+    ok "gradescope: a correct submission gets a valid results.json with full marks ($3/$4 over $2 tests)"
+else
+    not_ok "gradescope: a correct submission gets a valid results.json with full marks (${*:-no valid results.json})"
+    sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+
+rm -f "$root/submission"/* "$root/results/results.json"
+cp solutions/$lab/*.cu "$root/submission/"
+echo 'this line is not C and does not compile;' >> "$root/submission/$first"
+AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+rc=$?
+set -- $(gradescope_summary "$root/results/results.json")
+if [ "$rc" -eq 0 ] && [ "${1:-}" = valid ] && perl -e 'exit !($ARGV[0] == 0)' "$3" \
+   && grep -q 'error' "$root/results/results.json"; then
+    ok "gradescope: a non-compiling submission gets a valid results.json, score 0, with the errors"
+else
+    not_ok "gradescope: a non-compiling submission gets a valid results.json, score 0, with the errors (exit $rc; ${*:-no valid results.json})"
+    sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+
+rm -f "$root/submission"/* "$root/results/results.json"
+echo 'nothing to see' > "$root/submission/README.txt"
+AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+set -- $(gradescope_summary "$root/results/results.json")
+if [ "${1:-}" = valid ] && [ "$3" = 0 ] && grep -q "$first" "$root/results/results.json"; then
+    ok "gradescope: a submission without the lab's files gets score 0 and names the files to upload"
+else
+    not_ok "gradescope: a submission without the lab's files gets score 0 and names the files to upload (${*:-no valid results.json})"
+fi
+
+# ---- PrairieLearn ---------------------------------------------------------------------
+DIST_DIR="$work/dist" platforms/prairielearn/build.sh "$lab" > "$work/build.log" 2>&1
+package="$work/dist/prairielearn-$lab"
+if perl -MJSON::PP -e 'local $/; my $q = decode_json(<STDIN>); exit !($q->{gradingMethod} eq "External" && $q->{uuid} =~ /^[0-9a-f-]{36}$/)' \
+        < "$package/questions/cuda-labs/$lab/info.json" 2>/dev/null; then
+    ok "prairielearn: the question's info.json asks for external grading"
+else
+    not_ok "prairielearn: the question's info.json asks for external grading"; sed 's/^/    /' "$work/build.log"
+fi
+grade_pl() {   # grade_pl SUBMISSION_DIR: a fresh /grade, as PrairieLearn makes one per job
+    rm -rf "$work/grade" && mkdir -p "$work/grade/student"
+    cp -R "$package/serverFilesCourse" "$work/grade/serverFilesCourse"
+    cp -R "$package/questions/cuda-labs/$lab/tests" "$work/grade/tests"
+    cp "$1"/* "$work/grade/student/"
+    PL_ROOT="$work/grade" GRADER_USER=no-such-user sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
+}
+mkdir -p "$work/good" "$work/bad"
+cp solutions/$lab/*.cu "$work/good/"
+cp solutions/$lab/*.cu "$work/bad/"
+echo 'this line is not C and does not compile;' >> "$work/bad/$first"
+grade_pl "$work/good"
+set -- $(pl_summary "$work/grade/results/results.json")
+if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" && [ "$4" -gt 0 ]; then
+    ok "prairielearn: a correct submission is gradable with score 1 ($4 tests)"
+else
+    not_ok "prairielearn: a correct submission is gradable with score 1 (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+grade_pl "$work/bad"
+set -- $(pl_summary "$work/grade/results/results.json")
+if [ "${1:-}" = valid ] && [ "$2" = not_gradable ]; then
+    ok "prairielearn: a non-compiling submission gives gradable false"
+else
+    not_ok "prairielearn: a non-compiling submission gives gradable false (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+
+# ---- GitHub Classroom --------------------------------------------------------------------
+DIST_DIR="$work/dist" DIST_HANDOUTS=no platforms/github-classroom/build.sh "$lab" > "$work/build.log" 2>&1
+repo="$work/dist/github-classroom-$lab"
+if [ -f "$repo/.github/workflows/classroom.yml" ] && ! grep -q '@[A-Z]*@' "$repo/.github/workflows/classroom.yml" \
+   && [ ! -d "$repo/solutions" ]; then
+    ok "classroom: the template repository is a student copy with its workflow"
+else
+    not_ok "classroom: the template repository is a student copy with its workflow"; sed 's/^/    /' "$work/build.log" | tail -n 20
+fi
+(cd "$repo" && sh .github/classroom/autograding-result.sh "$short") > "$work/output" 2>"$work/run.log"
+if perl -MJSON::PP -MMIME::Base64 -ne '
+        next unless s/^result=//; my $r = decode_json(decode_base64($_));
+        my $sum = 0; $sum += $_->{score} for @{$r->{tests}};
+        exit !($r->{version} == 1 && $r->{status} eq "fail" && @{$r->{tests}} > 0 && $r->{max_score} > 0 && $sum < $r->{max_score});
+        END { }' "$work/output" && grep -q '^result=' "$work/output"; then
+    ok "classroom: the skeleton gives the reporter a partial result, one test per item"
+else
+    not_ok "classroom: the skeleton gives the reporter a partial result, one test per item"
+    sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+finish
