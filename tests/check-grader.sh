@@ -66,6 +66,10 @@ grade exit0 lab1 --student-dir="$students/exit0"
 expect exit0 "exit(0) in student code is caught, not a pass" all_of '[ $rc -eq 1 ]' \
     '[ "$(status_of exit0 add_small)" = ERROR ]' 'has exit0 "called exit(0)"' 'has exit0 "^lab1-fixture: 6.0/8.0 points"'
 
+grade quick-exit lab1 --student-dir="$students/quick-exit"
+expect quick-exit "_exit(0), which skips exit handlers, is caught too" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of quick-exit scale)" = ERROR ]' 'has quick-exit "_exit"' 'has quick-exit "^lab1-fixture: 6.0/8.0 points"'
+
 grade junk lab1 --student-dir="$students/junk"
 expect junk "what student code prints stays out of the report" all_of '[ $rc -eq 0 ]' \
     '! has junk "everything passed"' '! has junk "junk on stderr"' 'has junk "^lab1-fixture: 8.0/8.0 points"'

@@ -126,7 +126,8 @@ static void append(char *buffer, size_t size, const char *text)
 
 void grade_fail(const char *fmt, ...)
 {
-    char message[FEEDBACK_MAX];
+    /* static: this may run deep in an emulated thread's small stack */
+    static char message[FEEDBACK_MAX];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
@@ -279,6 +280,11 @@ static void finish_item(int k, TestResult *tr)
         r->status = ITEM_SKIPPED;
         r->max_points = 0;
         r->feedback = str_dup(s->reason);
+    } else if (type == CK_PASS && !s->finished) {
+        /* _exit(0) skips the exit guard and looks like a pass to Check */
+        r->status = ITEM_ERROR;
+        r->feedback = str_dup("the code ended the process (_exit) before the item finished: the functions "
+                              "you write must return to their caller, never end the program");
     } else if (type == CK_PASS) {
         r->status = ITEM_PASSED;
         r->points = item->kind == GRADE_PERFORMANCE && s->score >= 0 ? round2(item->points * s->score) : item->points;
