@@ -19,6 +19,7 @@
 #   SUBMISSION_TIMEOUT=S    seconds for one submission (default 900)
 #   BACKEND=gpu|cpu         as everywhere in the kit
 #   SEED=S                  the inputs' seed (default: a fresh one, printed)
+#   BATCH_HIDDEN=no         grade with the public suite even when the hidden one exists
 set -u
 
 usage() { echo "usage: tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]" >&2; exit 2; }
@@ -69,6 +70,16 @@ timeout_s=${SUBMISSION_TIMEOUT:-900}
 
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
+
+# With the instructor's hidden suite (grading/hidden/<lab>.c), grade in a
+# copy of the kit where it replaces the public one.
+if [ -f "${HIDDEN_SUITES:-grading/hidden}/$lab.c" ] && [ "${BATCH_HIDDEN:-yes}" = yes ]; then
+    sh platforms/common/package-kit.sh "$lab" "$work/kit" || exit 2
+    [ -d .deps ] && cp -R .deps "$work/kit/"
+    self="$work/kit/tools/batch-grade.sh"
+    cd "$work/kit" || exit 2
+    echo "batch-grade: with the hidden suite ${HIDDEN_SUITES:-grading/hidden}/$lab.c"
+fi
 rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
 
 # Build what every submission shares (the grader, the harness, the reference)

@@ -23,7 +23,11 @@ echo "$files" | while IFS= read -r f; do
     esac
     mkdir -p "$dest/$(dirname "$f")" && cp -p "$f" "$dest/$f"
 done
-# Hidden tests are instructor files: they may be ignored by git, so take them as they are.
-if [ -d grading/hidden ]; then
-    mkdir -p "$dest/grading" && cp -R grading/hidden "$dest/grading/"
+# Hidden tests: grading/hidden/<lab>.c is the instructor's fuller suite for the
+# lab (the public items and more); in a package it takes the public suite's
+# place.  HIDDEN_SUITES=DIR looks for it elsewhere.
+hidden=${HIDDEN_SUITES:-grading/hidden}/$lab.c
+if [ -f "$hidden" ]; then
+    cp "$hidden" "$dest/grading/$lab.c" || exit 2
+    echo "package-kit: $lab graded with the hidden suite $hidden" >&2
 fi
