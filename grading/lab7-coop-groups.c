@@ -1,0 +1,409 @@
+/* lab7-coop-groups.c: the grading suite of lab 7 (the dot product with cooperative groups).
+ *
+ * What it checks, item by item:
+ *   block_sync_exact      TODO 1: thread_block tree, exact data, every block size, odd n, every schedule
+ *   block_sync_random     ... random data up to 2^24 (more on a GPU) under the tolerance
+ *   tile_shuffle_exact    TODOs 2, 4: warps add with tile shuffles, then the warps' totals
+ *   tile_shuffle_random   ... random data under the tolerance
+ *   cg_reduce_exact       TODOs 3, 4: warps add with cg::reduce
+ *   cg_reduce_random      ... random data under the tolerance
+ *   vector_tail           TODO 5: float4 loads, exact data, n % 4 != 0, starts 0 to 3 floats past a boundary
+ *   vector_random         ... random data up to 2^24 (more on a GPU) under the tolerance
+ *   grid_sync             TODO 6, going further: one cooperative launch sized to fit (skipped when not attempted)
+ *   performance           (GPU) dot_vectorized against the reference, same run, same GPU
+ *
+ * Exact data are whole numbers whose partial sums all stay below 2^24, so
+ * every summation order, atomics included, gives the same exact float: any
+ * difference is an element dropped or counted twice, never rounding.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "lab7.h"
+
+/* ---- inputs -------------------------------------------------------------------- */
+
+typedef struct {
+    float *x, *y;
+    int n;
+    uint64_t seed;
+    char kind[64]; /* how feedback describes the data */
+} vectors;
+
+/* Whole numbers: in [0, 3] while 9n < 2^24, else in [0, 1] (n <= 2^24). */
+static vectors exact_vectors(int n, uint64_t seed)
+{
+    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
+    if (!v.x || !v.y)
+        grade_fail("grading error: no host memory for n = %d", n);
+    int hi = 9.0 * n < 16777216.0 ? 3 : 1;
+    kit_fill_small_floats(v.x, (size_t)n, 0, hi, seed);
+    kit_fill_small_floats(v.y, (size_t)n, 0, hi, seed ^ 0x9e3779b9u);
+    snprintf(v.kind, sizeof v.kind, "whole numbers in [0, %d]", hi);
+    return v;
+}
+
+static vectors random_vectors(int n, uint64_t seed, float lo, float hi)
+{
+    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
+    if (!v.x || !v.y)
+        grade_fail("grading error: no host memory for n = %d", n);
+    kit_fill_uniform(v.x, (size_t)n, lo, hi, seed);
+    kit_fill_uniform(v.y, (size_t)n, lo, hi, seed ^ 0x9e3779b9u);
+    snprintf(v.kind, sizeof v.kind, "uniform in [%g, %g)", lo, hi);
+    return v;
+}
+
+static void free_vectors(vectors *v)
+{
+    free(v->x);
+    free(v->y);
+}
+
+static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
+#define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
+
+static const char *case_text(const vectors *v)
+{
+    static char text[160];
+    snprintf(text, sizeof text, "n = %d (%s, seed %llu)", v->n, v->kind, (unsigned long long)v->seed);
+    return text;
+}
+
+static const char *schedule_text(const char *schedule)
+{
+    static char text[64];
+    if (grade_on_gpu())
+        return "";
+    snprintf(text, sizeof text, ", schedule %s", schedule);
+    return text;
+}
+
+static const char *device_name(void)
+{
+    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
+}
+
+/* ---- checks of one result ------------------------------------------------------------ */
+
+static void check_exact(const char *call, float got, const vectors *v, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    if (got == (float)exact)
+        return;
+    grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
+               "every order of the sum is exact: the difference is elements dropped or counted twice, or a lost "
+               "update%s%s",
+               call, case_text(v), got, exact, got - exact, hint ? ". " : "", hint ? hint : "");
+}
+
+static void check_tolerance(const char *call, float got, const vectors *v, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
+    if (kit_within_tolerance(got, exact, abs_dot, DOT_TOLERANCE_C))
+        return;
+    grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
+               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
+               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, DOT_TOLERANCE_C,
+               hint ? ". " : "", hint ? hint : "");
+}
+
+/* ---- the three block reductions -------------------------------------------------------- */
+
+enum variant { BLOCK_SYNC, TILE_SHUFFLE, CG_REDUCE };
+
+static const char *const variant_names[] = {"dot_block_sync", "dot_tile_shuffle", "dot_cg_reduce"};
+
+static const char *const variant_hints[] = {
+    "Does every thread write its slot of cache before block.sync(), and does every level of the tree end with "
+    "block.sync() before the next one reads? (TODO 1)",
+    "Does warp_sum_shuffles add 16, 8, 4, 2 and 1 lanes down (TODO 2), and does block_sum_warps wait with "
+    "block.sync() until every warp has stored its total before the first warp reads them, taking 0 for the "
+    "slots past the block's last warp (TODO 4)?",
+    "Does warp_sum_reduce return cg::reduce(tile, v, cg::plus<double>()) (TODO 3), and does block_sum_warps wait "
+    "with block.sync() until every warp has stored its total before the first warp reads them, taking 0 for the "
+    "slots past the block's last warp (TODO 4)?",
+};
+
+static float call_variant(grade_side *side, enum variant which, const vectors *v, int block_size)
+{
+    switch (which) {
+    case BLOCK_SYNC:
+        return GRADE_FN(side, dot_block_sync)(v->x, v->y, v->n, block_size);
+    case TILE_SHUFFLE:
+        return GRADE_FN(side, dot_tile_shuffle)(v->x, v->y, v->n, block_size);
+    default:
+        return GRADE_FN(side, dot_cg_reduce)(v->x, v->y, v->n, block_size);
+    }
+}
+
+static void exact_item(enum variant which)
+{
+    grade_side *you = grade_student();
+    int c = 0;
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
+        int b = block_sizes[k];
+        const int sizes[] = {1, b - 1, b + 1, 1009, 65537};
+        for (int j = 0; j < 5; j++) {
+            vectors v = exact_vectors(sizes[j], grade_seed_for(c++));
+            /* every schedule order where a block is full enough to race */
+            int orders = j == 2 || j == 3 ? grade_schedule_count() : 1;
+            for (int o = 0; o < orders; o++) {
+                const char *schedule = grade_schedule_name(o);
+                char call[128];
+                snprintf(call, sizeof call, "%s with blocks of %d threads%s", variant_names[which], b,
+                         schedule_text(schedule));
+                grade_set_schedule(you, schedule);
+                check_exact(call, call_variant(you, which, &v, b), &v, variant_hints[which]);
+            }
+            free_vectors(&v);
+        }
+    }
+    /* Large: 2^22 on the cpu backend, 2^24 on a GPU (whole numbers in [0, 1]). */
+    vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
+    char call[128];
+    snprintf(call, sizeof call, "%s with blocks of 256 threads", variant_names[which]);
+    check_exact(call, call_variant(you, which, &v, 256), &v, "Does every block add its total with one atomicAdd?");
+    free_vectors(&v);
+}
+
+static void random_item(enum variant which)
+{
+    static const int cpu_sizes[] = {1000, 65537, 1 << 24};
+    static const int gpu_sizes[] = {1000, 1 << 24, (1 << 26) + 3};
+    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
+    for (int k = 0; k < 3; k++) {
+        int b = block_sizes[(2 * k + which) % BLOCK_SIZE_COUNT];
+        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        char call[128];
+        snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
+        check_tolerance(call, call_variant(grade_student(), which, &v, b), &v,
+                        "Does each thread add its products up in a double?");
+        free_vectors(&v);
+    }
+}
+
+static void block_sync_exact(void) { exact_item(BLOCK_SYNC); }
+static void block_sync_random(void) { random_item(BLOCK_SYNC); }
+static void tile_shuffle_exact(void) { exact_item(TILE_SHUFFLE); }
+static void tile_shuffle_random(void) { random_item(TILE_SHUFFLE); }
+static void cg_reduce_exact(void) { exact_item(CG_REDUCE); }
+static void cg_reduce_random(void) { random_item(CG_REDUCE); }
+
+/* ---- vector_tail, vector_random ---------------------------------------------------------- */
+
+/* Which of the head, body and tail a wrong result seems to miss or count twice. */
+static void explain_vector(char *out, size_t size, const vectors *v, int offset, float got)
+{
+    int head = offset ? 4 - offset : 0;
+    if (head > v->n)
+        head = v->n;
+    int quads = (v->n - head) / 4;
+    int tail_start = head + 4 * quads;
+    double part[3] = {kit_dot(v->x, v->y, (size_t)head), kit_dot(v->x + head, v->y + head, (size_t)(4 * quads)),
+                      kit_dot(v->x + tail_start, v->y + tail_start, (size_t)(v->n - tail_start))};
+    static const char *const part_names[] = {"the head", "the body", "the tail"};
+    int used = snprintf(out, size,
+                        " The vectors start %d float%s past a 16-byte boundary: the head x[0..%d) (%d float%s one by "
+                        "one) adds %.0f, the body x[%d..%d) (%d float4 loads) %.0f, the tail x[%d..%d) (%d float%s "
+                        "one by one) %.0f.",
+                        offset, offset == 1 ? "" : "s", head, head, head == 1 ? "" : "s", part[0], head, tail_start,
+                        quads, part[1], tail_start, v->n, v->n - tail_start, v->n - tail_start == 1 ? "" : "s",
+                        part[2]);
+    /* Each part counted 0, 1 or 2 times: name the first combination that fits. */
+    for (int mask = 0; mask < 27; mask++) {
+        int times[3] = {mask % 3, mask / 3 % 3, mask / 9};
+        if (times[0] == 1 && times[1] == 1 && times[2] == 1)
+            continue;
+        double s = times[0] * part[0] + times[1] * part[1] + times[2] * part[2];
+        if ((float)s != got)
+            continue;
+        used += snprintf(out + used, size - used, " Your result is");
+        int first = 1;
+        for (int p = 0; p < 3; p++)
+            if (times[p] != 1 && part[p] != 0) {
+                used += snprintf(out + used, size - used, "%s %s %s", first ? "" : " and", part_names[p],
+                                 times[p] == 0 ? "left out" : "counted twice");
+                first = 0;
+            }
+        if (first)
+            used += snprintf(out + used, size - used, " wrong");
+        snprintf(out + used, size - used, ".");
+        return;
+    }
+}
+
+static void check_vector_exact(const vectors *v, int block_size, int offset, const char *schedule)
+{
+    grade_side *you = grade_student();
+    grade_set_schedule(you, schedule);
+    float got = GRADE_FN(you, dot_vectorized)(v->x, v->y, v->n, block_size, offset);
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    if (got == (float)exact)
+        return;
+    char why[600] = "";
+    explain_vector(why, sizeof why, v, offset, got);
+    grade_fail("dot_vectorized with blocks of %d threads, offset %d%s, %s: returned %.9g but the dot product is "
+               "%.0f.%s (TODO 5)",
+               block_size, offset, schedule_text(schedule), case_text(v), got, exact, why);
+}
+
+static void vector_tail(void)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 33, 1001, 4099, 65539};
+    static const int blocks[] = {32, 256};
+    int c = 0;
+    for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+        vectors v = exact_vectors(sizes[k], grade_seed_for(c++));
+        for (int j = 0; j < 2; j++)
+            for (int offset = 0; offset < 4; offset++)
+                check_vector_exact(&v, blocks[j], offset, grade_schedule_name(0));
+        free_vectors(&v);
+    }
+    /* Every block size and schedule on an odd size. */
+    vectors v = exact_vectors(10007, grade_seed_for(c++));
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k++)
+        for (int o = 0; o < grade_schedule_count(); o++)
+            check_vector_exact(&v, block_sizes[k], (k + o) % 4, grade_schedule_name(o));
+    free_vectors(&v);
+    /* Large: 2^22 + 3 on the cpu backend, 2^24 - 1 on a GPU (whole numbers in [0, 1]). */
+    v = exact_vectors(grade_on_gpu() ? (1 << 24) - 1 : (1 << 22) + 3, grade_seed_for(c++));
+    check_vector_exact(&v, 256, 1, grade_schedule_name(0));
+    free_vectors(&v);
+}
+
+static void vector_random(void)
+{
+    static const int cpu_sizes[] = {1001, 65539, (1 << 24) - 1};
+    static const int gpu_sizes[] = {1001, (1 << 24) - 1, (1 << 26) + 3};
+    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
+    for (int k = 0; k < 3; k++) {
+        int b = block_sizes[(2 * k + 1) % BLOCK_SIZE_COUNT], offset = (k + 1) % 4;
+        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        char call[128];
+        snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);
+        check_tolerance(call, GRADE_FN(grade_student(), dot_vectorized)(v.x, v.y, v.n, b, offset), &v,
+                        "Does each thread add its products up in a double?");
+        free_vectors(&v);
+    }
+}
+
+/* ---- grid_sync (going further) ------------------------------------------------------------ */
+
+/* The one cooperative launch a dot_grid_sync call made, or a failure. */
+static const kit_launch *grid_launch(grade_side *side, const char *who, int n, int block_size)
+{
+    int count = grade_launch_count(side);
+    grade_check(count == 1,
+                "dot_grid_sync(n = %d, block_size = %d): %s recorded %d launches, but the grid-wide version is one "
+                "cooperative launch, recorded with kit_record_cooperative_launch just before "
+                "cudaLaunchCooperativeKernel",
+                n, block_size, who, count);
+    const kit_launch *l = grade_launch_at(side, 0);
+    grade_check(l->cooperative,
+                "dot_grid_sync(n = %d, block_size = %d): %s launched %s as a plain launch; this_grid().sync() needs "
+                "cudaLaunchCooperativeKernel (and kit_record_cooperative_launch to record it)",
+                n, block_size, who, l->kernel);
+    return l;
+}
+
+static void grid_sync(void)
+{
+    grade_side *you = grade_student(), *ref = grade_reference();
+    vectors first = exact_vectors(1009, grade_seed_for(0));
+    grade_reset_records(you);
+    float got = GRADE_FN(you, dot_grid_sync)(first.x, first.y, first.n, 256);
+    const char *(*todo_pending)(void) = (const char *(*)(void))grade_symbol(you, "kit_todo_pending");
+    if (todo_pending() && strstr(todo_pending(), "TODO 6")) {
+        free_vectors(&first);
+        grade_skip("going further (TODO 6) not attempted: it neither adds nor costs points");
+    }
+    check_exact("dot_grid_sync with blocks of 256 threads", got, &first, NULL);
+    grid_launch(you, "your code", first.n, 256);
+    free_vectors(&first);
+
+    int c = 1;
+    for (int k = 0; k < BLOCK_SIZE_COUNT; k += 2) {
+        int b = block_sizes[k];
+        const int sizes[] = {1, 4 * b + 3, 100003};
+        for (int j = 0; j < 3; j++) {
+            vectors v = exact_vectors(sizes[j], grade_seed_for(c++));
+            char call[96];
+            snprintf(call, sizeof call, "dot_grid_sync with blocks of %d threads", b);
+            check_exact(call, GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, b), &v,
+                        "Do the partials of all blocks get written before this_grid().sync(), and does block 0 add "
+                        "every one of them after it?");
+            free_vectors(&v);
+        }
+    }
+
+    /* Large and random; the grid must fill the device, as the reference's does. */
+    vectors v = random_vectors(grade_on_gpu() ? 1 << 24 : 1 << 20, grade_seed_for(c++), 0.0f, 1.0f);
+    grade_reset_records(you);
+    check_tolerance("dot_grid_sync with blocks of 256 threads", GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, 256), &v,
+                    NULL);
+    const kit_launch *mine = grid_launch(you, "your code", v.n, 256);
+    grade_reset_records(ref);
+    GRADE_FN(ref, dot_grid_sync)(v.x, v.y, v.n, 256);
+    const kit_launch *theirs = grid_launch(ref, "the reference", v.n, 256);
+    unsigned my_blocks = mine->grid[0] * mine->grid[1] * mine->grid[2];
+    unsigned device_blocks = theirs->grid[0] * theirs->grid[1] * theirs->grid[2];
+    grade_check(2 * my_blocks >= device_blocks,
+                "dot_grid_sync(n = %d, block_size = 256) launched %u blocks, but this device (%s) holds %u such blocks "
+                "at once: size the grid with cudaOccupancyMaxActiveBlocksPerMultiprocessor times the number of SMs",
+                v.n, my_blocks, device_name(), device_blocks);
+    free_vectors(&v);
+}
+
+/* ---- performance ----------------------------------------------------------------------- */
+
+typedef struct {
+    grade_side *side;
+    const vectors *v;
+    int block_size, offset;
+    float result;
+} timed_call;
+
+static void call_vectorized(void *arg)
+{
+    timed_call *t = arg;
+    t->result = GRADE_FN(t->side, dot_vectorized)(t->v->x, t->v->y, t->v->n, t->block_size, t->offset);
+}
+
+static void performance(void)
+{
+    grade_side *you = grade_student(), *ref = grade_reference();
+    vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
+    timed_call mine = {you, &v, 256, 0, 0}, theirs = {ref, &v, 256, 0, 0};
+    call_vectorized(&mine);
+    check_tolerance("dot_vectorized (the timed run)", mine.result, &v, "Only a correct result is timed");
+    double my_ms = grade_time_ms(you, call_vectorized, &mine, 2, 9);
+    double ref_ms = grade_time_ms(ref, call_vectorized, &theirs, 2, 9);
+    double bytes = 2.0 * v.n * sizeof(float);
+    grade_note("%s, n = 2^26, blocks of 256 threads: your dot_vectorized %.3f ms (%.0f GB/s), the reference %.3f ms "
+               "(%.0f GB/s); kernel time, median of 9",
+               device_name(), my_ms, bytes / (my_ms * 1e6), ref_ms, bytes / (ref_ms * 1e6));
+    grade_score(grade_perf_fraction(my_ms, ref_ms));
+    free_vectors(&v);
+}
+
+static const grade_item items[] = {
+    {"block_sync_exact", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule", 3, GRADE_CORRECTNESS, 60, block_sync_exact},
+    {"block_sync_random", "TODO 1: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, block_sync_random},
+    {"tile_shuffle_exact", "TODOs 2, 4: warps with tile shuffles, exact for every block size and schedule", 3, GRADE_CORRECTNESS, 60, tile_shuffle_exact},
+    {"tile_shuffle_random", "TODOs 2, 4: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, tile_shuffle_random},
+    {"cg_reduce_exact", "TODOs 3, 4: warps with cg::reduce, exact for every block size and schedule", 2, GRADE_CORRECTNESS, 60, cg_reduce_exact},
+    {"cg_reduce_random", "TODOs 3, 4: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, cg_reduce_random},
+    {"vector_tail", "TODO 5: float4 loads exact for n % 4 != 0 and starts 0-3 floats past a boundary", 3, GRADE_CORRECTNESS, 60, vector_tail},
+    {"vector_random", "TODO 5: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, vector_random},
+    {"grid_sync", "TODO 6 (going further): one cooperative launch with this_grid().sync()", 2, GRADE_CORRECTNESS, 60, grid_sync},
+    {"performance", "dot_vectorized as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
+};
+
+const grade_lab grade_lab7 = {7, "coop-groups", "lab7-coop-groups", items, (int)(sizeof items / sizeof items[0])};
