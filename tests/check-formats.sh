@@ -69,7 +69,7 @@ check "json: a crash is an error, a wrong result a failure, a build failure not 
     my $j = load("$dir/junk.json");
     $j->{points} == $j->{max_points} or die "junk run lost points\n";' "$work"
 
-(cd "$kit" && ./grader lab1 --student-dir="$students/junk" --format=json) >"$work/stdout.json" 2>"$work/stderr.log"
+(cd "$kit" && ./grader lab1 --backend=cpu --student-dir="$students/junk" --format=json) >"$work/stdout.json" 2>"$work/stderr.log"
 if perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' <"$work/stdout.json" 2>/dev/null \
     && grep -q "^lab1-fixture: 8.0/8.0 points" "$work/stderr.log"; then
     ok "json on stdout parses although the student's code prints; the report goes to stderr"

@@ -12,11 +12,13 @@ kit=$work/kit
 fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
 students=$FIXTURE/students
 
-# grade NAME ARGS...: runs ./grader in the test kit; output in $work/NAME.out, status in $rc
+# grade NAME ARGS...: runs ./grader in the test kit (cpu backend unless ARGS
+# say otherwise: the fixture's expectations assume it); output in
+# $work/NAME.out, status in $rc
 grade() {
     run_name=$1
     shift
-    (cd "$kit" && ./grader "$@") >"$work/$run_name.out" 2>&1
+    (cd "$kit" && ./grader --backend=cpu "$@") >"$work/$run_name.out" 2>&1
     rc=$?
 }
 has() { grep -q -- "$2" "$work/$1.out"; }

@@ -59,7 +59,8 @@ extern const grade_lab *const grade_labs[];
 void runner_grade_lab(grade_run *run, lab_result *result);
 void runner_build_failed(grade_run *run, lab_result *result);
 void runner_append_picture(const char *text);
-void runner_note_error_output(void);
+/* Fails the item for a fault of the reference or the kit: no TODO hint. */
+void runner_fail_not_student(const char *message) __attribute__((noreturn));
 
 /* sides.c (in the child) */
 void sides_set_paths(const char *student_so, const char *reference_so);

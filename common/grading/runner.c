@@ -124,14 +124,11 @@ static void append(char *buffer, size_t size, const char *text)
         snprintf(buffer + used, size - used, "%s", text);
 }
 
-void grade_fail(const char *fmt, ...)
+/* Ends the item as failed with `message` (and the pictures drawn so far);
+ * `todo_hint`: add the student's pending TODO, when there is one. */
+static void fail_item(const char *message, int todo_hint) __attribute__((noreturn));
+static void fail_item(const char *message, int todo_hint)
 {
-    /* static: this may run deep in an emulated thread's small stack */
-    static char message[FEEDBACK_MAX];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
     if (!slot) {
         fprintf(stderr, "grader: grade_fail() outside an item: %s\n", message);
         _exit(2);
@@ -145,16 +142,32 @@ void grade_fail(const char *fmt, ...)
     size_t end = strlen(slot->feedback);
     while (end && slot->feedback[end - 1] == '\n')
         slot->feedback[--end] = 0;
-    const char *todo = sides_student_todo();
+    const char *todo = todo_hint ? sides_student_todo() : NULL;
     if (todo) {
         char hint[256];
         snprintf(hint, sizeof hint, "\n(your code says %s is not implemented yet)", todo);
         append(slot->feedback, FEEDBACK_MAX, hint);
     }
     slot->finished = 1;
-    message[3000] = 0; /* Check caps its messages at 4 KB; the slot has it all */
-    ck_abort_msg("%s", message);
+    /* Check caps its messages at 4 KB; the slot has it all */
+    ck_abort_msg("%.3000s", message);
     _exit(1); /* not reached: Check ends a failing child */
+}
+
+void grade_fail(const char *fmt, ...)
+{
+    /* static: this may run deep in an emulated thread's small stack */
+    static char message[FEEDBACK_MAX];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    fail_item(message, 1);
+}
+
+void runner_fail_not_student(const char *message)
+{
+    fail_item(message, 0);
 }
 
 void grade_skip(const char *reason)
