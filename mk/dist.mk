@@ -5,7 +5,7 @@
 
 .PHONY: dist
 dist: deps
-	@tools/dist.sh
+	@sh tools/dist.sh
 
 # In a student copy there is no solutions/ folder: whatever needs a solution
 # source (make labN SOLUTION=1) stops with this instead of make's "No rule".

@@ -4,4 +4,4 @@
 
 .PHONY: handouts
 handouts:
-	@tools/render-handout.sh --all build/handouts
+	@sh tools/render-handout.sh --all build/handouts

@@ -10,10 +10,10 @@
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
 
 gradescope:
-	$(need_lab)@platforms/gradescope/build.sh $(LAB)
+	$(need_lab)@sh platforms/gradescope/build.sh $(LAB)
 prairielearn:
-	$(need_lab)@platforms/prairielearn/build.sh $(LAB)
+	$(need_lab)@sh platforms/prairielearn/build.sh $(LAB)
 classroom:
-	$(need_lab)@platforms/github-classroom/build.sh $(LAB)
+	$(need_lab)@sh platforms/github-classroom/build.sh $(LAB)
 batch:
-	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)
+	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)

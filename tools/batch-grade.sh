@@ -119,10 +119,15 @@ perl -MJSON::PP -e '
         chomp $line;
         my ($number, $id, $dir) = split /\t/, $line, 3;
         my $rc = do { local @ARGV = ("$work/$number.rc"); my $v = <>; defined $v ? $v + 0 : 255 };
+        # The submission was copied to a scratch folder: name its files alone.
+        my $scratch = "$work/src/$number/";
         my $log = do { local $/; open my $f, "<", "$out.logs/$number.log"; <$f> // "" };
+        $log =~ s/\Q$scratch\E//g;
         my $result;
         if (open my $f, "<", "$work/$number.json") {
-            local $/; $result = eval { decode_json(<$f>) };
+            local $/; my $text = <$f>;
+            $text =~ s/\Q$scratch\E//g;
+            $result = eval { decode_json($text) };
         }
         my $row = { id => $id, lab => $lab, backend => $backend, seed => $seed + 0, exit_code => $rc,
                     points => 0, max_points => undef, items => [], build_errors => "",
@@ -147,7 +152,8 @@ perl -MJSON::PP -e '
         $row->{status} = "timeout" if $rc == 124 || $rc == 137;
         if ($row->{status} ne "full_marks" && $row->{status} ne "graded") {
             # Why it could not be graded: the compiler errors, else the last lines.
-            my @lines = grep { /error|undefined reference|No rule to make/i } split /\n/, $log;
+            my @lines = grep { /\berror\b|undefined reference|No rule to make/i && !/^\s*[A-Z]+\s+[\d.]+\/[\d.]+\s/ } split /\n/, $log;
+            s/^\s+// for @lines;
             @lines = (split /\n/, $log)[-5 .. -1] unless @lines;
             @lines = grep { defined } @lines;
             $row->{build_errors} = join "\n", @lines[0 .. ($#lines < 19 ? $#lines : 19)];

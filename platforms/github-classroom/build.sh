@@ -12,7 +12,7 @@ lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
 [ -n "$lab" ] || { echo "classroom: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
 short=${lab%%-*}
 out="${DIST_DIR:-dist}/github-classroom-$lab"
-DIST_GPU=${DIST_GPU:-no} tools/dist.sh --stage "$out" || exit 2
+DIST_GPU=${DIST_GPU:-no} sh tools/dist.sh --stage "$out" || exit 2
 mkdir -p "$out/.github/workflows" "$out/.github/classroom"
 sed -e "s|@LAB@|$lab|g" -e "s|@SHORT@|$short|g" platforms/github-classroom/classroom.yml > "$out/.github/workflows/classroom.yml"
 cp platforms/github-classroom/autograding-result.sh "$out/.github/classroom/"
