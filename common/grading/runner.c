@@ -391,6 +391,14 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     lab = result;
     parent_pid = getpid();
     select_items(result);
+    for (int k = 0; k < result->count; k++)
+        for (int j = 0; j < k; j++)
+            if (strcmp(result->items[j].item->name, result->items[k].item->name) == 0) {
+                /* results are matched to items by name */
+                fprintf(stderr, "grader: %s has two items named %s; item names must be unique\n",
+                        result->lab->dir, result->items[k].item->name);
+                exit(2);
+            }
     result->gradable = 1;
     sides_set_paths(result->student_so, result->reference_so);
 
