@@ -126,6 +126,8 @@ $(HOST)/grading-table.c: $(SUITES) Makefile | $(HOST)/
 	   echo 'const grade_lab *const grade_labs[] = {'; \
 	   for s in $(SUITES); do n=$$(basename $$s .c); n=$${n%%-*}; echo "    &grade_$$n,"; done; \
 	   echo '    0 };'; } > $@
+$(HOST)/grading-table.o: $(HOST)/grading-table.c common/grading/grade.h common/harness/kit.h
+	$(CC) $(CFLAGS) -Icommon/grading -c $< -o $@
 $(HOST)/kit.o: common/harness/kit.c common/harness/kit.h | $(HOST)/
 	$(CC) $(CFLAGS) -c $< -o $@
 $(HOST)/%.o: %.c common/grading/grade.h common/harness/kit.h
