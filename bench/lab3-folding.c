@@ -1,0 +1,94 @@
+/* lab3-folding.c: the bench of lab 3, the folding sum (lab3.h).
+ *
+ * fold_sum makes one launch per round, so it cannot beat its floor: the
+ * bytes its rounds must move at the streaming ceiling, plus the cost of
+ * its launches.  Beside it: CUB DeviceReduce::Sum on the same ints. */
+#include "bench.h"
+#include "kit.h"
+#include "lab3.h"
+#include "libraries.h"
+
+typedef struct {
+    bench_lab *lab;
+    __typeof__(&fold_sum) sum;
+    const int *a;
+    int n;
+    long long exact;
+} sum_run;
+
+static double sum_once(void *context, char *note)
+{
+    sum_run *r = context;
+    bench_lab_start(r->lab);
+    int got = r->sum(r->a, r->n);
+    double ms = bench_lab_elapsed(r->lab, note);
+    if (ms >= 0 && got != r->exact) {
+        snprintf(note, 200, "wrong: %d but the sum is %lld", got, r->exact);
+        return -1;
+    }
+    return ms;
+}
+
+/* The bytes the rounds of lab3.h move at least: every round reads A[i] and
+ * A[i + d] and writes A[i], for each i < d with i + d < n. */
+static double folding_bytes(long n, int *rounds)
+{
+    long p = 1;
+    while (p < n)
+        p *= 2;
+    double elements = 0;
+    *rounds = 0;
+    for (long d = p / 2; d >= 1; d /= 2, ++*rounds)
+        elements += 3.0 * (n - d < d ? n - d : d);
+    return elements * sizeof(int);
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o = bench_parse(argc, argv);
+    bench_lab *lab = bench_open(&o);
+    __typeof__(&fold_sum) fold = BENCH_FN(lab, fold_sum);
+    const char *name = "fold_sum (one launch per round)";
+    const char *floor_name = "folding floor (bytes at the ceiling + launches)";
+
+    double ceiling = 0, launch_ms = 0;
+    if (o.reference) {
+        ceiling = bench_ceiling(&o);
+        launch_ms = bench_launch_cost(&o);
+    }
+    int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
+    for (int s = 0; s < o.size_count; s++) {
+        long n = o.sizes[s];
+        /* Small whole numbers: every partial sum fits in an int (|a| <= 4, n <= 2^28). */
+        kit_fill_ints(a, (size_t)n, -4, 4, (uint64_t)n);
+        long long exact = kit_sum_ints(a, (size_t)n);
+        double bytes = 4.0 * n; /* what a sum must read: GB/s counts these */
+
+        if (o.reference) {
+            bench_result r = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
+            bench_row(&o, "library", "CUB DeviceReduce::Sum", n, bytes, "GB/s", NULL, &r);
+            r = lib_sum_ints(a, (size_t)n, 0, exact, &o.plan);
+            bench_row(&o, "library-cold", "CUB DeviceReduce::Sum (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
+            if (ceiling > 0) {
+                int rounds;
+                double moved = folding_bytes(n, &rounds);
+                char note[200];
+                snprintf(note, sizeof note, "%.1f MB moved at %.0f GB/s + %d launches of %.1f us", moved / 1e6,
+                         ceiling, rounds, launch_ms * 1e3);
+                bench_model_row(&o, floor_name, n, moved / (ceiling * 1e6) + rounds * launch_ms, bytes, "GB/s",
+                                note);
+            }
+        }
+        if (!fold) {
+            bench_skip_row(&o, o.who, name, n, "no fold_sum in the shared object");
+            continue;
+        }
+        sum_run run = {lab, fold, a, (int)n, exact};
+        bench_result r = bench_repeat(&o.plan, sum_once, &run);
+        char target[160];
+        snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
+        bench_row(&o, o.who, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? target : NULL, &r);
+    }
+    bench_host_free(a);
+    return 0;
+}

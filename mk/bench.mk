@@ -1,0 +1,40 @@
+# mk/bench.mk: the bench programs (GPU only).
+#
+#   make bench           build, check and time every lab on this GPU (tools/bench.sh; BENCH_QUICK=1 for a short run)
+#   make bench-report    docs/performance.md from the last run's results (tools/bench-report.sh)
+#
+# One program per lab, build/bench/bin/<lab>, from bench/<lab>.c (which
+# includes the lab's fixed header), the shared bench code, the libraries it
+# is compared with (CUB, cuBLAS) and the harness; lab 8's also links the
+# register-tiled matrix multiply of solutions/.
+
+BENCH_DIR := build/bench
+BENCH_PROGRAM_LABS := $(filter $(patsubst bench/%.c,%,$(wildcard bench/lab*.c)),$(LABS))
+BENCH_HEADERS := $(wildcard bench/*.h) common/harness/kit.h
+BENCH_OBJS := $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/libraries.o
+
+$(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o: $(BENCH_DIR)/obj/%.o: bench/%.c $(BENCH_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ibench -c $< -o $@
+$(BENCH_DIR)/obj/libraries.o: bench/libraries.cu $(BENCH_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(ARCH) -O3 -std=c++17 -Icommon/harness -Ibench -c $< -o $@
+$(BENCH_DIR)/obj/register_tiled.o: solutions/lab8-tiled-matmul/register_tiled.cu common/harness/kit.h
+	@mkdir -p $(@D)
+	$(NVCC) $(ARCH) -O3 -std=c++17 -lineinfo -Xptxas -v -Icommon/harness -c $< -o $@ \
+	    > $(BENCH_DIR)/obj/register_tiled.ptxas.txt 2>&1 || { cat $(BENCH_DIR)/obj/register_tiled.ptxas.txt; exit 1; }
+
+define BENCH_LAB_RULES
+$(BENCH_DIR)/obj/$1.o: bench/$1.c $(BENCH_HEADERS) $(wildcard labs/$1/*.h)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Ibench -Ilabs/$1 -c $$< -o $$@
+$(BENCH_DIR)/bin/$1: $(BENCH_DIR)/obj/$1.o $(BENCH_OBJS) $(HARNESS_OBJS) $(if $(filter lab8-%,$1),$(BENCH_DIR)/obj/register_tiled.o)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(ARCH) -o $$@ $$(filter %.o,$$^) -lcublas -ldl
+endef
+$(foreach L,$(BENCH_PROGRAM_LABS),$(eval $(call BENCH_LAB_RULES,$L)))
+
+.PHONY: bench-programs bench-report
+bench-programs: $(addprefix $(BENCH_DIR)/bin/,$(BENCH_PROGRAM_LABS))
+bench-report:
+	@tools/bench-report.sh
