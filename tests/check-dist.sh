@@ -55,8 +55,12 @@ tools/dist.sh --solution-lines > "$work/solution-lines"
 n_lines=$(wc -l < "$work/solution-lines")
 if [ "$n_lines" -eq 0 ]; then
     not_ok "the solutions have distinctive lines to look for (none found: the leak check would prove nothing)"
-elif grep -rIlF -f "$work/solution-lines" "$copy" > "$work/leaks"; then
-    not_ok "none of the $n_lines solution-only lines is in the copy: found in $(tr '\n' ' ' < "$work/leaks")"
+elif find "$copy" -type f -print0 | perl -0 -e '
+        open my $l, "<", shift or die; my %solution = do { local $/ = "\n"; map { chomp; $_ => 1 } <$l> }; my $leaks = 0;
+        while (my $file = <STDIN>) { chomp $file; next if -B $file; open my $h, "<", $file or next; local $/ = "\n";
+            while (<$h>) { s/^\s+|\s+$//g; if ($solution{$_}) { print "    $file:$.: $_\n"; $leaks++ } } }
+        exit($leaks > 0 ? 0 : 1)' "$work/solution-lines" > "$work/leaks"; then
+    not_ok "none of the $n_lines solution-only lines is in the copy:"; head -n 10 "$work/leaks"
 else
     ok "none of the $n_lines solution-only lines is in the copy"
 fi
