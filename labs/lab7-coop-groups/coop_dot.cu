@@ -162,7 +162,8 @@ static int blocks_to_fill(dot_kernel kernel, int block_size, size_t shared, long
 }
 
 /* x and y on the device, `offset` floats past the 16-byte aligned start of
- * their allocations, and the result set to 0. */
+ * their allocations (which end right after the vectors, so a read past the
+ * end is a real overflow), and the result set to 0. */
 typedef struct {
     float *x_memory, *y_memory; /* what cudaMalloc gave */
     float *x, *y;               /* where the vectors start */
@@ -172,7 +173,7 @@ typedef struct {
 static device_vectors upload(const float *x, const float *y, int n, int offset)
 {
     device_vectors d;
-    size_t bytes = ((size_t)n + 3) * sizeof(float);
+    size_t bytes = ((size_t)offset + n) * sizeof(float);
     CHECK(cudaMalloc(&d.x_memory, bytes));
     CHECK(cudaMalloc(&d.y_memory, bytes));
     CHECK(cudaMalloc(&d.result, sizeof(double)));

@@ -1,0 +1,269 @@
+// alternative: a compensated float sum on the host, an interleaved-addressing tree, blocks from the device properties, one atomicAdd per block to finish
+// replaces: shared_dot.cu
+/* shared_dot.cu: lab 6, the dot product with a shared-memory tree per block.
+ *
+ * Read lab6.h first: it says what each function must return, and the
+ * ownership rule that ties a block to the elements it adds up.
+ *
+ * The path of the lab:
+ *   1-2  the products on the device, the sum on the host (the baseline);
+ *   3-4  one kernel that leaves one partial per block: each thread sums the
+ *        elements it owns, then the block adds its threads' sums in a
+ *        shared-memory tree;
+ *   5    how many blocks to launch, asked from the device;
+ *   6-7  the partials finished on the host, with the invariant checked;
+ *   8    the partials finished on the device.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kit.h"
+#include "lab6.h"
+
+/* The products kernel of steps 1-2 runs one thread per element. */
+#define PRODUCT_BLOCK_SIZE 256
+
+/* ---- Steps 1 and 2: products on the device, sum on the host --------------- */
+
+static __global__ void products_kernel(const float *x, const float *y, int n, float *products)
+{
+    /* TODO 1: one thread per element: thread i (counted over the whole grid)
+     * stores x[i] * y[i] in products[i].  The last block may have threads
+     * past the end of the arrays. */
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        products[i] = x[i] * y[i];
+    /* END TODO 1 */
+}
+
+float dot_sum_on_host(const float *x, const float *y, int n)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *d_x, *d_y, *d_products;
+    float *products = (float *)malloc(bytes);
+    if (!products)
+        kit_fail(__FILE__, __LINE__, "no host memory for %d products", n);
+    CHECK(cudaMalloc(&d_x, bytes));
+    CHECK(cudaMalloc(&d_y, bytes));
+    CHECK(cudaMalloc(&d_products, bytes));
+    CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_y, y, bytes, cudaMemcpyHostToDevice));
+
+    int blocks = (n + PRODUCT_BLOCK_SIZE - 1) / PRODUCT_BLOCK_SIZE;
+    LAUNCH(products_kernel, blocks, PRODUCT_BLOCK_SIZE, 0, d_x, d_y, n, d_products);
+    CHECK(cudaMemcpy(products, d_products, bytes, cudaMemcpyDeviceToHost));
+
+    double sum = 0.0;
+    /* TODO 2: add up the n products in `sum`.  Why is `sum` a double and
+     * not a float?  (Try a float with n = 2^24 in the lab program.) */
+    /* Kahan's compensated sum: a float, but it carries the rounding error
+     * of each addition into the next one. */
+    float running = 0.0f, carried = 0.0f;
+    for (int i = 0; i < n; i++) {
+        float term = products[i] - carried;
+        float next = running + term;
+        carried = (next - running) - term;
+        running = next;
+    }
+    sum = running;
+    /* END TODO 2 */
+
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_y));
+    CHECK(cudaFree(d_products));
+    free(products);
+    return (float)sum;
+}
+
+/* ---- Steps 3 and 4: one partial per block ------------------------------------ */
+
+/* Launched with blockDim.x * sizeof(float) bytes of dynamic shared memory:
+ * one slot per thread.  blockDim.x is a power of two. */
+static __global__ void partials_kernel(const float *x, const float *y, int n, float *partials)
+{
+    extern __shared__ float cache[];
+
+    float mine = 0.0f;
+    /* TODO 3: add up in `mine` the products of the elements this thread owns:
+     * start at blockIdx.x * blockDim.x + threadIdx.x and step by the number
+     * of threads in the whole grid (the ownership rule of lab6.h). */
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    while (i < n) {
+        mine += x[i] * y[i];
+        i += gridDim.x * blockDim.x;
+    }
+    /* END TODO 3 */
+    cache[threadIdx.x] = mine;
+
+    /* TODO 4: add the block's blockDim.x sums into cache[0] with a tree in
+     * shared memory: at each level the first half of the active threads add
+     * the slot `half` places further on to their own, and the level is
+     * halved.  Every thread must have written its slot before anyone reads
+     * it, and each level must be finished before the next one starts. */
+    __syncthreads();
+    for (unsigned int step = 1; step < blockDim.x; step *= 2) {
+        if (threadIdx.x % (2 * step) == 0)
+            cache[threadIdx.x] += cache[threadIdx.x + step];
+        __syncthreads();
+    }
+    /* END TODO 4 */
+
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = cache[0];
+}
+
+/* ---- Step 5: how many blocks ------------------------------------------------------ */
+
+int dot_choose_blocks(int n, int block_size)
+{
+    int blocks = 1;
+    /* TODO 5: the number of SMs (cudaDeviceGetAttribute with
+     * cudaDevAttrMultiProcessorCount) times the number of partials_kernel
+     * blocks that fit on one SM at once
+     * (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with the kernel's
+     * shared memory), but no more blocks than there are chunks of
+     * block_size elements, and at least one. */
+    int device;
+    cudaDeviceProp prop;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    int per_sm = prop.maxThreadsPerMultiProcessor / block_size;
+    if (per_sm > prop.maxBlocksPerMultiProcessor)
+        per_sm = prop.maxBlocksPerMultiProcessor;
+    long long wanted = (long long)prop.multiProcessorCount * per_sm;
+    long long chunks = ((long long)n + block_size - 1) / block_size;
+    blocks = (int)(wanted < chunks ? wanted : chunks);
+    if (blocks < 1)
+        blocks = 1;
+    /* END TODO 5 */
+    return blocks;
+}
+
+/* ---- Steps 6 and 7: the partials finished on the host ------------------------------ */
+
+int dot_partials_hold(const float *x, const float *y, int n, int block_size, int blocks, const float *partials)
+{
+    double *owned_dot = (double *)calloc((size_t)blocks, sizeof(double));
+    double *owned_abs = (double *)calloc((size_t)blocks, sizeof(double));
+    if (!owned_dot || !owned_abs)
+        kit_fail(__FILE__, __LINE__, "no host memory to check %d partials", blocks);
+    int holds = 1;
+    /* TODO 6: for every element i, add x[i]*y[i] (in double) to the
+     * owned_dot of the block that owns it, and its absolute value to
+     * owned_abs.  Then compare each partial with kit_within_tolerance;
+     * for the first block that breaks the invariant print what was
+     * expected and what is there, and set holds to 0. */
+    for (int b = 0; b < blocks; b++) {
+        /* Block b's chunks of block_size elements, one lap of the grid apart. */
+        for (long long start = (long long)b * block_size; start < n; start += (long long)blocks * block_size)
+            for (long long i = start; i < start + block_size && i < n; i++) {
+                double product = (double)x[i] * (double)y[i];
+                owned_dot[b] += product;
+                owned_abs[b] += product < 0 ? -product : product;
+            }
+        if (holds && !kit_within_tolerance(partials[b], owned_dot[b], owned_abs[b], DOT_TOLERANCE_C)) {
+            fprintf(stderr, "block %d: partial %g, but its elements add up to %g\n", b, partials[b], owned_dot[b]);
+            holds = 0;
+        }
+    }
+    /* END TODO 6 */
+    free(owned_dot);
+    free(owned_abs);
+    return holds;
+}
+
+float dot_host_finish(const float *x, const float *y, int n, int block_size, int blocks, float *partials_out)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *d_x, *d_y, *d_partials;
+    float *partials = (float *)malloc((size_t)blocks * sizeof(float));
+    if (!partials)
+        kit_fail(__FILE__, __LINE__, "no host memory for %d partials", blocks);
+    CHECK(cudaMalloc(&d_x, bytes));
+    CHECK(cudaMalloc(&d_y, bytes));
+    CHECK(cudaMalloc(&d_partials, (size_t)blocks * sizeof(float)));
+    CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_y, y, bytes, cudaMemcpyHostToDevice));
+
+    /* The third number of the launch is the dynamic shared memory of each
+     * block: the `cache` of partials_kernel, one float per thread. */
+    LAUNCH(partials_kernel, blocks, block_size, block_size * sizeof(float), d_x, d_y, n, d_partials);
+    SNAPSHOT(d_partials, blocks, 1);
+    CHECK(cudaMemcpy(partials, d_partials, (size_t)blocks * sizeof(float), cudaMemcpyDeviceToHost));
+
+    double sum = 0.0;
+    /* TODO 7: between the two passes, check the invariant: stop with
+     * kit_fail when dot_partials_hold says it is broken.  Then add the
+     * partials up in `sum`. */
+    if (!dot_partials_hold(x, y, n, block_size, blocks, partials))
+        kit_fail(__FILE__, __LINE__, "after the first pass the partials break the invariant (see above)");
+    for (int b = 0; b < blocks; b++)
+        sum += partials[b];
+    /* END TODO 7 */
+
+    if (partials_out)
+        for (int b = 0; b < blocks; b++)
+            partials_out[b] = partials[b];
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_y));
+    CHECK(cudaFree(d_partials));
+    free(partials);
+    return (float)sum;
+}
+
+/* ---- Step 8: the partials finished on the device ------------------------------------ */
+
+/* TODO 8: finish on the device.  Either a second kernel, launched as one
+ * block, whose threads each add up a stride of the partials and then
+ * combine their sums with the same tree; or partials_kernel's idea with one
+ * atomicAdd per block into a single float.  Then write dot_device_finish:
+ * only one float comes back to the host. */
+static __global__ void atomic_dot_kernel(const float *x, const float *y, int n, float *result)
+{
+    extern __shared__ float cache[];
+    float mine = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        mine += x[i] * y[i];
+    cache[threadIdx.x] = mine;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half)
+            cache[threadIdx.x] += cache[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(result, cache[0]);
+}
+
+float dot_device_finish(const float *x, const float *y, int n, int block_size, int blocks)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    size_t shared = block_size * sizeof(float);
+    float *d_x, *d_y, *d_result;
+    float result = 0.0f;
+    CHECK(cudaMalloc(&d_x, bytes));
+    CHECK(cudaMalloc(&d_y, bytes));
+    CHECK(cudaMalloc(&d_result, sizeof(float)));
+    CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_y, y, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_result, 0, sizeof(float)));
+    LAUNCH(atomic_dot_kernel, blocks, block_size, shared, d_x, d_y, n, d_result);
+    CHECK(cudaMemcpy(&result, d_result, sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_y));
+    CHECK(cudaFree(d_result));
+    return result;
+}
+/* END TODO 8 */
+
+/* ---- Given: the device's peak bandwidth, for the lab program ---------------------- */
+
+double dot_peak_bandwidth_gbs(void)
+{
+    int device, clock_khz = 0, bus_bits = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    /* Double data rate: two transfers per clock, bus_bits / 8 bytes each. */
+    return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+}
