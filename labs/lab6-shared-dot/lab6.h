@@ -28,33 +28,33 @@ extern "C" {
  * u = 2^-24. */
 #define DOT_TOLERANCE_C 2000.0
 
-/* Step 1.  The products x[i]*y[i] computed on the device, copied back, and
+/* TODOs 1-2.  The products x[i]*y[i] computed on the device, copied back, and
  * added up on the host.  Returns the dot product. */
 float dot_sum_on_host(const float *x, const float *y, int n);
 
-/* Step 2.  How many blocks of block_size threads to launch: enough to fill
+/* TODO 5.  How many blocks of block_size threads to launch: enough to fill
  * the device once, that is the number of SMs times the number of blocks of
  * your partials kernel that fit on one SM at the same time (ask the
  * occupancy API), but no more than ceil(n / block_size), and at least 1. */
 int dot_choose_blocks(int n, int block_size);
 
-/* Steps 3 and 4.  One launch of `blocks` blocks computes every block's
+/* TODOs 3, 4 and 7.  One launch of `blocks` blocks computes every block's
  * partial (ownership rule above) with a shared-memory tree; the partials
  * come back to the host, which checks the invariant (dot_partials_hold)
  * and adds them up.  When partials_out is not NULL it receives the
  * `blocks` partials.  Returns the dot product. */
 float dot_host_finish(const float *x, const float *y, int n, int block_size, int blocks, float *partials_out);
 
-/* Step 5.  The invariant between the two passes, checked on the host:
+/* TODO 6.  The invariant between the two passes, checked on the host:
  * returns 1 when for every block b
  *     |partials[b] - D_b| <= DOT_TOLERANCE_C * u * A_b,
  * where D_b is the dot product (in double) of the elements block b owns and
- * A_b the sum of |x_i*y_i| over them, and 0 (after printing which block
- * breaks it and why) otherwise.  On exact data (whole numbers whose sums
+ * A_b the sum of |x_i*y_i| over them, and 0 (after printing on stderr
+ * which block breaks it and why) otherwise.  On exact data (whole numbers whose sums
  * stay below 2^24) that means every partial is exactly right. */
 int dot_partials_hold(const float *x, const float *y, int n, int block_size, int blocks, const float *partials);
 
-/* Step 6.  The same first pass, but the partials are added up on the
+/* TODO 8.  The same first pass, but the partials are added up on the
  * device: by a second launch of one block (the same tree), or by one
  * atomicAdd per block.  Only one float comes back.  Returns the dot
  * product. */

@@ -5,7 +5,7 @@
  * Read lab6.h first: it says what each function must return, and the
  * ownership rule that ties a block to the elements it adds up.
  *
- * The path of the lab:
+ * The path of the lab, by TODO:
  *   1-2  the products on the device, the sum on the host (the baseline);
  *   3-4  one kernel that leaves one partial per block: each thread sums the
  *        elements it owns, then the block adds its threads' sums in a

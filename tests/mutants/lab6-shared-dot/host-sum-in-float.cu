@@ -6,7 +6,7 @@
  * Read lab6.h first: it says what each function must return, and the
  * ownership rule that ties a block to the elements it adds up.
  *
- * The path of the lab:
+ * The path of the lab, by TODO:
  *   1-2  the products on the device, the sum on the host (the baseline);
  *   3-4  one kernel that leaves one partial per block: each thread sums the
  *        elements it owns, then the block adds its threads' sums in a
@@ -153,8 +153,8 @@ int dot_partials_hold(const float *x, const float *y, int n, int block_size, int
     }
     for (int b = 0; b < blocks && holds; b++) {
         if (!kit_within_tolerance(partials[b], owned_dot[b], owned_abs[b], DOT_TOLERANCE_C)) {
-            printf("invariant broken: partial[%d] = %.9g but block %d owns elements whose dot product is %.9g\n",
-                   b, partials[b], b, owned_dot[b]);
+            fprintf(stderr, "invariant broken: partial[%d] = %.9g but the elements block %d owns add up to %.9g\n",
+                    b, partials[b], b, owned_dot[b]);
             holds = 0;
         }
     }
