@@ -105,8 +105,10 @@ for lab in $labs; do
             skipped="$skipped\n  $lab: build/gpu/$lab/$side.so does not build (see $LOGS/build.log)"
             continue
         fi
-        if ! "$program" --lab="$lab" --side="$side" --build=build/gpu --csv="$raw" > "$LOGS/$lab-$side.log" 2>&1; then
-            skipped="$skipped\n  $lab: the $side run stopped early (exit $?): $(tail -n 1 "$LOGS/$lab-$side.log")"
+        "$program" --lab="$lab" --side="$side" --build=build/gpu --csv="$raw" > "$LOGS/$lab-$side.log" 2>&1
+        status=$?
+        if [ $status -ne 0 ]; then
+            skipped="$skipped\n  $lab: the $side run stopped early (exit $status): $(tail -n 1 "$LOGS/$lab-$side.log")"
         fi
     done
     echo "  $lab: $(($(date +%s) - lab_started)) s"

@@ -1,0 +1,101 @@
+/* lab2-vector-mult.c: the bench of lab 2, element-wise products (lab2.h).
+ *
+ * A product c[i] = a[i] * b[i] reads 8 bytes and writes 4 per element and
+ * does one multiplication: nothing but memory traffic, so the yardstick is
+ * the streaming ceiling (a device-to-device copy), not a library.  Every
+ * product is checked bit for bit: a float product is exactly rounded, the
+ * same on the host and the device. */
+#include <string.h>
+
+#include "bench.h"
+#include "kit.h"
+#include "lab2.h"
+#include "libraries.h"
+
+enum what { PRODUCTS, IN_PLACE, DOT };
+
+typedef struct {
+    enum what what;
+    bench_lab *lab;
+    void *fn;
+    const float *a, *b;
+    float *c;             /* products, or the array multiplied in place */
+    int n, blocks;
+    double exact, abs_sum; /* the dot product */
+} product_run;
+
+static double product_once(void *context, char *note)
+{
+    product_run *r = context;
+    float dot = 0;
+    lab2_phase_times times;
+    if (r->what == IN_PLACE)
+        memcpy(r->c, r->a, (size_t)r->n * sizeof(float)); /* a fresh a[] for every run */
+    else
+        bench_poison(r->c, (size_t)r->n);
+
+    bench_lab_start(r->lab);
+    if (r->what == PRODUCTS)
+        ((__typeof__(&vector_mult))r->fn)(r->a, r->b, r->c, r->n);
+    else if (r->what == IN_PLACE)
+        ((__typeof__(&vector_mult_in_place))r->fn)(r->c, r->b, r->n, r->blocks);
+    else
+        dot = ((__typeof__(&dot_product))r->fn)(r->a, r->b, r->n, &times);
+    double ms = bench_lab_elapsed(r->lab, note);
+    if (ms < 0)
+        return ms;
+
+    if (r->what == DOT)
+        return bench_check_sum(dot, r->exact, r->abs_sum, 2000, note) ? ms : -1;
+    for (int i = 0; i < r->n; i++) {
+        float expected = r->a[i] * r->b[i];
+        if (r->c[i] != expected) { /* NaN (not written) never equals */
+            snprintf(note, 200, "wrong: c[%d] = %.9g but a[%d] * b[%d] = %.9g", i, r->c[i], i, i, expected);
+            return -1;
+        }
+    }
+    return ms;
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o = bench_parse(argc, argv);
+    bench_lab *lab = bench_open(&o);
+    void *fns[3] = {bench_symbol(lab, "vector_mult"), bench_symbol(lab, "vector_mult_in_place"),
+                    bench_symbol(lab, "dot_product")};
+    /* One full wave of blocks for the grid-stride version: 2048 threads an SM. */
+    int blocks = bench_sm_count() * (2048 / LAB2_THREADS_PER_BLOCK);
+    char in_place_name[80];
+    snprintf(in_place_name, sizeof in_place_name, "vector_mult_in_place (%d blocks, grid-stride)", blocks);
+    const char *names[3] = {"vector_mult (one thread per element)", in_place_name,
+                            "dot_product (its products kernel only)"};
+
+    if (o.reference)
+        bench_ceiling(&o);
+    size_t largest = (size_t)o.sizes[o.size_count - 1];
+    float *a = bench_host_alloc(largest * sizeof(float));
+    float *b = bench_host_alloc(largest * sizeof(float));
+    float *c = bench_host_alloc(largest * sizeof(float));
+    for (int s = 0; s < o.size_count; s++) {
+        long n = o.sizes[s];
+        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, (uint64_t)n);
+        kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, (uint64_t)n + 1);
+        double exact = kit_dot(a, b, (size_t)n), abs_sum = kit_abs_dot(a, b, (size_t)n);
+        double bytes = 12.0 * n; /* two floats read, one written */
+        for (int w = PRODUCTS; w <= DOT; w++) {
+            if (!fns[w]) {
+                bench_skip_row(&o, o.who, names[w], n, "no such entry point in the shared object");
+                continue;
+            }
+            product_run run = {w, lab, fns[w], a, b, c, (int)n, blocks, exact, abs_sum};
+            bench_result r = bench_repeat(&o.plan, product_once, &run);
+            /* The target: within 10% of the copy's rate, where the arrays dwarf L2. */
+            int targeted = o.reference && w == PRODUCTS && n >= 1L << 24;
+            bench_row(&o, o.who, names[w], n, bytes, "GB/s", targeted ? "ceiling>=90" : NULL, &r);
+        }
+    }
+    bench_host_free(a);
+    bench_host_free(b);
+    bench_host_free(c);
+    return 0;
+}

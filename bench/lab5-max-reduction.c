@@ -1,0 +1,94 @@
+/* lab5-max-reduction.c: the bench of lab 5, the maximum two ways (lab5.h).
+ *
+ * block_max reads the array once in one launch: it should keep up with
+ * CUB DeviceReduce::Max.  tournament_max makes one launch per round, each
+ * reading what the last one wrote: its floor is shown beside it (the bytes
+ * its rounds move at the streaming ceiling, plus its launches).  The maximum
+ * is exact, so every result must equal the host's. */
+#include "bench.h"
+#include "kit.h"
+#include "lab5.h"
+#include "libraries.h"
+
+typedef struct {
+    bench_lab *lab;
+    __typeof__(&block_max) max; /* both entry points have this type */
+    const float *a;
+    int n;
+    float exact;
+} max_run;
+
+static double max_once(void *context, char *note)
+{
+    max_run *r = context;
+    bench_lab_start(r->lab);
+    float got = r->max(r->a, r->n);
+    double ms = bench_lab_elapsed(r->lab, note);
+    if (ms >= 0 && !(got == r->exact)) {
+        snprintf(note, 200, "wrong: %.9g but the maximum is %.9g", got, r->exact);
+        return -1;
+    }
+    return ms;
+}
+
+/* The bytes the rounds of lab5.h move at least: a round reads the m values
+ * left by the last one and writes ceil(m / 2). */
+static double tournament_bytes(long n, int *rounds)
+{
+    double total = 0;
+    *rounds = 0;
+    for (long m = n; m > 1; m = (m + 1) / 2, ++*rounds)
+        total += 4.0 * (m + (m + 1) / 2);
+    return total;
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o = bench_parse(argc, argv);
+    bench_lab *lab = bench_open(&o);
+    __typeof__(&block_max) fns[2] = {BENCH_FN(lab, block_max), BENCH_FN(lab, tournament_max)};
+    const char *names[2] = {"block_max (one launch, shared-memory tree)", "tournament_max (one launch per round)"};
+    const char *floor_name = "tournament floor (bytes at the ceiling + launches)";
+
+    double ceiling = 0, launch_ms = 0;
+    if (o.reference) {
+        ceiling = bench_ceiling(&o);
+        launch_ms = bench_launch_cost(&o);
+    }
+    float *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(float));
+    for (int s = 0; s < o.size_count; s++) {
+        long n = o.sizes[s];
+        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, (uint64_t)n);
+        float exact = kit_max_floats(a, (size_t)n);
+        double bytes = 4.0 * n;
+
+        if (o.reference) {
+            bench_result r = lib_max_floats(a, (size_t)n, 1, exact, &o.plan);
+            bench_row(&o, "library", "CUB DeviceReduce::Max", n, bytes, "GB/s", NULL, &r);
+            r = lib_max_floats(a, (size_t)n, 0, exact, &o.plan);
+            bench_row(&o, "library-cold", "CUB DeviceReduce::Max (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
+            if (ceiling > 0) {
+                int rounds;
+                double moved = tournament_bytes(n, &rounds);
+                char note[200];
+                snprintf(note, sizeof note, "%.1f MB moved at %.0f GB/s + %d launches of %.1f us", moved / 1e6,
+                         ceiling, rounds, launch_ms * 1e3);
+                bench_model_row(&o, floor_name, n, moved / (ceiling * 1e6) + rounds * launch_ms, bytes, "GB/s",
+                                note);
+            }
+        }
+        for (int f = 0; f < 2; f++) {
+            if (!fns[f]) {
+                bench_skip_row(&o, o.who, names[f], n, "no such entry point in the shared object");
+                continue;
+            }
+            max_run run = {lab, fns[f], a, (int)n, exact};
+            bench_result r = bench_repeat(&o.plan, max_once, &run);
+            /* The target (block_max only): the library's speed at 2^24 and 2^28. */
+            int targeted = o.reference && f == 0 && (n == 1L << 24 || n == 1L << 28);
+            bench_row(&o, o.who, names[f], n, bytes, "GB/s", targeted ? "library>=1" : NULL, &r);
+        }
+    }
+    bench_host_free(a);
+    return 0;
+}

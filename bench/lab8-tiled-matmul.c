@@ -1,0 +1,148 @@
+/* lab8-tiled-matmul.c: the bench of lab 8, tiled matrix multiply (lab8.h).
+ *
+ * A product of two n x n matrices does 2 n^3 floating-point operations on
+ * 12 n^2 bytes: bound by arithmetic, measured in TFLOP/s.  Beside the
+ * lab's naive and tiled kernels: cuBLAS SGEMM in plain FP32 (no TF32) and
+ * the register-tiled kernel of solutions/lab8-tiled-matmul/register_tiled.cu,
+ * which this program links itself (it is not part of the lab).
+ *
+ * Checks: cuBLAS's product is compared with a double-precision product at
+ * sampled positions (within 32 units of u * sum|a_ik b_kj|: plain FP32
+ * lands near 1, TF32 near 100); every other product is compared with
+ * cuBLAS's element by element, within 2 k u (|A| |B|)_ij, twice the error
+ * bound of any order of summation (|A| |B| also comes from cuBLAS). */
+#include <math.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "kit.h"
+#include "lab8.h"
+#include "libraries.h"
+
+/* solutions/lab8-tiled-matmul/register_tiled.cu (linked into this program). */
+void matmul_register_tiled(const float *a, const float *b, float *c, int m, int k, int n);
+
+enum kind { NAIVE, TILED, REGISTER_TILED };
+
+typedef struct {
+    enum kind kind;
+    bench_lab *lab;            /* NULL: this program's own (the register-tiled kernel) */
+    void *fn;
+    int tile;
+    const float *a, *b, *expected, *bound;
+    float *c;
+    int side;
+} product_run;
+
+static double product_once(void *context, char *note)
+{
+    product_run *r = context;
+    int s = r->side;
+    bench_poison(r->c, (size_t)s * s);
+    if (r->lab)
+        bench_lab_start(r->lab);
+    else
+        kit_reset_records();
+    if (r->kind == NAIVE)
+        ((__typeof__(&matmul_naive))r->fn)(r->a, r->b, r->c, s, s, s);
+    else if (r->kind == TILED)
+        ((__typeof__(&matmul_tiled))r->fn)(r->a, r->b, r->c, s, s, s, r->tile);
+    else
+        matmul_register_tiled(r->a, r->b, r->c, s, s, s);
+    double ms = r->lab ? bench_lab_elapsed(r->lab, note) : kit_timed_ms();
+    if (!(ms > 0)) {
+        if (!r->lab)
+            snprintf(note, 200, "no timed launch");
+        return -1;
+    }
+    return bench_check_matrix(r->c, r->expected, r->bound, s, s, note) ? ms : -1;
+}
+
+static int is_tile(int t) { return t >= 1 && t <= 32 && (t & (t - 1)) == 0; }
+
+int main(int argc, char **argv)
+{
+    bench_options o = bench_parse(argc, argv);
+    bench_lab *lab = bench_open(&o);
+    __typeof__(&matmul_naive) naive = BENCH_FN(lab, matmul_naive);
+    __typeof__(&matmul_tiled) tiled = BENCH_FN(lab, matmul_tiled);
+    __typeof__(&matmul_choose_tile) choose_tile = BENCH_FN(lab, matmul_choose_tile);
+    int chosen = choose_tile ? choose_tile() : 0;
+    const char *naive_name = "matmul_naive (one thread per element)";
+    const char *register_name = "register-tiled 128x128, 8x8 a thread (solutions/)";
+    kit_set_timing(1); /* this program's own harness, for the register-tiled kernel */
+
+    long largest = 0;
+    for (int i = 0; i < o.side_count; i++)
+        largest = o.sides[i] > largest ? o.sides[i] : largest;
+    size_t most = (size_t)largest * largest * sizeof(float);
+    float *a = bench_host_alloc(most), *b = bench_host_alloc(most), *c = bench_host_alloc(most);
+    float *expected = bench_host_alloc(most), *bound = bench_host_alloc(most);
+    float *abs_a = bench_host_alloc(most), *abs_b = bench_host_alloc(most);
+
+    for (int i = 0; i < o.side_count; i++) {
+        int s = (int)o.sides[i];
+        size_t count = (size_t)s * s;
+        double flops = 2.0 * s * s * s;
+        kit_fill_uniform(a, count, -1.0f, 1.0f, (uint64_t)s);
+        kit_fill_uniform(b, count, -1.0f, 1.0f, (uint64_t)s + 1);
+        for (size_t e = 0; e < count; e++)
+            abs_a[e] = fabsf(a[e]), abs_b[e] = fabsf(b[e]);
+        lib_sgemm_once(a, b, expected, s, s, s);
+        lib_sgemm_once(abs_a, abs_b, bound, s, s, s);
+        for (size_t e = 0; e < count; e++)
+            bound[e] *= 2.0f * s * (float)KIT_UNIT_ROUNDOFF * 1.01f;
+
+        /* cuBLAS's product itself, against doubles, before anything is compared with it. */
+        double worst = 0;
+        char note[200] = "";
+        int blas_ok = bench_check_matmul_samples(a, b, expected, s, s, s, 64, 32.0, &worst, note);
+        if (o.reference) {
+            bench_result r = lib_sgemm(a, b, s, s, s, expected, bound, &o.plan);
+            if (!blas_ok)
+                r.ok = 0, snprintf(r.note, sizeof r.note, "%s", note);
+            else if (r.ok)
+                snprintf(r.note, sizeof r.note, "FP32: worst error at 64 sampled elements %.2f units of u*sum|a b|",
+                         worst);
+            bench_row(&o, "library", "cuBLAS SGEMM (FP32; TF32 off)", s, flops, "TFLOP/s", NULL, &r);
+        }
+        if (!blas_ok) {
+            fprintf(stderr, "bench: cuBLAS's product at %d is wrong (%s): nothing is checked against it\n", s, note);
+            continue;
+        }
+
+        /* The lab's kernels: naive, tiled with the chosen tile and with 16 (the textbook's). */
+        int tiles[2] = {is_tile(chosen) ? chosen : 32, 16};
+        int tile_count = tiles[0] == 16 ? 1 : 2;
+        char naive_target[120];
+        snprintf(naive_target, sizeof naive_target, "speed:%s>=1.5", naive_name);
+        for (int t = -1; t < tile_count; t++) {
+            char name[120];
+            if (t < 0)
+                snprintf(name, sizeof name, "%s", naive_name);
+            else
+                snprintf(name, sizeof name, "matmul_tiled (tile %d%s)", tiles[t],
+                         tiles[t] == chosen ? ", matmul_choose_tile's" : "");
+            void *fn = t < 0 ? (void *)naive : (void *)tiled;
+            if (!fn) {
+                bench_skip_row(&o, o.who, name, s, "no such entry point in the shared object");
+                continue;
+            }
+            product_run run = {t < 0 ? NAIVE : TILED, lab, fn, t < 0 ? 0 : tiles[t], a, b, expected, bound, c, s};
+            bench_result r = bench_repeat(&o.plan, product_once, &run);
+            /* The target: the tile the lab chooses at least 1.5 times as fast as naive. */
+            int targeted = o.reference && t == 0;
+            bench_row(&o, o.who, name, s, flops, "TFLOP/s", targeted ? naive_target : NULL, &r);
+        }
+        if (o.reference) {
+            product_run run = {REGISTER_TILED, NULL, NULL, 0, a, b, expected, bound, c, s};
+            bench_result r = bench_repeat(&o.plan, product_once, &run);
+            /* The target: half of cuBLAS at the largest side (4096 in a full run). */
+            bench_row(&o, "solution", register_name, s, flops, "TFLOP/s", s == largest ? "library>=0.5" : NULL, &r);
+        }
+    }
+    float *all[] = {a, b, c, expected, bound, abs_a, abs_b};
+    for (int i = 0; i < 7; i++)
+        bench_host_free(all[i]);
+    return 0;
+}
