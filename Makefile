@@ -28,7 +28,7 @@ lab_short = $(firstword $(subst -, ,$1))
 STAGED_CHECK := $(CURDIR)/.deps/check/usr
 ifneq ($(wildcard $(STAGED_CHECK)/include/check.h),)
 CHECK_CFLAGS := -I$(STAGED_CHECK)/include
-CHECK_LIBS := -L$(STAGED_CHECK)/lib/x86_64-linux-gnu -lcheck -lsubunit -lm -lrt -lpthread
+CHECK_LIBS := $(STAGED_CHECK)/lib/x86_64-linux-gnu/libcheck.a $(STAGED_CHECK)/lib/x86_64-linux-gnu/libsubunit.a -lm -lrt -lpthread
 else
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
