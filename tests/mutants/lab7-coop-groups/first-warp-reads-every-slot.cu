@@ -1,6 +1,7 @@
 // mutant: the first warp reads 32 warp totals even when the block has fewer warps
 // replaces: coop_dot.cu
 // must-fail: tile_shuffle_exact cg_reduce_exact
+// backend: cpu
 /* coop_dot.cu: lab 7, the dot product with cooperative groups.
  *
  * Read lab7.h first.  Every kernel here has the same three stages:
