@@ -3,7 +3,7 @@
 #   awk -F, -v out=build/bench -f bench/table.awk build/bench/*.raw.csv
 #
 # For every lab it writes out/<lab>.csv (the raw columns plus rate,
-# pct_ceiling, x_library and verdict) and prints a table; last it prints
+# pct_ceiling, x_library, target_value and verdict) and prints a table; last it prints
 # whether each target of the issue is met.  Derived columns:
 #   rate         work / median time: GB/s (bytes a version must move at
 #                least) or TFLOP/s (2 m n k for a matrix product)
@@ -11,6 +11,8 @@
 #                (the streaming ceiling), or for TFLOP/s cuBLAS's best rate
 #   x_library    the library's time over this row's time at the same size:
 #                above 1 is faster than the library, below 1 slower
+#   target_value what the target compares, with its measure ("1.04 x library")
+#   verdict      met, or MISSED by how much
 # POSIX awk only (mawk, gawk, busybox).
 
 function rank(side) {
@@ -83,7 +85,7 @@ END {
     for (i = 1; i <= rows; i++) {
         pct[i] = rate[i] != "" && ceiling[lab[i]] > 0 ? 100 * rate[i] / ceiling[lab[i]] : ""
         x_library[i] = ""
-        if ((side[i] == "solution" || side[i] == "student" || side[i] == "library-cold") && measured(i))
+        if ((side[i] == "solution" || side[i] == "student") && measured(i))
             for (j = 1; j <= rows; j++)
                 if (lab[j] == lab[i] && side[j] == "library" && size[j] == size[i] && measured(j)) {
                     x_library[i] = num(ms[j]) / num(ms[i]); break
@@ -103,7 +105,7 @@ END {
     for (L = 1; L <= lab_count; L++) {
         l = labs[L]
         file = out "/" l ".csv"
-        print "lab,side,version,size,runs,median_ms,min_ms,max_ms,work,unit,rate,pct_ceiling,x_library,check,target,verdict,note" > file
+        print "lab,side,version,size,runs,median_ms,min_ms,max_ms,work,unit,rate,pct_ceiling,x_library,check,target,target_value,verdict,note" > file
         # Sort this lab's rows by size, then side, then input order (insertion sort).
         n = 0
         for (i = 1; i <= rows; i++) if (lab[i] == l) order[++n] = i
@@ -121,8 +123,9 @@ END {
         printf "%8s  %-12s %-46s %5s %10s %10s %7s %7s  %s\n", "size", "side", "version", "runs", "time ms", "rate", "% ceil", "x lib", "check"
         for (a = 1; a <= n; a++) {
             i = order[a]
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", lab[i], side[i], version[i], size[i], runs[i], \
-                ms[i], lo[i], hi[i], work[i], unit[i], rate[i], pct[i], x_library[i], check[i], target[i], verdict[i], note[i] > file
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", lab[i], side[i], version[i], size[i], runs[i], \
+                ms[i], lo[i], hi[i], work[i], unit[i], rate[i], pct[i], x_library[i], check[i], target[i], \
+                value[i] == "" ? "" : sprintf("%.3f %s", value[i], what[i]), verdict[i], note[i] > file
             r = rate[i] == "" ? "-" : sprintf(rate[i] >= 100 ? "%.0f" : "%.2f", rate[i]) " " (unit[i] == "TFLOP/s" ? "TF/s" : "GB/s")
             if (unit[i] == "-") r = "-"
             status = check[i]

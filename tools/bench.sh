@@ -121,7 +121,8 @@ if [ -z "$raws" ]; then
     exit 1
 fi
 awk -v out="$OUT" -f bench/table.awk $raws > "$OUT/table.txt"
-{ echo "lab,side,version,size,runs,median_ms,min_ms,max_ms,work,unit,rate,pct_ceiling,x_library,check,target,verdict,note"
+first=$(ls "$OUT"/lab*.csv | grep -v '\.raw\.csv$' | head -n 1)
+{ head -n 1 "$first"
   for lab in $labs; do [ -f "$OUT/$lab.csv" ] && tail -n +2 "$OUT/$lab.csv"; done; } > "$OUT/all.csv"
 plots=""
 for lab in $labs; do
