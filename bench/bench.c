@@ -118,7 +118,7 @@ bench_options bench_parse(int argc, char **argv)
     }
 
     /* The quick plan still takes a median of at least 5 runs after 2 warm-ups. */
-    bench_plan quick_plan = {2, 5, 200, 0.15}, full_plan = {3, 15, 1000, 0.6};
+    bench_plan quick_plan = {2, 5, 200, 0.15}, full_plan = {3, 10, 1000, 0.5};
     o.plan = is_quick ? quick_plan : full_plan;
     return o;
 }

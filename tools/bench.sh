@@ -68,6 +68,7 @@ echo "make bench: building$labs (log: $LOGS/build.log)"
 # -k: a lab that does not build must not stop the others; each is checked below.
 make -k -j"$JOBS" $make_vars $targets > "$LOGS/build.log" 2>&1
 built() { make -q $make_vars "$1" >/dev/null 2>&1 && [ -f "$1" ]; }
+cp "$OUT/obj/register_tiled.ptxas.txt" "$LOGS/" 2>/dev/null
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -131,7 +132,7 @@ for lab in $labs; do
         plots="$plots $OUT/$lab.png"
     fi
 done
-[ -n "$plots" ] || plots=" none ($(tail -n 1 "$LOGS/plots.log" 2>/dev/null))"
+[ -n "$plots" ] || plots=" none$(tail -n 1 "$LOGS/plots.log" 2>/dev/null | sed 's/^/ (/; s/$/)/')"
 
 echo
 cat "$OUT/table.txt"
