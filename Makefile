@@ -147,7 +147,7 @@ grader: deps $(HOST)/grader
 all: deps $(HOST)/grader $(addprefix build-,$(LABS))
 test: deps
 	@tests/run.sh
-bench: deps
+bench:
 	@tools/bench.sh
 doctor:
 	@tools/doctor.sh

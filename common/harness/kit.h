@@ -57,6 +57,7 @@ void kit_check(cudaError_t err, const char *what, const char *file, int line);
 void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 void kit_launch_end(const char *file, int line);
 void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
+void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 
 #define CHECK(call) kit_check((call), #call, __FILE__, __LINE__)
 #define LAUNCH(kernel, grid, block, shmem, ...)                                   \
@@ -64,6 +65,17 @@ void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, si
         kit_launch_begin(#kernel, dim3(grid), dim3(block), (shmem), __FILE__, __LINE__); \
         kernel<<<(grid), (block), (shmem)>>>(__VA_ARGS__);                       \
         kit_launch_end(__FILE__, __LINE__);                                       \
+    } while (0)
+/* LAUNCH_COOPERATIVE(k, grid, block, shmem, args) is
+ * cudaLaunchCooperativeKernel(k, grid, block, args, shmem, 0), where args is
+ * an array of pointers to the kernel's arguments, recorded, checked and timed
+ * like LAUNCH. */
+#define LAUNCH_COOPERATIVE(kernel, grid, block, shmem, args)                                  \
+    do {                                                                                      \
+        kit_cooperative_launch_begin(#kernel, dim3(grid), dim3(block), (shmem), __FILE__, __LINE__); \
+        kit_check(cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(block), (args), (shmem), 0), \
+                  "cudaLaunchCooperativeKernel(" #kernel ")", __FILE__, __LINE__);            \
+        kit_launch_end(__FILE__, __LINE__);                                                   \
     } while (0)
 #endif
 

@@ -67,6 +67,14 @@ extern "C" void kit_launch_end(const char *file, int line)
     }
 }
 
+extern "C" void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
+                                             const char *file, int line)
+{
+    record(kernel, grid, block, shmem, 1, file, line);
+    if (timing_enabled)
+        kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
+}
+
 extern "C" void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem,
                                               const char *file, int line)
 {
