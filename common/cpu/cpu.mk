@@ -1,9 +1,52 @@
 # common/cpu/cpu.mk: build rules of the cpu backend (the kit's CUDA emulation).
-# Included by the top Makefile when BACKEND=cpu.  It must define:
+# Included by the top Makefile when BACKEND=cpu, with B = build/cpu or
+# build/cpu-<sanitizer> and SANITIZE = "" | address | thread.  Defines:
 #   cu_compile  $(call cu_compile,SRC.cu,OBJ.o,EXTRA_FLAGS)   compile one .cu
 #   so_link     $(call so_link,OUT.so,OBJS)                   a shared object for the grader
 #   exe_link    $(call exe_link,OUT,OBJS)                     a program
 #   BACKEND_DEPS                                             built before any of these run
 #   EMU_SANITIZE_FLAGS                                       added to C objects linked with them
-# (placeholder: the backend's owner replaces this file)
+#
+# A .cu file builds in three steps, all next to the object:
+#   1. g++ -E with cuda_runtime.h included first, as nvcc does     -> OBJ.ii
+#   2. rewrite.pl: <<<...>>> and __shared__ into plain C++         -> OBJ.emu.cpp
+#   3. g++ -c, with the sanitizer if any                           -> OBJ.o
+# Line markers carry the .cu file's name and lines through all three, so
+# compiler messages, __LINE__ and the emulator's diagnostics name the
+# student's own file and line.  The emulator's runtime (common/cpu/src) is an
+# archive linked into every shared object, so each has its own device.
 EMU_DIR := common/cpu
+EMU_CXX ?= g++
+EMU_OPT ?= -O2 -g
+EMU_SANITIZE_address := -fsanitize=address -fno-omit-frame-pointer
+EMU_SANITIZE_thread := -fsanitize=thread
+EMU_SANITIZE_FLAGS := $(EMU_SANITIZE_$(SANITIZE))
+EMU_RUNTIME_address := -DCUDAEMU_ASAN
+EMU_RUNTIME_thread := -DCUDAEMU_TSAN
+EMU_CXXFLAGS := -std=c++17 -fPIC $(EMU_OPT) -D__CUDAEMU__=1 -I$(EMU_DIR)/include -Icommon/harness
+
+EMU_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
+EMU_SOURCES := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*.S)
+EMU_OBJS := $(patsubst $(EMU_DIR)/src/%,$(B)/emu/%.o,$(EMU_SOURCES))
+EMU_LIB := $(B)/emu/libcudaemu.a
+
+# The runtime itself is not instrumented (it only tells the sanitizer about
+# fibers and synchronisation); the students' code is.
+$(B)/emu/%.cpp.o: $(EMU_DIR)/src/%.cpp $(EMU_DIR)/src/internal.h $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_CXX) $(EMU_CXXFLAGS) -Wall -Wextra -fno-omit-frame-pointer $(EMU_RUNTIME_$(SANITIZE)) -c $< -o $@
+$(B)/emu/%.S.o: $(EMU_DIR)/src/%.S
+	@mkdir -p $(@D)
+	$(EMU_CXX) -fPIC -c $< -o $@
+$(EMU_LIB): $(EMU_OBJS)
+	@rm -f $@
+	ar rcs $@ $(EMU_OBJS)
+
+BACKEND_DEPS := $(EMU_LIB) $(EMU_DIR)/rewrite.pl $(EMU_HEADERS)
+
+cu_compile = mkdir -p $(dir $2) && \
+	$(EMU_CXX) -E -x c++ $(EMU_CXXFLAGS) -I$(dir $1) $3 -include cuda_runtime.h $1 -o $(basename $2).ii && \
+	perl $(EMU_DIR)/rewrite.pl $(basename $2).ii $(basename $2).emu.cpp && \
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
+so_link = $(EMU_CXX) -shared -Wl,-Bsymbolic $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
+exe_link = $(EMU_CXX) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm

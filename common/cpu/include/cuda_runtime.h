@@ -1,0 +1,36 @@
+/* cuda_runtime.h of the cpu backend: the CUDA runtime and device built-ins
+ * the kit's emulation provides.  The build includes it in every .cu file,
+ * as nvcc does; see common/cpu/README.md for what it covers and its limits. */
+#ifndef CUDAEMU_CUDA_RUNTIME_H
+#define CUDAEMU_CUDA_RUNTIME_H
+
+#ifndef __cplusplus
+#error "the cpu backend compiles CUDA sources as C++, as nvcc does"
+#endif
+#ifndef __CUDAEMU__
+#define __CUDAEMU__ 1
+#endif
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudaemu/types.h"
+#include "cudaemu/runtime_api.h"
+#include "cudaemu/device.h"
+#include "cudaemu/launch.h"
+
+/* Qualifiers that change nothing on a CPU.  (__global__, __device__,
+ * __host__, __constant__, __managed__ and __shared__ are handled by the
+ * build's rewrite step, see common/cpu/rewrite.pl.) */
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
+
+#endif /* CUDAEMU_CUDA_RUNTIME_H */

@@ -1,0 +1,387 @@
+/* cudaemu/device.h: what kernels see on the cpu backend: the built-in
+ * variables, barriers, warp operations, shared memory, atomics, kernel printf
+ * and the intrinsic math functions.  Each CUDA thread is a fiber; a call
+ * that synchronises (a barrier, a shuffle, a vote) lets the other fibers run
+ * until the whole group has arrived. */
+#ifndef CUDAEMU_DEVICE_H
+#define CUDAEMU_DEVICE_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <type_traits>
+
+#include "types.h"
+
+#define CUDAEMU_HIDDEN __attribute__((visibility("hidden")))
+#define CUDAEMU_HERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+
+/* ---- built-in variables ------------------------------------------------------
+ * Read-only for kernels.  The scheduler stores the running thread's values
+ * in them at every switch, so each fiber always sees its own. */
+extern const uint3 threadIdx __asm__("cudaemu_threadIdx") CUDAEMU_HIDDEN;
+extern const uint3 blockIdx __asm__("cudaemu_blockIdx") CUDAEMU_HIDDEN;
+extern const dim3 blockDim __asm__("cudaemu_blockDim") CUDAEMU_HIDDEN;
+extern const dim3 gridDim __asm__("cudaemu_gridDim") CUDAEMU_HIDDEN;
+static constexpr int warpSize = 32;
+
+namespace cudaemu {
+/* ---- the scheduler's side (src/scheduler.cpp) -------------------------------------- */
+enum barrier_kind { BARRIER_PLAIN, BARRIER_COUNT, BARRIER_AND, BARRIER_OR };
+enum warp_kind { WARP_SYNC, WARP_SHFL, WARP_SHFL_UP, WARP_SHFL_DOWN, WARP_SHFL_XOR, WARP_BALLOT, WARP_ANY, WARP_ALL,
+                 WARP_KINDS };
+enum { WARP_VALUE_MAX = 32 };
+
+int block_barrier(int kind, int predicate, const char *what, const char *file, int line) CUDAEMU_HIDDEN;
+/* in: this lane's value (size bytes); out: the value it receives.  For votes
+ * the value is the predicate (an int) and out an unsigned. */
+void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, int lane_arg, int width,
+             const char *what, const char *file, int line) CUDAEMU_HIDDEN;
+void grid_barrier(const char *file, int line) CUDAEMU_HIDDEN;
+int grid_is_cooperative(void) CUDAEMU_HIDDEN;
+void kernel_fail(int code, const char *file, int line, const char *fmt, ...) CUDAEMU_HIDDEN
+    __attribute__((noreturn, format(printf, 4, 5)));
+int in_kernel(void) CUDAEMU_HIDDEN;
+void atomic_point(void) CUDAEMU_HIDDEN;
+
+/* Shared memory.  Each __shared__ declaration owns a slot; the first thread
+ * of a launch that reaches it places it in the block's shared arena. */
+struct shared_slot {
+    unsigned long long launch;
+    size_t offset;
+};
+extern unsigned long long current_launch_id CUDAEMU_HIDDEN;
+extern char *current_shared_base CUDAEMU_HIDDEN;
+void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line) CUDAEMU_HIDDEN;
+void *dynamic_shared(void) CUDAEMU_HIDDEN;
+
+template <class T> static inline T &shared_var(shared_slot *slot, const char *file, int line)
+{
+    if (slot->launch != current_launch_id)
+        place_shared(slot, sizeof(T), alignof(T) < 16 ? 16 : alignof(T), file, line);
+    return *(T *)(current_shared_base + slot->offset);
+}
+
+/* Namespace-scope `extern __shared__ T x[];` becomes a DynamicShared<T>. */
+template <class T> struct dynamic_shared_array {
+    operator T *() const { return (T *)dynamic_shared(); }
+    T &operator[](size_t i) const { return ((T *)dynamic_shared())[i]; }
+    T *operator&() const { return (T *)dynamic_shared(); }
+};
+/* Namespace-scope `__shared__ T x[N];` (rare) becomes a static_shared<T[N]>. */
+template <class T> struct static_shared_var {
+    mutable shared_slot slot;
+    T &get() const { return shared_var<T>(&slot, "", 0); }
+    operator T &() const { return get(); }
+    template <class I> auto &operator[](I i) const { return get()[i]; }
+    template <class V> T &operator=(const V &v) const { return get() = v; }
+    T *operator&() const { return &get(); }
+};
+
+int printf_in_kernel(const char *format, va_list args) CUDAEMU_HIDDEN;
+} // namespace cudaemu
+
+/* ---- kernel printf: buffered like CUDA's, shown at the next synchronisation -- */
+static inline int cudaemu_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static inline int cudaemu_printf(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = cudaemu::in_kernel() ? cudaemu::printf_in_kernel(format, args) : vprintf(format, args);
+    va_end(args);
+    return n;
+}
+namespace std {
+using ::cudaemu_printf;
+}
+#define printf(...) cudaemu_printf(__VA_ARGS__)
+
+/* ---- barriers ------------------------------------------------------------------------ */
+static inline void __syncthreads(CUDAEMU_HERE)
+{
+    cudaemu::block_barrier(cudaemu::BARRIER_PLAIN, 0, "__syncthreads()", file, line);
+}
+static inline int __syncthreads_count(int predicate, CUDAEMU_HERE)
+{
+    return cudaemu::block_barrier(cudaemu::BARRIER_COUNT, predicate, "__syncthreads_count()", file, line);
+}
+static inline int __syncthreads_and(int predicate, CUDAEMU_HERE)
+{
+    return cudaemu::block_barrier(cudaemu::BARRIER_AND, predicate, "__syncthreads_and()", file, line);
+}
+static inline int __syncthreads_or(int predicate, CUDAEMU_HERE)
+{
+    return cudaemu::block_barrier(cudaemu::BARRIER_OR, predicate, "__syncthreads_or()", file, line);
+}
+/* Memory fences: the cpu backend runs one fiber at a time, so a compiler
+ * fence keeps the order the source asks for. */
+static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+/* ---- warp operations ------------------------------------------------------------------- */
+static inline void __syncwarp(unsigned mask = 0xffffffffu, CUDAEMU_HERE)
+{
+    cudaemu::warp_op(cudaemu::WARP_SYNC, mask, 0, 0, 0, 0, 32, "__syncwarp()", file, line);
+}
+template <class T> static inline T cudaemu_shuffle(int kind, unsigned mask, T var, int arg, int width, const char *what,
+                                                   const char *file, int line)
+{
+    static_assert(sizeof(T) <= cudaemu::WARP_VALUE_MAX, "shuffled values must be at most 32 bytes");
+    T out;
+    cudaemu::warp_op(kind, mask, &var, &out, sizeof(T), arg, width, what, file, line);
+    return out;
+}
+template <class T> static inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32, CUDAEMU_HERE)
+{
+    return cudaemu_shuffle(cudaemu::WARP_SHFL, mask, var, src_lane, width, "__shfl_sync()", file, line);
+}
+template <class T> static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32, CUDAEMU_HERE)
+{
+    return cudaemu_shuffle(cudaemu::WARP_SHFL_UP, mask, var, (int)delta, width, "__shfl_up_sync()", file, line);
+}
+template <class T> static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32, CUDAEMU_HERE)
+{
+    return cudaemu_shuffle(cudaemu::WARP_SHFL_DOWN, mask, var, (int)delta, width, "__shfl_down_sync()", file, line);
+}
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32, CUDAEMU_HERE)
+{
+    return cudaemu_shuffle(cudaemu::WARP_SHFL_XOR, mask, var, lane_mask, width, "__shfl_xor_sync()", file, line);
+}
+static inline unsigned __ballot_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+{
+    unsigned out;
+    int p = predicate != 0;
+    cudaemu::warp_op(cudaemu::WARP_BALLOT, mask, &p, &out, sizeof p, 0, 32, "__ballot_sync()", file, line);
+    return out;
+}
+static inline int __any_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+{
+    unsigned out;
+    int p = predicate != 0;
+    cudaemu::warp_op(cudaemu::WARP_ANY, mask, &p, &out, sizeof p, 0, 32, "__any_sync()", file, line);
+    return (int)out;
+}
+static inline int __all_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+{
+    unsigned out;
+    int p = predicate != 0;
+    cudaemu::warp_op(cudaemu::WARP_ALL, mask, &p, &out, sizeof p, 0, 32, "__all_sync()", file, line);
+    return (int)out;
+}
+/* Pre-Volta forms without a mask were removed from CUDA; say so. */
+#define CUDAEMU_REMOVED(what) __attribute__((error(what " was removed from CUDA: use the _sync form with a mask")))
+template <class T> T __shfl(T, int, int = 32) CUDAEMU_REMOVED("__shfl()");
+template <class T> T __shfl_up(T, unsigned, int = 32) CUDAEMU_REMOVED("__shfl_up()");
+template <class T> T __shfl_down(T, unsigned, int = 32) CUDAEMU_REMOVED("__shfl_down()");
+template <class T> T __shfl_xor(T, int, int = 32) CUDAEMU_REMOVED("__shfl_xor()");
+unsigned __ballot(int) CUDAEMU_REMOVED("__ballot()");
+int __any(int) CUDAEMU_REMOVED("__any()");
+int __all(int) CUDAEMU_REMOVED("__all()");
+unsigned __activemask(void)
+    __attribute__((error("__activemask() has no meaning on the cpu backend (each thread runs alone between "
+                         "synchronisation points): name the lanes in an explicit mask")));
+#undef CUDAEMU_REMOVED
+
+/* ---- atomics: relaxed, like CUDA's; float and double by compare-and-swap ------------- */
+#define CUDAEMU_ATOMIC_INT(T)                                                                                   \
+    static inline T atomicAdd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
+    static inline T atomicSub(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
+    static inline T atomicExch(T *p, T v) { cudaemu::atomic_point(); return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); } \
+    static inline T atomicAnd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); } \
+    static inline T atomicOr(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }  \
+    static inline T atomicXor(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); } \
+    static inline T atomicCAS(T *p, T expected, T desired)                                                       \
+    {                                                                                                            \
+        cudaemu::atomic_point();                                                                                 \
+        __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);           \
+        return expected;                                                                                         \
+    }                                                                                                            \
+    static inline T atomicMax(T *p, T v)                                                                         \
+    {                                                                                                            \
+        cudaemu::atomic_point();                                                                                 \
+        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                                            \
+        while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} \
+        return old;                                                                                              \
+    }                                                                                                            \
+    static inline T atomicMin(T *p, T v)                                                                         \
+    {                                                                                                            \
+        cudaemu::atomic_point();                                                                                 \
+        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                                            \
+        while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} \
+        return old;                                                                                              \
+    }
+CUDAEMU_ATOMIC_INT(int)
+CUDAEMU_ATOMIC_INT(unsigned int)
+CUDAEMU_ATOMIC_INT(unsigned long long)
+#undef CUDAEMU_ATOMIC_INT
+static inline long long atomicMax(long long *p, long long v)
+{
+    cudaemu::atomic_point();
+    long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    return old;
+}
+static inline long long atomicMin(long long *p, long long v)
+{
+    cudaemu::atomic_point();
+    long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    return old;
+}
+static inline unsigned short atomicCAS(unsigned short *p, unsigned short expected, unsigned short desired)
+{
+    cudaemu::atomic_point();
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return expected;
+}
+static inline unsigned atomicInc(unsigned *p, unsigned limit)
+{
+    cudaemu::atomic_point();
+    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0u : old + 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    return old;
+}
+static inline unsigned atomicDec(unsigned *p, unsigned limit)
+{
+    cudaemu::atomic_point();
+    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {}
+    return old;
+}
+template <class F, class I> static inline F cudaemu_atomic_float(F *p, F v, int op)
+{
+    cudaemu::atomic_point();
+    static_assert(sizeof(F) == sizeof(I), "float and int sizes");
+    I old_bits = __atomic_load_n((I *)p, __ATOMIC_RELAXED), new_bits;
+    F old, result;
+    do {
+        memcpy(&old, &old_bits, sizeof old);
+        result = op == 0 ? old + v : v;
+        memcpy(&new_bits, &result, sizeof result);
+    } while (!__atomic_compare_exchange_n((I *)p, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return old;
+}
+static inline float atomicAdd(float *p, float v) { return cudaemu_atomic_float<float, unsigned>(p, v, 0); }
+static inline double atomicAdd(double *p, double v) { return cudaemu_atomic_float<double, unsigned long long>(p, v, 0); }
+static inline float atomicExch(float *p, float v) { return cudaemu_atomic_float<float, unsigned>(p, v, 1); }
+#define CUDAEMU_SCOPED(name)                                                                   \
+    template <class T, class... A> static inline auto name##_block(T *p, A... a) { return name(p, a...); } \
+    template <class T, class... A> static inline auto name##_system(T *p, A... a) { return name(p, a...); }
+CUDAEMU_SCOPED(atomicAdd)
+CUDAEMU_SCOPED(atomicSub)
+CUDAEMU_SCOPED(atomicExch)
+CUDAEMU_SCOPED(atomicMax)
+CUDAEMU_SCOPED(atomicMin)
+CUDAEMU_SCOPED(atomicCAS)
+CUDAEMU_SCOPED(atomicAnd)
+CUDAEMU_SCOPED(atomicOr)
+CUDAEMU_SCOPED(atomicXor)
+#undef CUDAEMU_SCOPED
+
+/* ---- intrinsics and the math CUDA adds to C's ----------------------------------------- */
+#define CUDAEMU_MINMAX(T)                                                          \
+    static inline T min(T a, T b) { return b < a ? b : a; }                       \
+    static inline T max(T a, T b) { return a < b ? b : a; }
+CUDAEMU_MINMAX(int)
+CUDAEMU_MINMAX(unsigned int)
+CUDAEMU_MINMAX(long)
+CUDAEMU_MINMAX(unsigned long)
+CUDAEMU_MINMAX(long long)
+CUDAEMU_MINMAX(unsigned long long)
+#undef CUDAEMU_MINMAX
+static inline float min(float a, float b) { return fminf(a, b); }
+static inline float max(float a, float b) { return fmaxf(a, b); }
+static inline double min(double a, double b) { return fmin(a, b); }
+static inline double max(double a, double b) { return fmax(a, b); }
+static inline unsigned int min(int a, unsigned int b) { return min((unsigned)a, b); }
+static inline unsigned int min(unsigned int a, int b) { return min(a, (unsigned)b); }
+static inline unsigned int max(int a, unsigned int b) { return max((unsigned)a, b); }
+static inline unsigned int max(unsigned int a, int b) { return max(a, (unsigned)b); }
+static inline double min(float a, double b) { return fmin(a, b); }
+static inline double min(double a, float b) { return fmin(a, b); }
+static inline double max(float a, double b) { return fmax(a, b); }
+static inline double max(double a, float b) { return fmax(a, b); }
+
+static inline int __float_as_int(float x) { int i; memcpy(&i, &x, sizeof i); return i; }
+static inline unsigned int __float_as_uint(float x) { unsigned u; memcpy(&u, &x, sizeof u); return u; }
+static inline float __int_as_float(int i) { float x; memcpy(&x, &i, sizeof x); return x; }
+static inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, sizeof x); return x; }
+static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, sizeof i); return i; }
+static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, sizeof x); return x; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+static inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
+static inline float __fsub_rn(float a, float b) { volatile float r = a - b; return r; }
+static inline float __fmul_rn(float a, float b) { volatile float r = a * b; return r; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline double __dadd_rn(double a, double b) { volatile double r = a + b; return r; }
+static inline double __dmul_rn(double a, double b) { volatile double r = a * b; return r; }
+static inline float __fdividef(float a, float b) { return a / b; }
+static inline float __fsqrt_rn(float x) { return sqrtf(x); }
+static inline float __frcp_rn(float x) { return 1.0f / x; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
+/* glibc declares these names itself (as its own aliases), so they are
+ * macros here, defined after <math.h>. */
+#define __expf(x) expf(x)
+#define __exp10f(x) exp10f(x)
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __log10f(x) log10f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __tanf(x) tanf(x)
+#define __powf(x, y) powf(x, y)
+#define __sincosf(x, s, c) sincosf(x, s, c)
+static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float saturate(float x) { return __saturatef(x); }
+static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+static inline int __float2int_rz(float x) { return (int)x; }
+static inline int __float2int_rd(float x) { return (int)floorf(x); }
+static inline int __float2int_ru(float x) { return (int)ceilf(x); }
+static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+static inline float __int2float_rn(int i) { return (float)i; }
+static inline float __uint2float_rn(unsigned u) { return (float)u; }
+static inline double __int2double_rn(int i) { return (double)i; }
+static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+static inline float __double2float_rn(double x) { return (float)x; }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; i++, x >>= 1)
+        r = (r << 1) | (x & 1);
+    return r;
+}
+static inline int __mul24(int a, int b) { return a * b; }
+static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
+template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldca(const T *p) { return *p; }
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
+template <class T> static inline void __stwb(T *p, T v) { *p = v; }
+static inline long long clock64(void) { return (long long)__builtin_ia32_rdtsc(); }
+static inline void __nanosleep(unsigned) { cudaemu::atomic_point(); }
+static inline void __trap(CUDAEMU_HERE) { cudaemu::kernel_fail(cudaErrorLaunchFailure, file, line, "__trap() called"); }
+
+#endif /* CUDAEMU_DEVICE_H */

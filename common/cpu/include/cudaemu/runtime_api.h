@@ -1,0 +1,154 @@
+/* cudaemu/runtime_api.h: the host side of the CUDA runtime API that the cpu
+ * backend provides, with CUDA's names and signatures.  Everything runs
+ * synchronously on the calling thread; "device" memory is host memory. */
+#ifndef CUDAEMU_RUNTIME_API_H
+#define CUDAEMU_RUNTIME_API_H
+
+#include "types.h"
+
+#define CUDART_VERSION 12080
+#define CUDA_VERSION 12080
+
+extern "C" {
+/* ---- errors ------------------------------------------------------------------ */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorString(cudaError_t error);
+const char *cudaGetErrorName(cudaError_t error);
+
+/* ---- the device ------------------------------------------------------------- */
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+cudaError_t cudaDriverGetVersion(int *version);
+cudaError_t cudaRuntimeGetVersion(int *version);
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaFree0(void);
+
+/* ---- memory ------------------------------------------------------------------ */
+cudaError_t cudaMalloc(void **ptr, size_t size);
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags);
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind);
+cudaError_t cudaMemset(void *ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cudaStream_t stream);
+cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemoryAdvise advice, int device);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+
+/* ---- streams and events --------------------------------------------------------- */
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+
+/* ---- kernels given by address (see launch.h for the typed forms) ---------------------- */
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                          size_t dynamic_smem);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
+                                                                   size_t dynamic_smem, unsigned int flags);
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, const void *func, int blocks, int block_size);
+
+/* ---- the cpu backend's own controls ------------------------------------------------- */
+/* The order in which threads run between synchronisation points:
+ * "fwd" (default), "rev", or "rand:SEED".  Also read from EMU_SCHED. */
+void cudaemuSetSchedule(const char *order);
+/* Bytes currently held by cudaMalloc and cudaMallocManaged. */
+long long cudaemuBytesInUse(void);
+}
+
+/* C++ forms of the API (CUDA declares these in its headers too). */
+static inline cudaError_t cudaMallocManaged(void **ptr, size_t size) { return cudaMallocManaged(ptr, size, cudaMemAttachGlobal); }
+template <class T> static inline cudaError_t cudaMalloc(T **ptr, size_t size) { return cudaMalloc((void **)ptr, size); }
+template <class T> static inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal)
+{
+    return cudaMallocManaged((void **)ptr, size, flags);
+}
+template <class T> static inline cudaError_t cudaMallocHost(T **ptr, size_t size) { return cudaMallocHost((void **)ptr, size); }
+template <class T> static inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
+{
+    return cudaHostAlloc((void **)ptr, size, flags);
+}
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpyAsync(dst, src, count, kind, 0);
+}
+static inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count) { return cudaMemsetAsync(ptr, value, count, 0); }
+static inline cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device)
+{
+    return cudaMemPrefetchAsync(ptr, count, device, 0);
+}
+/* CUDA 13 forms, taking a location. */
+extern "C++" cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, struct cudaMemLocation location,
+                                              unsigned int flags, cudaStream_t stream = 0);
+extern "C++" cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemoryAdvise advice,
+                                       struct cudaMemLocation location);
+static inline cudaError_t cudaEventRecord(cudaEvent_t event) { return cudaEventRecord(event, 0); }
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event) { return cudaStreamWaitEvent(stream, event, 0); }
+
+namespace cudaemu {
+cudaError_t copy_symbol(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count, bool to_symbol,
+                        const char *file, int line);
+}
+/* __constant__ and __device__ variables are ordinary globals here. */
+template <class T>
+static inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0,
+                                             enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    (void)kind;
+    return cudaemu::copy_symbol((void *)&symbol, sizeof(T), offset, src, count, true, __builtin_FILE(), __builtin_LINE());
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count, size_t offset = 0,
+                                               enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    (void)kind;
+    return cudaemu::copy_symbol((void *)&symbol, sizeof(T), offset, dst, count, false, __builtin_FILE(), __builtin_LINE());
+}
+template <class T>
+static inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
+                                                  enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
+{
+    (void)stream;
+    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T> static inline cudaError_t cudaGetSymbolAddress(void **ptr, const T &symbol)
+{
+    *ptr = (void *)&symbol;
+    return cudaSuccess;
+}
+template <class T> static inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
+{
+    (void)symbol;
+    *size = sizeof(T);
+    return cudaSuccess;
+}
+
+#endif /* CUDAEMU_RUNTIME_API_H */

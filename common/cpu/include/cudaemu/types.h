@@ -1,0 +1,278 @@
+/* cudaemu/types.h: CUDA's built-in vector types, dim3, and the error,
+ * copy-kind and handle types of the runtime API, for the cpu backend. */
+#ifndef CUDAEMU_TYPES_H
+#define CUDAEMU_TYPES_H
+
+#include <stddef.h>
+
+/* ---- vector types: same members, sizes and alignments as CUDA's ---------- */
+#define CUDAEMU_VEC1(T, N) struct __attribute__((aligned(sizeof(T)))) N##1 { T x; };
+#define CUDAEMU_VEC2(T, N, A) struct __attribute__((aligned(A))) N##2 { T x, y; };
+#define CUDAEMU_VEC3(T, N) struct N##3 { T x, y, z; };
+#define CUDAEMU_VEC4(T, N, A) struct __attribute__((aligned(A))) N##4 { T x, y, z, w; };
+#define CUDAEMU_VECS(T, N, A2, A4) \
+    CUDAEMU_VEC1(T, N) CUDAEMU_VEC2(T, N, A2) CUDAEMU_VEC3(T, N) CUDAEMU_VEC4(T, N, A4)
+CUDAEMU_VECS(signed char, char, 2, 4)
+CUDAEMU_VECS(unsigned char, uchar, 2, 4)
+CUDAEMU_VECS(short, short, 4, 8)
+CUDAEMU_VECS(unsigned short, ushort, 4, 8)
+CUDAEMU_VECS(int, int, 8, 16)
+CUDAEMU_VECS(unsigned int, uint, 8, 16)
+CUDAEMU_VECS(long, long, 16, 16)
+CUDAEMU_VECS(unsigned long, ulong, 16, 16)
+CUDAEMU_VECS(long long, longlong, 16, 16)
+CUDAEMU_VECS(unsigned long long, ulonglong, 16, 16)
+CUDAEMU_VECS(float, float, 8, 16)
+CUDAEMU_VECS(double, double, 16, 16)
+#undef CUDAEMU_VEC1
+#undef CUDAEMU_VEC2
+#undef CUDAEMU_VEC3
+#undef CUDAEMU_VEC4
+#undef CUDAEMU_VECS
+
+#define CUDAEMU_MAKE(N, T)                                                                        \
+    static inline N##1 make_##N##1(T x) { N##1 v = {x}; return v; }                                 \
+    static inline N##2 make_##N##2(T x, T y) { N##2 v = {x, y}; return v; }                         \
+    static inline N##3 make_##N##3(T x, T y, T z) { N##3 v = {x, y, z}; return v; }                 \
+    static inline N##4 make_##N##4(T x, T y, T z, T w) { N##4 v = {x, y, z, w}; return v; }
+CUDAEMU_MAKE(char, signed char)
+CUDAEMU_MAKE(uchar, unsigned char)
+CUDAEMU_MAKE(short, short)
+CUDAEMU_MAKE(ushort, unsigned short)
+CUDAEMU_MAKE(int, int)
+CUDAEMU_MAKE(uint, unsigned int)
+CUDAEMU_MAKE(long, long)
+CUDAEMU_MAKE(ulong, unsigned long)
+CUDAEMU_MAKE(longlong, long long)
+CUDAEMU_MAKE(ulonglong, unsigned long long)
+CUDAEMU_MAKE(float, float)
+CUDAEMU_MAKE(double, double)
+#undef CUDAEMU_MAKE
+
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+/* ---- errors: CUDA's names and numbers ------------------------------------- */
+enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorCudartUnloading = 4,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidPitchValue = 12,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidHostPointer = 16,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorMissingConfiguration = 52,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorIllegalInstruction = 715,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
+    cudaErrorNotPermitted = 800,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+#define cudaStreamDefault 0x0
+#define cudaStreamNonBlocking 0x1
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaEventDefault 0x0
+#define cudaEventBlockingSync 0x1
+#define cudaEventDisableTiming 0x2
+#define cudaHostAllocDefault 0x0
+#define cudaHostAllocPortable 0x1
+#define cudaHostAllocMapped 0x2
+#define cudaHostAllocWriteCombined 0x4
+#define cudaMemAttachGlobal 0x1
+#define cudaMemAttachHost 0x2
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+#define cudaOccupancyDefault 0x0
+#define cudaOccupancyDisableCachingOverride 0x1
+
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
+
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3
+};
+
+enum cudaLimit {
+    cudaLimitStackSize = 0,
+    cudaLimitPrintfFifoSize = 1,
+    cudaLimitMallocHeapSize = 2
+};
+
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+};
+
+/* The fields a CUDA 11-13 program commonly reads, with CUDA's names. */
+struct cudaDeviceProp {
+    char name[256];
+    char uuid[16];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;               /* kHz */
+    size_t totalConstMem;
+    int major;
+    int minor;
+    size_t textureAlignment;
+    int deviceOverlap;
+    int multiProcessorCount;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int memoryClockRate;         /* kHz */
+    int memoryBusWidth;          /* bits */
+    int l2CacheSize;
+    int persistingL2CacheMaxSize;
+    int maxThreadsPerMultiProcessor;
+    int streamPrioritiesSupported;
+    int globalL1CacheSupported;
+    int localL1CacheSupported;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    int managedMemory;
+    int isMultiGpuBoard;
+    int multiGpuBoardGroupID;
+    int singleToDoublePrecisionPerfRatio;
+    int pageableMemoryAccess;
+    int concurrentManagedAccess;
+    int computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem;
+    int cooperativeLaunch;
+    int cooperativeMultiDeviceLaunch;
+    size_t sharedMemPerBlockOptin;
+    int pageableMemoryAccessUsesHostPageTables;
+    int directManagedMemAccessFromHost;
+    int maxBlocksPerMultiProcessor;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+};
+
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
+    cudaDevAttrGpuOverlap = 15,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrIsMultiGpuBoard = 84,
+    cudaDevAttrPageableMemoryAccess = 88,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrCooperativeMultiDeviceLaunch = 96,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111
+};
+
+#endif /* CUDAEMU_TYPES_H */

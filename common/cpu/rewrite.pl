@@ -1,0 +1,278 @@
+#!/usr/bin/perl
+# rewrite.pl: turns a preprocessed CUDA translation unit into plain C++ for
+# the cpu backend.  Usage: rewrite.pl IN.ii OUT.cpp
+#
+# The input is `g++ -E` output of the .cu file, so macros (kit.h's LAUNCH
+# among them) are already expanded and line markers say which file and line
+# every part came from.  Three things a C++ compiler cannot parse change:
+#
+#   k<<<grid, block, shmem, stream>>>(args)   a call to cudaemu::launch_kernel
+#   __shared__ T v[N];                          a reference into the block's shared arena
+#   extern __shared__ T v[];                    a pointer to the dynamic shared memory
+#
+# No line is added or removed, so the compiler's messages and __LINE__ still
+# name the student's line.  Kernels defined in the file are also registered
+# (name, static shared memory, parameter types) at its end.
+use strict;
+use warnings;
+
+my ($in, $out) = @ARGV;
+die "usage: rewrite.pl IN.ii OUT.cpp\n" unless defined $out;
+open(my $fh, '<', $in) or die "rewrite.pl: cannot read $in: $!\n";
+my $src = do { local $/; <$fh> };
+close $fh;
+
+# ---- a mask of the source: string and character literals blanked --------------
+# Same length as $src, so positions agree; regexes run on the mask.
+my $mask = $src;
+$mask =~ s{("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')}{ my $s = $1; substr($s, 1, -1) =~ s/[^\n]/ /g; $s }ge;
+# Raw strings (R"(...)") are rare in kernels; blank them too.
+$mask =~ s{(R"([^(\s]*)\(.*?\)\2")}{ (my $s = $1) =~ s/[^\n]/ /g; $s }gse;
+
+# ---- where a position comes from (for our own error messages) -----------------
+my @markers;    # [position after the marker line, line number, file]
+while ($src =~ /^#\s*(\d+)\s+"([^"]*)"[^\n]*\n/mg) {
+    push @markers, [pos($src), $1, $2];
+}
+sub origin {
+    my ($p) = @_;
+    my ($mp, $line, $file) = (0, 1, $in);
+    for my $m (@markers) {
+        last if $m->[0] > $p;
+        ($mp, $line, $file) = @$m;
+    }
+    my $between = substr($src, $mp, $p - $mp);
+    $line += ($between =~ tr/\n//);
+    return ($file, $line);
+}
+sub fail_at {
+    my ($p, $msg) = @_;
+    my ($file, $line) = origin($p);
+    print STDERR "$file:$line: error: $msg\n";
+    exit 1;
+}
+sub newlines { my ($s) = @_; return ($s =~ tr/\n//); }
+sub flat { my ($s) = @_; $s =~ s/\s+/ /g; $s =~ s/^ | $//g; return $s; }
+
+# ---- the scopes: which braces are namespaces, which are code ---------------------
+# For each '{': 'ns' (namespace NAME), 'anon', 'linkage' (extern "C"), 'code'
+# (a function body or anything inside one), 'other' (class, enum, init list).
+my @events;     # [position, kind, scope snapshot]
+{
+    my @stack;
+    while ($mask =~ /(\{|\}|\b__shared__\b|\b__global__\b)/g) {
+        my ($tok, $p) = ($1, pos($mask) - length($1));
+        if ($tok eq '{') {
+            my $before = substr($mask, $p > 300 ? $p - 300 : 0, $p > 300 ? 300 : $p);
+            my $kind = 'other';
+            my $name = '';
+            if (grep { $_->[0] eq 'code' } @stack) {
+                $kind = 'code';
+            } elsif ($before =~ /\bnamespace\s+([A-Za-z_]\w*)\s*$/) {
+                ($kind, $name) = ('ns', $1);
+            } elsif ($before =~ /\bnamespace\s*$/) {
+                $kind = 'anon';
+            } elsif ($before =~ /\bextern\s+"\s*"\s*$/) {
+                $kind = 'linkage';
+            } elsif ($before =~ /\)\s*(?:(?:const|noexcept|mutable|override|final|volatile)\s*|->[^;{}()]*|__attribute__\s*\(\(.*?\)\)\s*)*$/s) {
+                $kind = 'code';
+            }
+            push @stack, [$kind, $name, $p];
+        } elsif ($tok eq '}') {
+            pop @stack;
+        } else {
+            push @events, [$p, $tok, [map { [@$_] } @stack]];
+        }
+    }
+}
+
+sub in_code { my ($scopes) = @_; return scalar grep { $_->[0] eq 'code' } @$scopes; }
+sub namespace_path {
+    my ($scopes) = @_;
+    my @names;
+    for my $s (@$scopes) {
+        return undef if $s->[0] eq 'code' || $s->[0] eq 'other';
+        push @names, $s->[1] if $s->[0] eq 'ns';
+    }
+    return join('', map { "$_\::" } @names);
+}
+
+# Position of the parenthesis/brace matching the opening one at $p.
+sub matching {
+    my ($p) = @_;
+    my $open = substr($mask, $p, 1);
+    my $close = $open eq '(' ? ')' : $open eq '{' ? '}' : $open eq '[' ? ']' : '>';
+    my $depth = 0;
+    for (my $i = $p; $i < length $mask; $i++) {
+        my $c = substr($mask, $i, 1);
+        $depth++ if $c eq $open;
+        $depth-- if $c eq $close;
+        return $i if $depth == 0;
+    }
+    return -1;
+}
+
+# ---- kernels defined here ----------------------------------------------------------
+my @kernels;             # {name, ns, template, body_start, body_end, pos, shared => [types]}
+my %template_kernel;     # kernel names that are templates
+my %definitions;         # name -> how many definitions
+for my $e (grep { $_->[1] eq '__global__' } @events) {
+    my ($p, undef, $scopes) = @$e;
+    my $head_start = $p;
+    while ($head_start > 0 && substr($mask, $head_start - 1, 1) !~ /[;{}]/) { $head_start--; }
+    my $head = substr($mask, $head_start, $p - $head_start);
+    my $is_template = $head =~ /\btemplate\b/ ? 1 : 0;
+    pos($mask) = $p;
+    next unless $mask =~ /\G__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(/g;
+    my $name = $1;
+    my $open = pos($mask) - 1;
+    my $close = matching($open);
+    next if $close < 0;
+    $template_kernel{$name} = 1 if $is_template;
+    my $after = substr($mask, $close + 1, 400);
+    next unless $after =~ /^((?:\s|const\b|noexcept\b|__attribute__\s*\(\(.*?\)\))*)\{/s;
+    my $body_start = $close + 1 + length($1);
+    my $body_end = matching($body_start);
+    $definitions{$name}++;
+    push @kernels, { name => $name, ns => namespace_path($scopes), template => $is_template,
+                     body_start => $body_start, body_end => $body_end, pos => $p, shared => [] };
+}
+sub kernel_at {
+    my ($p) = @_;
+    for my $k (@kernels) { return $k if $p > $k->{body_start} && $p < $k->{body_end}; }
+    return undef;
+}
+
+my @edits;    # [start, end, replacement]
+
+# ---- __shared__ declarations ---------------------------------------------------------
+my $slot = 0;
+for my $e (grep { $_->[1] eq '__shared__' } @events) {
+    my ($p, undef, $scopes) = @$e;
+    my $start = $p;
+    while ($start > 0 && substr($mask, $start - 1, 1) !~ /[;{}]/) { $start--; }
+    # do not swallow a line marker that sits between the previous statement and this one
+    my $lead = substr($mask, $start, $p - $start);
+    if ($lead =~ /.*\n#[^\n]*\n/s) { $start += $+[0]; $lead = substr($mask, $start, $p - $start); }
+    $lead =~ /^\s*/;
+    $start += $+[0];
+    my $end = index($mask, ';', $p);
+    fail_at($p, "a __shared__ declaration without ';'") if $end < 0;
+    my $text = substr($src, $start, $end - $start);
+    my $lines = newlines($text);
+    my $decl = flat($text);
+    $decl =~ s/__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)//g;
+    my $extern = $decl =~ s/\bextern\b//g;
+    $decl =~ s/\b(?:__shared__|static)\b//g;
+    $decl = flat($decl);
+    fail_at($p, "a __shared__ variable cannot have an initializer in CUDA: declare it, then assign it in the kernel")
+        if $decl =~ /=/ && $decl !~ /\[[^\]]*=/;
+    # split the declarators at top-level commas
+    my (@parts, $depth, $cur);
+    ($depth, $cur) = (0, '');
+    for my $c (split //, $decl) {
+        $depth++ if $c =~ /[\[(<]/;
+        $depth-- if $c =~ /[\])>]/;
+        if ($c eq ',' && $depth == 0) { push @parts, $cur; $cur = ''; } else { $cur .= $c; }
+    }
+    push @parts, $cur;
+    my $first = shift @parts;
+    $first =~ /^(.+?)\s*(\**)\s*\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$/
+        or fail_at($p, "cannot read this __shared__ declaration (\"$decl\"); write it as: __shared__ TYPE NAME[SIZE];");
+    my ($type, @decls) = ($1, [$2, $3, $4]);
+    for my $d (@parts) {
+        $d =~ /^\s*(\**)\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$/
+            or fail_at($p, "cannot read the declarator \"$d\" of this __shared__ declaration");
+        push @decls, [$1, $2, $3];
+    }
+    my $code = in_code($scopes);
+    my @out;
+    for my $d (@decls) {
+        my ($ptr, $name, $dims) = @$d;
+        $dims = flat($dims);
+        if ($extern) {
+            fail_at($p, "extern __shared__ $name must be an array of unknown size, as in: extern __shared__ $type $name\[];")
+                unless $dims eq '[]' && $ptr eq '';
+            push @out, $code ? "$type *$name = ($type *)::cudaemu::dynamic_shared();"
+                             : "static ::cudaemu::dynamic_shared_array<$type> $name;";
+        } else {
+            fail_at($p, "__shared__ $name needs a size known at compile time; use extern __shared__ for a size chosen at launch")
+                if $dims =~ /\[\s*\]/;
+            my $t = flat("$type $ptr$dims");
+            if ($code) {
+                $slot++;
+                push @out, "static ::cudaemu::shared_slot cudaemu_shared_slot_$slot; "
+                         . "auto &$name = ::cudaemu::shared_var<$t>(&cudaemu_shared_slot_$slot, __FILE__, __LINE__);";
+                if (my $k = kernel_at($p)) { push @{$k->{shared}}, $t; }
+            } else {
+                push @out, "static ::cudaemu::static_shared_var<$t> $name;";
+            }
+        }
+    }
+    # the replacement covers the ';' too
+    push @edits, [$start, $end + 1, join(' ', @out) . ("\n" x $lines)];
+}
+
+# ---- kernel launches -------------------------------------------------------------------
+pos($mask) = undef;
+while ($mask =~ m{
+        (?<name>(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)
+        (?<targs>\s*(?!<<<)(?<tp><(?:[^<>;{}]++|(?&tp))*>))?
+        \s*<<<(?<cfg>(?:(?!>>>)[^;{}])*)>>>\s*
+        (?<args>\((?:[^()]++|(?&args))*\))
+    }gx) {
+    # groups: 1 name, 2 targs, 3 tp, 4 cfg, 5 args
+    my ($s, $e, $cfg_s, $cfg_e, $args_s, $args_e) = ($-[0], $+[0], $-[4], $+[4], $-[5], $+[5]);
+    my ($name, $targs) = (flat($+{name}), defined $+{targs} ? flat($+{targs}) : '');
+    my $cfg_text = substr($src, $cfg_s, $cfg_e - $cfg_s);
+    my $args_text = substr($src, $args_s, $args_e - $args_s);
+    (my $short = $name) =~ s/.*:://;
+    my $all = substr($src, $s, $e - $s);
+    my $lost = newlines($all) - newlines($cfg_text) - newlines($args_text);
+    my $call;
+    if ($template_kernel{$short} && $targs eq '') {
+        # template arguments deduced from the call: let C++ do it per thread
+        $call = "::cudaemu::launch_kernel(__FILE__, __LINE__, \"$name\", nullptr, ::cudaemu::config($cfg_text), "
+              . "[&](auto &&cudaemu_sink) { cudaemu_sink$args_text; }, "
+              . "[&](auto &&...cudaemu_args) { $name(cudaemu_args...); })";
+    } else {
+        $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
+              . "::cudaemu::kernel_args<decltype($name$targs)>$args_text)";
+    }
+    $call .= "\n" x $lost;
+    push @edits, [$s, $e, $call];
+}
+
+# ---- cudaLaunch(Cooperative)Kernel((void *)k, ...): keep k's type ----------------------
+pos($mask) = undef;
+while ($mask =~ /\bcudaLaunch(?:Cooperative)?Kernel\s*\(\s*(\(\s*(?:const\s+)?void\s*\*\s*\))/g) {
+    push @edits, [$-[1], $+[1], ' ' x ($+[1] - $-[1])];
+}
+
+# ---- apply, from the end so that positions stay valid ------------------------------------
+my $last = length($src) + 1;
+for my $ed (sort { $b->[0] <=> $a->[0] } @edits) {
+    my ($s, $e, $r) = @$ed;
+    fail_at($s, "cannot rewrite overlapping CUDA constructs here") if $e > $last;
+    substr($src, $s, $e - $s) = $r;
+    $last = $s;
+}
+
+# ---- registration of the kernels defined here ----------------------------------------------
+my $registrations = '';
+my $n = 0;
+for my $k (@kernels) {
+    next if $k->{template} || !defined $k->{ns} || $definitions{$k->{name}} > 1;
+    my ($file, $line) = origin($k->{pos});
+    my $shared = join(', ', map { "{sizeof($_), alignof($_)}" } @{$k->{shared}});
+    $n++;
+    $registrations .= "#line $line \"$file\"\n"
+                    . "static ::cudaemu::kernel_registration cudaemu_kernel_registration_$n(&$k->{ns}$k->{name}, "
+                    . "\"$k->{name}\", {$shared});\n";
+}
+
+open(my $oh, '>', $out) or die "rewrite.pl: cannot write $out: $!\n";
+print $oh "#define __global__\n#define __device__\n#define __host__\n#define __constant__\n#define __managed__\n";
+print $oh $src;
+print $oh "\n", $registrations;
+close $oh;

@@ -1,0 +1,323 @@
+/* device.cpp: the one emulated device, its properties and attributes, the
+ * kernels' attributes, and the occupancy calculator.
+ *
+ * The device is fictional but self-consistent (an sm_80-like part with 8
+ * SMs).  Occupancy follows CUDA's rules on it, with an assumed 32 registers
+ * per thread for every kernel (cudaFuncGetAttributes reports that number). */
+#include "internal.h"
+
+#include <string.h>
+#include <unordered_map>
+
+namespace cudaemu {
+
+static cudaDeviceProp make_properties(void)
+{
+    cudaDeviceProp p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "CUDA Labs emulated GPU (cpu backend)");
+    memcpy(p.uuid, "cudalabs-emu-gpu", 16);
+    p.totalGlobalMem = (size_t)16 << 30;
+    p.sharedMemPerBlock = 48 * 1024;
+    p.regsPerBlock = 65536;
+    p.warpSize = 32;
+    p.memPitch = 2147483647;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = 1024, p.maxThreadsDim[1] = 1024, p.maxThreadsDim[2] = 64;
+    p.maxGridSize[0] = 2147483647, p.maxGridSize[1] = 65535, p.maxGridSize[2] = 65535;
+    p.clockRate = 1500000;               /* kHz */
+    p.totalConstMem = 64 * 1024;
+    p.major = 8;
+    p.minor = 0;
+    p.textureAlignment = 512;
+    p.deviceOverlap = 1;
+    p.multiProcessorCount = 8;
+    p.canMapHostMemory = 1;
+    p.concurrentKernels = 1;
+    p.asyncEngineCount = 1;
+    p.unifiedAddressing = 1;
+    p.memoryClockRate = 1000000;         /* kHz */
+    p.memoryBusWidth = 256;
+    p.l2CacheSize = 4 << 20;
+    p.maxThreadsPerMultiProcessor = 2048;
+    p.streamPrioritiesSupported = 1;
+    p.globalL1CacheSupported = 1;
+    p.localL1CacheSupported = 1;
+    p.sharedMemPerMultiprocessor = 100 * 1024;
+    p.regsPerMultiprocessor = 65536;
+    p.managedMemory = 1;
+    p.singleToDoublePrecisionPerfRatio = 2;
+    p.concurrentManagedAccess = 1;
+    p.computePreemptionSupported = 1;
+    p.cooperativeLaunch = 1;
+    p.sharedMemPerBlockOptin = 99 * 1024;
+    p.maxBlocksPerMultiProcessor = 32;
+    p.reservedSharedMemPerBlock = 1024;
+    return p;
+}
+
+const cudaDeviceProp &device_properties(void)
+{
+    static const cudaDeviceProp properties = make_properties();
+    return properties;
+}
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+static std::unordered_map<const void *, kernel_info> &kernels(void)
+{
+    static std::unordered_map<const void *, kernel_info> table;
+    return table;
+}
+
+kernel_info *kernel_lookup(const void *kernel, bool create)
+{
+    auto it = kernels().find(kernel);
+    if (it != kernels().end())
+        return &it->second;
+    if (!create)
+        return 0;
+    kernel_info &info = kernels()[kernel];
+    info.kernel = kernel;
+    return &info;
+}
+
+void register_kernel(const void *kernel, const char *name, size_t static_shared, pointer_launcher launcher)
+{
+    kernel_info *info = kernel_lookup(kernel, true);
+    info->name = name;
+    info->static_shared = static_shared;
+    info->launcher = launcher;
+}
+
+/* ---- occupancy: CUDA's rules on the emulated device ---------------------------------------- */
+static int round_up(int n, int unit) { return (n + unit - 1) / unit * unit; }
+
+int occupancy_blocks_per_sm(int block_size, size_t shared_bytes)
+{
+    const cudaDeviceProp &p = device_properties();
+    if (block_size <= 0 || block_size > p.maxThreadsPerBlock || shared_bytes > p.sharedMemPerBlockOptin)
+        return 0;
+    int warps = (block_size + p.warpSize - 1) / p.warpSize;
+    int by_warps = p.maxThreadsPerMultiProcessor / p.warpSize / warps;
+    int by_blocks = p.maxBlocksPerMultiProcessor;
+    int regs_per_warp = round_up(ASSUMED_REGISTERS_PER_THREAD * p.warpSize, 256);
+    if (regs_per_warp * warps > p.regsPerBlock)
+        return 0;
+    int by_registers = p.regsPerMultiprocessor / regs_per_warp / warps;
+    int shared = round_up((int)(shared_bytes + p.reservedSharedMemPerBlock), 128);
+    int by_shared = (int)p.sharedMemPerMultiprocessor / shared;
+    int blocks = by_warps;
+    if (by_blocks < blocks) blocks = by_blocks;
+    if (by_registers < blocks) blocks = by_registers;
+    if (by_shared < blocks) blocks = by_shared;
+    return blocks;
+}
+
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (!count)
+        return api_result(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int *device)
+{
+    if (!device)
+        return api_result(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device)
+{
+    return device == 0 ? cudaSuccess
+                       : api_fail(cudaErrorInvalidDevice, "cudaSetDevice(%d): the cpu backend has one device, 0", device);
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
+{
+    if (!prop)
+        return api_result(cudaErrorInvalidValue);
+    if (device != 0)
+        return api_fail(cudaErrorInvalidDevice, "cudaGetDeviceProperties for device %d: there is one device, 0", device);
+    *prop = device_properties();
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
+{
+    if (!value)
+        return api_result(cudaErrorInvalidValue);
+    if (device != 0)
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetAttribute for device %d: there is one device, 0", device);
+    const cudaDeviceProp &p = device_properties();
+    int v;
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: v = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: v = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: v = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: v = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: v = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: v = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: v = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: v = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: v = (int)p.totalConstMem; break;
+    case cudaDevAttrWarpSize: v = p.warpSize; break;
+    case cudaDevAttrMaxPitch: v = (int)p.memPitch; break;
+    case cudaDevAttrMaxRegistersPerBlock: v = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: v = p.clockRate; break;
+    case cudaDevAttrTextureAlignment: v = (int)p.textureAlignment; break;
+    case cudaDevAttrGpuOverlap: v = p.deviceOverlap; break;
+    case cudaDevAttrMultiProcessorCount: v = p.multiProcessorCount; break;
+    case cudaDevAttrKernelExecTimeout: v = p.kernelExecTimeoutEnabled; break;
+    case cudaDevAttrIntegrated: v = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: v = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: v = p.computeMode; break;
+    case cudaDevAttrConcurrentKernels: v = p.concurrentKernels; break;
+    case cudaDevAttrEccEnabled: v = p.ECCEnabled; break;
+    case cudaDevAttrPciBusId: v = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: v = p.pciDeviceID; break;
+    case cudaDevAttrMemoryClockRate: v = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: v = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: v = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: v = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrAsyncEngineCount: v = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: v = p.unifiedAddressing; break;
+    case cudaDevAttrComputeCapabilityMajor: v = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: v = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: v = (int)p.sharedMemPerMultiprocessor; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: v = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: v = p.managedMemory; break;
+    case cudaDevAttrIsMultiGpuBoard: v = p.isMultiGpuBoard; break;
+    case cudaDevAttrPageableMemoryAccess: v = p.pageableMemoryAccess; break;
+    case cudaDevAttrConcurrentManagedAccess: v = p.concurrentManagedAccess; break;
+    case cudaDevAttrComputePreemptionSupported: v = p.computePreemptionSupported; break;
+    case cudaDevAttrCooperativeLaunch: v = p.cooperativeLaunch; break;
+    case cudaDevAttrCooperativeMultiDeviceLaunch: v = p.cooperativeMultiDeviceLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = (int)p.sharedMemPerBlockOptin; break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: v = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: v = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: v = (int)p.reservedSharedMemPerBlock; break;
+    default:
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
+    }
+    *value = v;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void)
+{
+    printf_flush();
+    return api_result(sticky_error());
+}
+cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+cudaError_t cudaDeviceReset(void)
+{
+    printf_flush();
+    memory_reset();
+    clear_errors();
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
+{
+    if (limit == cudaLimitPrintfFifoSize)
+        printf_set_limit(value);
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
+{
+    if (!value)
+        return api_result(cudaErrorInvalidValue);
+    *value = limit == cudaLimitPrintfFifoSize ? printf_limit() : limit == cudaLimitStackSize ? 1024 : (size_t)8 << 20;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDriverGetVersion(int *version)
+{
+    if (!version)
+        return api_result(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
+cudaError_t cudaFree0(void) { return cudaSuccess; }
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func)
+{
+    if (!attr || !func)
+        return api_fail(cudaErrorInvalidDeviceFunction, "cudaFuncGetAttributes with a NULL %s",
+                        attr ? "kernel" : "result pointer");
+    const cudaDeviceProp &p = device_properties();
+    kernel_info *info = kernel_lookup(func, false);
+    memset(attr, 0, sizeof *attr);
+    attr->sharedSizeBytes = info ? info->static_shared : 0;
+    attr->maxThreadsPerBlock = p.maxThreadsPerBlock;
+    attr->numRegs = ASSUMED_REGISTERS_PER_THREAD;
+    attr->ptxVersion = 80;
+    attr->binaryVersion = 80;
+    attr->maxDynamicSharedSizeBytes = info && info->max_dynamic_shared > 0
+                                          ? info->max_dynamic_shared
+                                          : (int)(p.sharedMemPerBlock - attr->sharedSizeBytes);
+    attr->preferredShmemCarveout = -1;
+    return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value)
+{
+    if (!func)
+        return api_fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetAttribute with a NULL kernel");
+    const cudaDeviceProp &p = device_properties();
+    kernel_info *info = kernel_lookup(func, true);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (size_t)value + info->static_shared > p.sharedMemPerBlockOptin)
+            return api_fail(cudaErrorInvalidValue, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize, %d): at most %zu "
+                            "bytes of shared memory per block, static (%zu) included", value,
+                            p.sharedMemPerBlockOptin, info->static_shared);
+        info->max_dynamic_shared = value;
+        return cudaSuccess;
+    }
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+        return value >= -1 && value <= 100 ? cudaSuccess : api_result(cudaErrorInvalidValue);
+    return api_fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute %d is not emulated", (int)attr);
+}
+cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config)
+{
+    (void)config;
+    return func ? cudaSuccess : api_result(cudaErrorInvalidDeviceFunction);
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
+                                                                   size_t dynamic_smem, unsigned int flags)
+{
+    (void)flags;
+    if (!blocks || !func)
+        return api_result(cudaErrorInvalidValue);
+    if (block_size <= 0)
+        return api_fail(cudaErrorInvalidValue, "occupancy query with block size %d", block_size);
+    kernel_info *info = kernel_lookup(func, false);
+    *blocks = occupancy_blocks_per_sm(block_size, dynamic_smem + (info ? info->static_shared : 0));
+    return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                          size_t dynamic_smem)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dynamic_smem, 0);
+}
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, const void *func, int blocks, int block_size)
+{
+    if (!bytes || !func || blocks <= 0 || block_size <= 0)
+        return api_result(cudaErrorInvalidValue);
+    const cudaDeviceProp &p = device_properties();
+    kernel_info *info = kernel_lookup(func, false);
+    size_t static_bytes = info ? info->static_shared : 0;
+    if (occupancy_blocks_per_sm(block_size, static_bytes) < blocks) {
+        *bytes = 0;
+        return cudaSuccess;
+    }
+    size_t per_block = p.sharedMemPerMultiprocessor / (size_t)blocks / 128 * 128;
+    size_t room = per_block > p.reservedSharedMemPerBlock + static_bytes
+                      ? per_block - p.reservedSharedMemPerBlock - static_bytes : 0;
+    size_t cap = p.sharedMemPerBlockOptin - static_bytes;
+    *bytes = room < cap ? room : cap;
+    return cudaSuccess;
+}
+}

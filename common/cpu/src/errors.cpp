@@ -1,0 +1,169 @@
+/* errors.cpp: CUDA's error reporting on the cpu backend, and kernel printf.
+ *
+ * As on a GPU, a failed launch configuration is reported once by the next
+ * cudaGetLastError(), while a kernel that fails (a diagnostic of the
+ * emulator, a device-side assert) leaves a sticky error that every later
+ * call returns.  cudaGetErrorString() of that error gives the detailed
+ * message, with the student's file and line. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace cudaemu {
+
+static cudaError_t last_error = cudaSuccess;
+static cudaError_t sticky = cudaSuccess;
+static char sticky_message[4096];
+static cudaError_t detail_error = cudaSuccess; /* the error the detail below explains */
+static char detail[1024];
+
+cudaError_t api_result(cudaError_t err)
+{
+    if (err != cudaSuccess)
+        last_error = err;
+    return err;
+}
+
+cudaError_t api_fail(cudaError_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    detail_error = err;
+    return api_result(err);
+}
+
+cudaError_t sticky_error(void) { return sticky; }
+
+void set_sticky_error(cudaError_t err, const char *message)
+{
+    if (sticky != cudaSuccess)
+        return;
+    sticky = err;
+    snprintf(sticky_message, sizeof sticky_message, "%s", message);
+    last_error = err;
+}
+
+void clear_errors(void)
+{
+    sticky = last_error = detail_error = cudaSuccess;
+    sticky_message[0] = detail[0] = 0;
+}
+
+/* ---- kernel printf: a buffer flushed at synchronisation points, as CUDA does ---- */
+static char *printf_buffer;
+static size_t printf_used, printf_capacity = 1 << 20;
+static bool printf_overflowed;
+
+int printf_in_kernel(const char *format, va_list args)
+{
+    if (!printf_buffer)
+        printf_buffer = (char *)malloc(printf_capacity);
+    va_list copy;
+    va_copy(copy, args);
+    int n = vsnprintf(0, 0, format, copy);
+    va_end(copy);
+    if (n < 0)
+        return -1;
+    if (printf_used + (size_t)n + 1 > printf_capacity) {
+        printf_overflowed = true; /* CUDA drops what does not fit, too */
+        return -1;
+    }
+    vsnprintf(printf_buffer + printf_used, (size_t)n + 1, format, args);
+    printf_used += (size_t)n;
+    return n;
+}
+
+void printf_flush(void)
+{
+    if (printf_used)
+        fwrite(printf_buffer, 1, printf_used, stdout);
+    if (printf_overflowed)
+        fprintf(stderr, "cudaemu: kernel printf output beyond %zu bytes was dropped (cudaLimitPrintfFifoSize)\n",
+                printf_capacity);
+    printf_used = 0;
+    printf_overflowed = false;
+}
+
+void printf_set_limit(size_t bytes)
+{
+    printf_flush();
+    free(printf_buffer);
+    printf_buffer = 0;
+    printf_capacity = bytes < 4096 ? 4096 : bytes;
+}
+size_t printf_limit(void) { return printf_capacity; }
+
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" cudaError_t cudaGetLastError(void)
+{
+    cudaError_t err = last_error != cudaSuccess ? last_error : sticky;
+    last_error = cudaSuccess;
+    return err;
+}
+
+extern "C" cudaError_t cudaPeekAtLastError(void) { return last_error != cudaSuccess ? last_error : sticky; }
+
+static const struct {
+    cudaError_t code;
+    const char *name, *text;
+} error_table[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration", "__global__ function call is not configured"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks in cooperative launch"},
+    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+extern "C" const char *cudaGetErrorName(cudaError_t error)
+{
+    for (const auto &e : error_table)
+        if (e.code == error)
+            return e.name;
+    return "cudaErrorUnknown";
+}
+
+extern "C" const char *cudaGetErrorString(cudaError_t error)
+{
+    if (error != cudaSuccess && error == sticky && sticky_message[0])
+        return sticky_message;
+    const char *text = "unrecognized error code";
+    for (const auto &e : error_table)
+        if (e.code == error)
+            text = e.text;
+    if (error != cudaSuccess && error == detail_error && detail[0]) {
+        static char both[sizeof detail + 128];
+        snprintf(both, sizeof both, "%s (%s)", text, detail);
+        return both;
+    }
+    return text;
+}

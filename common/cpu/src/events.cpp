@@ -1,0 +1,120 @@
+/* events.cpp: events and streams.  Work runs when it is issued, so a
+ * stream is only a handle and an event records the wall clock
+ * (CLOCK_MONOTONIC): its times measure the emulator, not a GPU. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+struct CUevent_st {
+    double ms;
+    bool recorded;
+    unsigned flags;
+    unsigned magic;
+};
+struct CUstream_st {
+    unsigned flags;
+    unsigned magic;
+};
+
+namespace {
+const unsigned EVENT_MAGIC = 0xe7e47e57u, STREAM_MAGIC = 0x57ea3a11u;
+
+double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+bool valid_event(cudaEvent_t e) { return e && e->magic == EVENT_MAGIC; }
+bool valid_stream(cudaStream_t s)
+{
+    return !s || s == cudaStreamLegacy || s == cudaStreamPerThread || s->magic == STREAM_MAGIC;
+}
+} // namespace
+
+using namespace cudaemu;
+
+extern "C" {
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    if (!event)
+        return api_result(cudaErrorInvalidValue);
+    *event = new CUevent_st{0, false, flags, EVENT_MAGIC};
+    return cudaSuccess;
+}
+cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    if (!valid_event(event))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy of something that is not a live event");
+    event->magic = 0;
+    delete event;
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    if (!valid_event(event) || !valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventRecord with an invalid %s",
+                        valid_event(event) ? "stream" : "event");
+    event->ms = now_ms();
+    event->recorded = true;
+    return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    if (!valid_event(event))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize of an invalid event");
+    printf_flush();
+    return api_result(sticky_error());
+}
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    return valid_event(event) ? api_result(sticky_error()) : api_result(cudaErrorInvalidResourceHandle);
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (!ms || !valid_event(start) || !valid_event(end))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime with an invalid event");
+    if ((start->flags | end->flags) & cudaEventDisableTiming)
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime of an event made with "
+                        "cudaEventDisableTiming");
+    if (!start->recorded || !end->recorded)
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime of an event never recorded");
+    *ms = (float)(end->ms - start->ms);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    if (!stream)
+        return api_result(cudaErrorInvalidValue);
+    *stream = new CUstream_st{flags, STREAM_MAGIC};
+    return cudaSuccess;
+}
+cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    if (!stream || !valid_stream(stream) || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamDestroy of something that is not a created stream");
+    stream->magic = 0;
+    delete stream;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize of an invalid stream");
+    printf_flush();
+    return api_result(sticky_error());
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    return valid_stream(stream) ? api_result(sticky_error()) : api_result(cudaErrorInvalidResourceHandle);
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    (void)flags;
+    return valid_stream(stream) && valid_event(event) ? cudaSuccess : api_result(cudaErrorInvalidResourceHandle);
+}
+}

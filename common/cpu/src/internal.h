@@ -1,0 +1,97 @@
+/* internal.h: what the parts of the cpu backend's runtime share.
+ *
+ *   fiber.cpp      stacks, the context switch, sanitizer hooks
+ *   scheduler.cpp  launches, blocks, barriers, warp operations, grid sync, diagnostics
+ *   shared.cpp     the per-block shared memory arena
+ *   memory.cpp     cudaMalloc and friends, copies, managed-memory hints
+ *   device.cpp     the emulated device, its properties, the occupancy calculator
+ *   errors.cpp     error codes, sticky errors, kernel printf
+ *   events.cpp     events and streams
+ */
+#ifndef CUDAEMU_INTERNAL_H
+#define CUDAEMU_INTERNAL_H
+
+#include <cuda_runtime.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+namespace cudaemu {
+
+/* ---- fibers (fiber.cpp) ------------------------------------------------------------- */
+struct thread_state;
+struct fiber {
+    void *sp;                /* saved stack pointer while suspended */
+    char *stack;             /* lowest usable byte */
+    size_t stack_size;
+    thread_state *thread;    /* the CUDA thread it runs, or null */
+    void *fake_stack;        /* ASan's fake stack while suspended */
+    bool abandoned;          /* left mid-run by a failed launch */
+    fiber *next_free;
+};
+extern fiber *current_fiber HIDDEN;       /* null on the host's own stack */
+fiber *fiber_new(void) HIDDEN;             /* a fiber that will run worker_main() */
+void fiber_switch(fiber *to, bool leaving_for_good) HIDDEN; /* to == null: back to the host stack */
+void fiber_release(fiber *f) HIDDEN;       /* back to the pool */
+void fibers_abandon_all(void) HIDDEN;      /* after a failed launch */
+void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber runs */
+void tsan_enter_thread(thread_state *t) HIDDEN;
+void tsan_acquire(void *addr) HIDDEN;
+void tsan_release(void *addr) HIDDEN;
+void *tsan_host_fiber(void) HIDDEN;
+
+/* ---- threads and blocks (scheduler.cpp) ---------------------------------------------- */
+enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_DONE };
+struct block_state;
+struct thread_state {
+    uint3 idx;
+    unsigned rank;               /* linear index in the block */
+    int status;
+    block_state *block;
+    fiber *fib;
+    void *tsan_fiber;
+    const char *wait_what, *wait_file;
+    int wait_line;
+    unsigned warp_mask;          /* of the warp operation it waits in */
+    int warp_kind, warp_arg, warp_width;
+    unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
+};
+
+/* ---- shared memory (shared.cpp) ---------------------------------------------------- */
+void shared_launch_begin(size_t dynamic_bytes) HIDDEN;
+char *shared_block_arena(unsigned slot) HIDDEN;   /* one per resident block, poisoned */
+void shared_launch_end(void) HIDDEN;
+size_t shared_static_bytes(void) HIDDEN;           /* static shared memory laid out so far */
+
+/* ---- errors (errors.cpp) ----------------------------------------------------------------- */
+cudaError_t api_result(cudaError_t err) HIDDEN;         /* records err as the last error, returns it */
+cudaError_t api_fail(cudaError_t err, const char *fmt, ...) HIDDEN __attribute__((format(printf, 2, 3)));
+cudaError_t sticky_error(void) HIDDEN;                  /* cudaSuccess unless a kernel failed */
+void set_sticky_error(cudaError_t err, const char *message) HIDDEN;
+void clear_errors(void) HIDDEN;
+void printf_flush(void) HIDDEN;
+void printf_set_limit(size_t bytes) HIDDEN;
+size_t printf_limit(void) HIDDEN;
+
+/* ---- memory (memory.cpp) ----------------------------------------------------------------- */
+void memory_reset(void) HIDDEN;
+
+/* ---- the device (device.cpp) ------------------------------------------------------------- */
+const cudaDeviceProp &device_properties(void) HIDDEN;
+struct kernel_info {
+    const void *kernel;
+    const char *name;
+    size_t static_shared;        /* registered by the build, or seen at a launch */
+    int max_dynamic_shared;      /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    pointer_launcher launcher;
+};
+kernel_info *kernel_lookup(const void *kernel, bool create) HIDDEN;
+int occupancy_blocks_per_sm(int block_size, size_t shared_bytes) HIDDEN;
+enum { ASSUMED_REGISTERS_PER_THREAD = 32 };
+
+/* ---- schedule orders ------------------------------------------------------------------ */
+enum schedule_mode { SCHEDULE_FORWARD, SCHEDULE_REVERSE, SCHEDULE_RANDOM };
+void schedule_init_from_env(void) HIDDEN;
+
+} // namespace cudaemu
+
+#endif /* CUDAEMU_INTERNAL_H */

@@ -1,0 +1,314 @@
+/* memory.cpp: device, managed and pinned host memory on the cpu backend.
+ *
+ * Every allocation is an ordinary aligned heap block, so ASan sees
+ * overflows and LeakSanitizer sees a missing cudaFree.  The table of live
+ * allocations lets copies be checked as CUDA checks them (a device pointer
+ * where a host one belongs, a copy past the end of an allocation), and
+ * stores addresses disguised so that LeakSanitizer does not count the table
+ * itself as a reference. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <map>
+
+namespace cudaemu {
+
+enum alloc_kind { DEVICE_MEMORY, MANAGED_MEMORY, PINNED_HOST_MEMORY };
+struct allocation {
+    size_t size;
+    int kind;
+};
+static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no pointer */
+static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
+static long long device_bytes;
+static const size_t DEVICE_MEMORY_SIZE = (size_t)16 << 30;
+
+/* The allocation holding [p, p + n), if any; `start` receives its start. */
+static allocation *find(const void *p, size_t n, uintptr_t *start)
+{
+    uintptr_t key = ((uintptr_t)p) | DISGUISE;
+    auto it = allocations.upper_bound(key);
+    if (it == allocations.begin())
+        return 0;
+    --it;
+    uintptr_t begin = it->first & ~DISGUISE;
+    if ((uintptr_t)p < begin || (uintptr_t)p + (n ? n : 1) > begin + (it->second.size ? it->second.size : 1))
+        return 0;
+    if (start)
+        *start = begin;
+    return &it->second;
+}
+/* The allocation p points into (for a message), ignoring the length. */
+static allocation *find_any(const void *p, uintptr_t *start) { return find(p, 1, start); }
+
+static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (!ptr)
+        return api_fail(cudaErrorInvalidValue, "%s: the address to store the pointer in is NULL", api);
+    *ptr = 0;
+    if (size == 0)
+        return cudaSuccess; /* CUDA gives NULL for zero bytes */
+    if (kind != PINNED_HOST_MEMORY && device_bytes + (long long)size > (long long)DEVICE_MEMORY_SIZE)
+        return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes", api, size,
+                        DEVICE_MEMORY_SIZE);
+    void *p = 0;
+    if (posix_memalign(&p, 256, size))
+        return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
+    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind};
+    if (kind != PINNED_HOST_MEMORY)
+        device_bytes += (long long)size;
+    *ptr = p;
+    return cudaSuccess;
+}
+
+static cudaError_t release(void *p, bool host, const char *api)
+{
+    if (!p)
+        return cudaSuccess;
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    auto it = allocations.find((uintptr_t)p | DISGUISE);
+    if (it == allocations.end() || (it->second.kind == PINNED_HOST_MEMORY) != host) {
+        uintptr_t start;
+        if (find_any(p, &start))
+            return api_fail(cudaErrorInvalidValue, "%s(%p): the pointer is %zu bytes into an allocation, not its start",
+                            api, p, (size_t)((uintptr_t)p - start));
+        return api_fail(cudaErrorInvalidValue, "%s(%p): not a live allocation of %s (freed twice, or never allocated "
+                        "with %s)", api, p, host ? "cudaMallocHost" : "cudaMalloc",
+                        host ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged");
+    }
+    if (it->second.kind != PINNED_HOST_MEMORY)
+        device_bytes -= (long long)it->second.size;
+    allocations.erase(it);
+    free(p);
+    return cudaSuccess;
+}
+
+void memory_reset(void)
+{
+    for (auto &a : allocations)
+        free((void *)(a.first & ~DISGUISE));
+    allocations.clear();
+    device_bytes = 0;
+}
+
+static const char *kind_name(cudaMemcpyKind kind)
+{
+    switch (kind) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    default: return "cudaMemcpyDefault";
+    }
+}
+
+/* A pointer on the device side of a copy must lie in device or managed
+ * memory for all `n` bytes; one on the host side must not be device memory. */
+static cudaError_t check_side(const void *p, size_t n, bool device_side, const char *role, cudaMemcpyKind kind)
+{
+    uintptr_t start = 0;
+    allocation *a = find(p, n, &start);
+    if (device_side) {
+        if (a && a->kind != PINNED_HOST_MEMORY)
+            return cudaSuccess;
+        allocation *partial = find_any(p, &start);
+        if (partial && partial->kind != PINNED_HOST_MEMORY)
+            return api_fail(cudaErrorInvalidValue, "cudaMemcpy: %zu bytes at %s %p run past the end of its allocation "
+                            "of %zu bytes (%zu bytes from its start)", n, role, p, partial->size,
+                            (size_t)((uintptr_t)p - start));
+        return api_fail(cudaErrorInvalidValue, "cudaMemcpy with %s: the %s %p is not device memory from cudaMalloc",
+                        kind_name(kind), role, p);
+    }
+    if (a && a->kind == DEVICE_MEMORY)
+        return api_fail(cudaErrorInvalidValue, "cudaMemcpy with %s: the %s %p is device memory, not host memory "
+                        "(are the arguments or the direction swapped?)", kind_name(kind), role, p);
+    return cudaSuccess;
+}
+
+static cudaError_t copy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    printf_flush();
+    if (count == 0)
+        return cudaSuccess;
+    if (!dst || !src)
+        return api_fail(cudaErrorInvalidValue, "cudaMemcpy of %zu bytes with a NULL %s", count,
+                        dst ? "source" : "destination");
+    cudaError_t err = cudaSuccess;
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        if ((err = check_side(dst, count, true, "destination", kind)) == cudaSuccess)
+            err = check_side(src, count, false, "source", kind);
+        break;
+    case cudaMemcpyDeviceToHost:
+        if ((err = check_side(src, count, true, "source", kind)) == cudaSuccess)
+            err = check_side(dst, count, false, "destination", kind);
+        break;
+    case cudaMemcpyDeviceToDevice:
+        if ((err = check_side(src, count, true, "source", kind)) == cudaSuccess)
+            err = check_side(dst, count, true, "destination", kind);
+        break;
+    case cudaMemcpyHostToHost:
+    case cudaMemcpyDefault:
+        break;
+    default:
+        return api_fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpy with direction %d", (int)kind);
+    }
+    if (err != cudaSuccess)
+        return err;
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+
+cudaError_t copy_symbol(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count, bool to_symbol,
+                        const char *file, int line)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (offset + count > symbol_size)
+        return api_fail(cudaErrorInvalidValue, "%s:%d: %s of %zu bytes at offset %zu: the symbol has %zu bytes", file,
+                        line, to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", count, offset, symbol_size);
+    if (count && !src)
+        return api_fail(cudaErrorInvalidValue, "%s:%d: %s with a NULL pointer", file, line,
+                        to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol");
+    if (to_symbol)
+        memcpy((char *)symbol + offset, src, count);
+    else
+        memcpy((void *)src, (char *)symbol + offset, count);
+    return cudaSuccess;
+}
+
+static cudaError_t check_managed(const void *p, size_t count, const char *api)
+{
+    uintptr_t start;
+    allocation *a = find(p, count, &start);
+    if (!a || a->kind != MANAGED_MEMORY)
+        return api_fail(cudaErrorInvalidValue, "%s(%p, %zu bytes): the range is not inside one cudaMallocManaged "
+                        "allocation", api, p, count);
+    return cudaSuccess;
+}
+
+static bool valid_location(int device) { return device == 0 || device == cudaCpuDeviceId; }
+
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+cudaError_t cudaMalloc(void **ptr, size_t size) { return allocate(ptr, size, DEVICE_MEMORY, "cudaMalloc"); }
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+        return api_fail(cudaErrorInvalidValue, "cudaMallocManaged with flags %u", flags);
+    return allocate(ptr, size, MANAGED_MEMORY, "cudaMallocManaged");
+}
+cudaError_t cudaMallocHost(void **ptr, size_t size) { return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaMallocHost"); }
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc");
+}
+cudaError_t cudaFree(void *ptr) { return release(ptr, false, "cudaFree"); }
+cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost"); }
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return ptr && size ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaHostRegister of an empty range");
+}
+cudaError_t cudaHostUnregister(void *ptr) { return ptr ? cudaSuccess : api_result(cudaErrorInvalidValue); }
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
+{
+    return copy(dst, src, count, kind);
+}
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
+{
+    (void)stream;
+    return copy(dst, src, count, kind);
+}
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind)
+{
+    if (width > dpitch || width > spitch)
+        return api_fail(cudaErrorInvalidPitchValue, "cudaMemcpy2D: width %zu is larger than a pitch", width);
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t err = copy((char *)dst + row * dpitch, (const char *)src + row * spitch, width, kind);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemset(void *ptr, int value, size_t count)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (count == 0)
+        return cudaSuccess;
+    uintptr_t start;
+    allocation *a = find(ptr, count, &start);
+    if (!a || a->kind == PINNED_HOST_MEMORY) {
+        allocation *partial = find_any(ptr, &start);
+        if (partial && partial->kind != PINNED_HOST_MEMORY)
+            return api_fail(cudaErrorInvalidValue, "cudaMemset of %zu bytes at %p runs past the end of its allocation "
+                            "of %zu bytes", count, ptr, partial->size);
+        return api_fail(cudaErrorInvalidValue, "cudaMemset(%p): not device memory from cudaMalloc", ptr);
+    }
+    memset(ptr, value, count);
+    return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMemset(ptr, value, count);
+}
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cudaStream_t stream)
+{
+    (void)stream;
+    if (!valid_location(device))
+        return api_fail(cudaErrorInvalidDevice, "cudaMemPrefetchAsync to device %d: the devices are 0 and "
+                        "cudaCpuDeviceId", device);
+    return check_managed(ptr, count, "cudaMemPrefetchAsync");
+}
+cudaError_t cudaMemAdvise(const void *ptr, size_t count, cudaMemoryAdvise advice, int device)
+{
+    if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
+        return api_fail(cudaErrorInvalidValue, "cudaMemAdvise with advice %d", (int)advice);
+    if (!valid_location(device) && advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly)
+        return api_fail(cudaErrorInvalidDevice, "cudaMemAdvise for device %d: the devices are 0 and cudaCpuDeviceId",
+                        device);
+    return check_managed(ptr, count, "cudaMemAdvise");
+}
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    if (free_bytes)
+        *free_bytes = DEVICE_MEMORY_SIZE - (size_t)device_bytes;
+    if (total_bytes)
+        *total_bytes = DEVICE_MEMORY_SIZE;
+    return cudaSuccess;
+}
+long long cudaemuBytesInUse(void) { return device_bytes; }
+}
+
+static int location_device(cudaMemLocation location)
+{
+    if (location.type == cudaMemLocationTypeDevice)
+        return location.id;
+    if (location.type == cudaMemLocationTypeHost || location.type == cudaMemLocationTypeHostNumaCurrent)
+        return cudaCpuDeviceId;
+    return cudaInvalidDeviceId;
+}
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t stream)
+{
+    (void)flags;
+    return cudaMemPrefetchAsync(ptr, count, location_device(location), stream);
+}
+cudaError_t cudaMemAdvise(const void *ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location)
+{
+    return cudaMemAdvise(ptr, count, advice, location_device(location));
+}

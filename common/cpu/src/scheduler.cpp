@@ -1,0 +1,811 @@
+/* scheduler.cpp: running a grid of emulated CUDA threads.
+ *
+ * Blocks run one at a time (all at once for a cooperative launch, so that a
+ * grid-wide sync can complete).  In a block, a worker fiber takes the next
+ * thread that has not started and runs it; a thread that finishes without
+ * waiting costs one function call, no switch.  A thread that waits (a
+ * barrier, a shuffle, a vote, a grid sync) keeps its fiber and the next
+ * ready thread, or a fresh worker, runs instead.  When nothing can run the
+ * scheduler looks at who waits where: a complete group is released, anything
+ * else is a bug in the kernel, reported at the student's line. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+/* The built-in variables' storage (device.h declares them read-only). */
+extern uint3 emu_thread_idx __asm__("cudaemu_threadIdx") HIDDEN;
+extern uint3 emu_block_idx __asm__("cudaemu_blockIdx") HIDDEN;
+extern dim3 emu_block_dim __asm__("cudaemu_blockDim") HIDDEN;
+extern dim3 emu_grid_dim __asm__("cudaemu_gridDim") HIDDEN;
+uint3 emu_thread_idx;
+uint3 emu_block_idx;
+dim3 emu_block_dim;
+dim3 emu_grid_dim;
+
+namespace cudaemu {
+
+unsigned long long current_launch_id;
+char *current_shared_base;
+
+/* ---- schedule orders ------------------------------------------------------------------ */
+static int schedule_mode = SCHEDULE_FORWARD;
+static unsigned long long schedule_seed, rng_state;
+static bool schedule_chosen;
+
+static unsigned long long rng_next(void)
+{
+    /* splitmix64: small, and the same sequence on every machine */
+    unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static bool parse_schedule(const char *order)
+{
+    if (!order || !*order || !strcmp(order, "fwd") || !strcmp(order, "forward")) {
+        schedule_mode = SCHEDULE_FORWARD;
+    } else if (!strcmp(order, "rev") || !strcmp(order, "reverse")) {
+        schedule_mode = SCHEDULE_REVERSE;
+    } else if (!strncmp(order, "rand:", 5) || !strcmp(order, "rand")) {
+        schedule_mode = SCHEDULE_RANDOM;
+        schedule_seed = order[4] ? strtoull(order + 5, 0, 0) : 1;
+    } else {
+        return false;
+    }
+    rng_state = schedule_seed;
+    schedule_chosen = true;
+    return true;
+}
+
+void schedule_init_from_env(void)
+{
+    if (schedule_chosen)
+        return;
+    const char *env = getenv("EMU_SCHED");
+    if (!parse_schedule(env)) {
+        fprintf(stderr, "cudaemu: EMU_SCHED=%s is not fwd, rev or rand:SEED; using fwd\n", env);
+        parse_schedule("fwd");
+    }
+}
+
+/* Fills order[0..n) with 0..n-1 in the current schedule's order. */
+static void schedule_order(unsigned *order, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        order[i] = schedule_mode == SCHEDULE_REVERSE ? n - 1 - i : i;
+    if (schedule_mode == SCHEDULE_RANDOM)
+        for (unsigned i = n; i > 1; i--) {
+            unsigned j = (unsigned)(rng_next() % i);
+            unsigned t = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = t;
+        }
+}
+
+/* ---- the launch in progress ---------------------------------------------------------------- */
+struct warp_group {              /* a warp operation some lanes wait in */
+    unsigned mask, arrived;
+    int kind;
+    const char *what, *file;
+    int line;
+};
+enum { MAX_GROUPS_PER_WARP = 32 };
+struct warp_state {
+    warp_group groups[MAX_GROUPS_PER_WARP];
+    int count;
+    char tsan_sync;
+};
+
+struct block_state {
+    uint3 idx;
+    unsigned slot;               /* index among the resident blocks */
+    thread_state *threads;
+    unsigned started, done, at_barrier, at_grid;
+    const char *bar_what, *bar_file;
+    int bar_line, bar_kind;
+    bool bar_mismatch;
+    long long bar_acc;
+    int bar_result;
+    char *shared;
+    warp_state *warps;
+    unsigned *start_order;       /* null in forward order */
+    char tsan_sync;
+};
+
+static struct {
+    const char *name, *file;
+    int line;
+    dim3 grid, block;
+    size_t shmem;
+    thread_body body;
+    void *context;
+    bool cooperative, failed;
+    unsigned threads_per_block, warps_per_block;
+    std::vector<block_state> blocks;   /* the resident ones */
+    std::vector<thread_state> threads;
+    std::vector<warp_state> warps;
+    std::vector<unsigned> orders;
+    unsigned next_block_to_start;      /* for cooperative launches */
+    unsigned long long grid_waiting, grid_threads;
+    std::vector<thread_state *> ready; /* ring buffer */
+    size_t ready_head, ready_count;
+    char tsan_in, tsan_out, tsan_grid;
+} L;
+
+static thread_state *current_thread(void) { return current_fiber ? current_fiber->thread : 0; }
+int in_kernel(void) { return current_thread() != 0; }
+int grid_is_cooperative(void) { return L.cooperative; }
+void atomic_point(void) {}
+
+static void load_builtins(thread_state *t)
+{
+    emu_thread_idx = t->idx;
+    emu_block_idx = t->block->idx;
+    current_shared_base = t->block->shared;
+}
+
+static void ready_push(thread_state *t)
+{
+    t->status = T_READY;
+    L.ready[(L.ready_head + L.ready_count++) % L.ready.size()] = t;
+}
+static thread_state *ready_pop(void)
+{
+    if (!L.ready_count)
+        return 0;
+    thread_state *t = L.ready[L.ready_head];
+    L.ready_head = (L.ready_head + 1) % L.ready.size();
+    L.ready_count--;
+    return t;
+}
+
+/* ---- starting threads ---------------------------------------------------------------------- */
+static thread_state *take_unstarted(void)
+{
+    while (L.next_block_to_start < L.blocks.size()) {
+        block_state *b = &L.blocks[L.next_block_to_start];
+        if (b->started < L.threads_per_block) {
+            unsigned rank = b->start_order ? b->start_order[b->started] : b->started;
+            b->started++;
+            thread_state *t = &b->threads[rank];
+            t->rank = rank;
+            t->idx.x = rank % L.block.x;
+            t->idx.y = rank / L.block.x % L.block.y;
+            t->idx.z = rank / (L.block.x * L.block.y);
+            t->block = b;
+            t->status = T_RUNNING;
+            return t;
+        }
+        L.next_block_to_start++;
+    }
+    return 0;
+}
+static bool unstarted_left(void) { return L.next_block_to_start < L.blocks.size(); }
+
+static void diagnose_stuck(void);
+
+/* Gives the OS thread to someone else: a ready thread, a new worker for an
+ * unstarted thread, or, when nothing can run, back to the host. */
+static void schedule_next(bool leaving_for_good)
+{
+    for (;;) {
+        if (L.failed) {
+            fiber_switch(0, true);
+            abort();
+        }
+        if (thread_state *t = ready_pop()) {
+            t->status = T_RUNNING;
+            if (t->fib == current_fiber) {
+                load_builtins(t);
+                return;
+            }
+            fiber_switch(t->fib, leaving_for_good);
+            load_builtins(current_thread());
+            return;
+        }
+        if (unstarted_left()) {
+            fiber_switch(fiber_new(), leaving_for_good);
+            if (current_thread())
+                load_builtins(current_thread());
+            return;
+        }
+        bool all_done = true;
+        for (block_state &b : L.blocks)
+            all_done = all_done && b.done == L.threads_per_block;
+        if (!all_done)
+            diagnose_stuck(); /* sets L.failed */
+        fiber_switch(0, leaving_for_good);
+        return;
+    }
+}
+
+void worker_main(void)
+{
+    for (;;) {
+        thread_state *t = take_unstarted();
+        if (!t)
+            break;
+        t->fib = current_fiber;
+        current_fiber->thread = t;
+        tsan_enter_thread(t);
+        tsan_acquire(&L.tsan_in);
+        load_builtins(t);
+        L.body(L.context);
+        tsan_release(&L.tsan_out);
+        t->status = T_DONE;
+        t->block->done++;
+        t->fib = 0;
+    }
+    fiber *self = current_fiber;
+    fiber_release(self); /* nothing will start on it before we have switched away */
+    schedule_next(true);
+    abort();
+}
+
+/* ---- failures -------------------------------------------------------------------------------- */
+static std::string thread_list(const block_state *b, bool (*pick)(const thread_state *, const void *), const void *arg)
+{
+    std::string s;
+    unsigned n = L.threads_per_block, shown = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!pick(&b->threads[i], arg))
+            continue;
+        unsigned j = i;
+        while (j + 1 < n && pick(&b->threads[j + 1], arg))
+            j++;
+        if (shown++ == 6) {
+            s += ", ...";
+            break;
+        }
+        char buf[48];
+        if (j == i)
+            snprintf(buf, sizeof buf, "%s%u", s.empty() ? "" : ", ", i);
+        else
+            snprintf(buf, sizeof buf, "%s%u-%u", s.empty() ? "" : ", ", i, j);
+        s += buf;
+        i = j;
+    }
+    return s;
+}
+
+static std::string where_launched(void)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, " [kernel %s launched at %s:%d]", L.name ? L.name : "?", L.file ? L.file : "?", L.line);
+    return buf;
+}
+
+static void fail_launch(int code, const char *file, int line, const std::string &what)
+{
+    std::string message = std::string(file && *file ? file : "?") + ":" + std::to_string(line) + ": " + what +
+                          where_launched();
+    fprintf(stderr, "%s:%d: error: %s%s\n", file && *file ? file : "?", line, what.c_str(), where_launched().c_str());
+    set_sticky_error((cudaError_t)code, message.c_str());
+    L.failed = true;
+}
+
+void kernel_fail(int code, const char *file, int line, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!in_kernel()) {
+        fprintf(stderr, "%s:%d: error: %s (called outside any kernel)\n", file, line, buf);
+        abort();
+    }
+    fail_launch(code, file, line, buf);
+    fiber_switch(0, true);
+    abort();
+}
+
+static std::string block_name(const block_state *b)
+{
+    char buf[64];
+    if (L.grid.y == 1 && L.grid.z == 1)
+        snprintf(buf, sizeof buf, "block %u", b->idx.x);
+    else
+        snprintf(buf, sizeof buf, "block (%u,%u,%u)", b->idx.x, b->idx.y, b->idx.z);
+    return buf;
+}
+
+static bool same_site(const char *f1, int l1, const char *f2, int l2)
+{
+    return l1 == l2 && (f1 == f2 || (f1 && f2 && !strcmp(f1, f2)));
+}
+
+struct site {
+    int status;
+    const char *what, *file;
+    int line;
+};
+static bool at_site(const thread_state *t, const void *arg)
+{
+    const site *s = (const site *)arg;
+    return t->status == s->status && same_site(t->wait_file, t->wait_line, s->file, s->line) &&
+           !strcmp(t->wait_what, s->what);
+}
+static bool exited(const thread_state *t, const void *) { return t->status == T_DONE; }
+
+static std::string describe_site(const site &s)
+{
+    return std::string(s.what) + " at " + (s.file ? s.file : "?") + ":" + std::to_string(s.line);
+}
+
+/* Nothing can run and some threads wait: say who waits where, and why it
+ * can never complete. */
+static void diagnose_stuck(void)
+{
+    for (block_state &b : L.blocks) {
+        if (b.done == L.threads_per_block)
+            continue;
+        std::vector<site> sites;
+        for (unsigned i = 0; i < L.threads_per_block; i++) {
+            thread_state *t = &b.threads[i];
+            if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
+                continue;
+            bool known = false;
+            for (site &s : sites)
+                known = known || at_site(t, &s);
+            if (!known)
+                sites.push_back(site{t->status, t->wait_what, t->wait_file, t->wait_line});
+        }
+        if (sites.empty())
+            continue;
+        std::string who = block_name(&b);
+        std::string msg;
+        if (b.done && sites.size() == 1) {
+            const char *verb = sites[0].status == T_GRID ? "grid sync" : "barrier";
+            msg = std::string(verb) + " can never complete: in " + who + ", threads " +
+                  thread_list(&b, at_site, &sites[0]) + " wait at " + describe_site(sites[0]) + " but threads " +
+                  thread_list(&b, exited, 0) + " have already exited (returned before reaching it); every thread " +
+                  (sites[0].status == T_GRID ? "of the grid must reach grid.sync()" : "of a block must reach the same barrier");
+        } else if (sites.size() > 1 && sites[0].status == T_BARRIER && sites[1].status == T_BARRIER) {
+            msg = "barrier divergence in " + who + ": ";
+            for (size_t k = 0; k < sites.size(); k++)
+                msg += (k ? "; threads " : "threads ") + thread_list(&b, at_site, &sites[k]) + " wait at " +
+                       describe_site(sites[k]);
+            if (b.done)
+                msg += "; threads " + thread_list(&b, exited, 0) + " have exited";
+            msg += "; every thread of a block must reach the same __syncthreads()";
+        } else if (sites[0].status == T_WARP || (sites.size() > 1 && sites[1].status == T_WARP)) {
+            /* a warp operation waits for lanes that are elsewhere or gone */
+            const site *w = sites[0].status == T_WARP ? &sites[0] : &sites[1];
+            thread_state *first = 0;
+            for (unsigned i = 0; i < L.threads_per_block && !first; i++)
+                if (at_site(&b.threads[i], w))
+                    first = &b.threads[i];
+            unsigned warp = first->rank / 32, mask = first->warp_mask;
+            std::string missing_gone, missing_elsewhere, where_else;
+            for (unsigned lane = 0; lane < 32; lane++) {
+                if (!(mask & (1u << lane)))
+                    continue;
+                unsigned r = warp * 32 + lane;
+                if (r >= L.threads_per_block)
+                    continue;
+                thread_state *t = &b.threads[r];
+                std::string id = std::to_string(lane);
+                if (t->status == T_DONE)
+                    missing_gone += (missing_gone.empty() ? "" : ",") + id;
+                else if (t->status != T_WARP || t->warp_mask != mask ||
+                         !same_site(t->wait_file, t->wait_line, w->file, w->line)) {
+                    missing_elsewhere += (missing_elsewhere.empty() ? "" : ",") + id;
+                    if (where_else.empty())
+                        where_else = describe_site(site{t->status, t->wait_what, t->wait_file, t->wait_line});
+                }
+            }
+            char maskbuf[16];
+            snprintf(maskbuf, sizeof maskbuf, "0x%08x", mask);
+            msg = describe_site(*w) + " with mask " + maskbuf + " can never complete in " + who + ", warp " +
+                  std::to_string(warp) + ":";
+            if (!missing_gone.empty())
+                msg += " lanes " + missing_gone + " named in the mask have already exited;";
+            if (!missing_elsewhere.empty())
+                msg += " lanes " + missing_elsewhere + " named in the mask wait elsewhere (" + where_else +
+                       ") or with another mask;";
+            msg += " every lane named in the mask must make the same call";
+        } else {
+            msg = "deadlock in " + who + ": ";
+            for (size_t k = 0; k < sites.size(); k++)
+                msg += (k ? "; threads " : "threads ") + thread_list(&b, at_site, &sites[k]) + " wait at " +
+                       describe_site(sites[k]);
+            if (b.done)
+                msg += "; threads " + thread_list(&b, exited, 0) + " have exited";
+        }
+        fail_launch(cudaErrorLaunchFailure, sites[0].file, sites[0].line, msg);
+        return;
+    }
+    fail_launch(cudaErrorLaunchFailure, L.file, L.line, "the kernel's threads wait for each other forever (deadlock)");
+}
+
+/* ---- barriers ------------------------------------------------------------------------------------ */
+static void release_barrier(block_state *b)
+{
+    long long acc = b->bar_acc;
+    b->bar_result = b->bar_kind == BARRIER_COUNT ? (int)acc : b->bar_kind == BARRIER_PLAIN ? 0 : (int)(acc != 0);
+    b->at_barrier = 0;
+    unsigned n = L.threads_per_block;
+    if (schedule_mode == SCHEDULE_RANDOM) {
+        unsigned *order = &L.orders[(size_t)b->slot * n];
+        schedule_order(order, n);
+        for (unsigned i = 0; i < n; i++)
+            ready_push(&b->threads[order[i]]);
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            ready_push(&b->threads[schedule_mode == SCHEDULE_REVERSE ? n - 1 - i : i]);
+    }
+}
+
+int block_barrier(int kind, int predicate, const char *what, const char *file, int line)
+{
+    thread_state *t = current_thread();
+    if (!t)
+        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    block_state *b = t->block;
+    if (b->at_barrier == 0) {
+        b->bar_what = what;
+        b->bar_file = file;
+        b->bar_line = line;
+        b->bar_kind = kind;
+        b->bar_mismatch = false;
+        b->bar_acc = kind == BARRIER_AND ? 1 : 0;
+    } else if (!same_site(file, line, b->bar_file, b->bar_line) || kind != b->bar_kind) {
+        b->bar_mismatch = true;
+    }
+    if (kind == BARRIER_COUNT)
+        b->bar_acc += predicate != 0;
+    else if (kind == BARRIER_AND)
+        b->bar_acc = b->bar_acc && predicate;
+    else if (kind == BARRIER_OR)
+        b->bar_acc = b->bar_acc || predicate;
+    t->status = T_BARRIER;
+    t->wait_what = what;
+    t->wait_file = file;
+    t->wait_line = line;
+    b->at_barrier++;
+    tsan_release(&b->tsan_sync);
+    if (b->at_barrier == L.threads_per_block && !b->bar_mismatch)
+        release_barrier(b);
+    schedule_next(false);
+    tsan_acquire(&b->tsan_sync);
+    return b->bar_result;
+}
+
+/* ---- warp operations ------------------------------------------------------------------------------ */
+static unsigned lanes_present(unsigned warp)
+{
+    unsigned first = warp * 32, n = L.threads_per_block - first;
+    return n >= 32 ? 0xffffffffu : (1u << n) - 1;
+}
+
+static void complete_warp_op(block_state *b, unsigned warp, warp_group *g)
+{
+    thread_state *lanes = &b->threads[warp * 32];
+    unsigned mask = g->mask;
+    if (g->kind == WARP_BALLOT || g->kind == WARP_ANY || g->kind == WARP_ALL) {
+        unsigned ballot = 0;
+        for (unsigned l = 0; l < 32; l++)
+            if ((mask >> l & 1) && *(int *)lanes[l].warp_in)
+                ballot |= 1u << l;
+        unsigned result = g->kind == WARP_BALLOT ? ballot : g->kind == WARP_ANY ? ballot != 0 : ballot == mask;
+        for (unsigned l = 0; l < 32; l++)
+            if (mask >> l & 1)
+                memcpy(lanes[l].warp_out, &result, sizeof result);
+    } else if (g->kind != WARP_SYNC) {
+        /* PTX's shfl.sync rules, with the clamp and segment mask that
+         * CUDA's __shfl*_sync derive from `width`. */
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(mask >> l & 1))
+                continue;
+            thread_state *t = &lanes[l];
+            unsigned segmask = (32u - (unsigned)t->warp_width) & 31u;
+            unsigned b5 = (unsigned)t->warp_arg & 31u;
+            unsigned min_lane = l & segmask;
+            unsigned max_lane = t->warp_kind == WARP_SHFL_UP ? min_lane : (min_lane | (31u & ~segmask));
+            int j;
+            bool valid;
+            switch (t->warp_kind) {
+            case WARP_SHFL_UP: j = (int)l - (int)b5; valid = j >= (int)max_lane; break;
+            case WARP_SHFL_DOWN: j = (int)(l + b5); valid = j <= (int)max_lane; break;
+            case WARP_SHFL_XOR: j = (int)(l ^ b5); valid = j <= (int)max_lane; break;
+            default: j = (int)(min_lane | (b5 & ~segmask)); valid = j <= (int)max_lane; break;
+            }
+            if (!valid)
+                j = (int)l;
+            if (!(mask >> j & 1)) {
+                kernel_fail(cudaErrorLaunchFailure, g->file, g->line,
+                            "%s with mask 0x%08x: lane %u (thread %u of %s) reads lane %d, which the mask does not "
+                            "name, so its value is undefined",
+                            g->what, mask, l, warp * 32 + l, block_name(b).c_str(), j);
+            }
+            memcpy(t->warp_out, lanes[j].warp_in, WARP_VALUE_MAX);
+        }
+    }
+    warp_state *w = &b->warps[warp];
+    *g = w->groups[--w->count];
+    unsigned order[32], n = 0;
+    for (unsigned l = 0; l < 32; l++)
+        if (mask >> l & 1)
+            order[n++] = l;
+    if (schedule_mode == SCHEDULE_REVERSE)
+        for (unsigned i = 0; i < n / 2; i++) {
+            unsigned x = order[i];
+            order[i] = order[n - 1 - i];
+            order[n - 1 - i] = x;
+        }
+    else if (schedule_mode == SCHEDULE_RANDOM)
+        for (unsigned i = n; i > 1; i--) {
+            unsigned j = (unsigned)(rng_next() % i), x = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = x;
+        }
+    for (unsigned i = 0; i < n; i++)
+        ready_push(&lanes[order[i]]);
+}
+
+void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, int lane_arg, int width, const char *what,
+             const char *file, int line)
+{
+    thread_state *t = current_thread();
+    if (!t)
+        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    block_state *b = t->block;
+    unsigned warp = t->rank / 32, lane = t->rank % 32, present = lanes_present(warp);
+    if (!(mask >> lane & 1))
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "%s with mask 0x%08x called by lane %u (thread %u of %s), which the mask does not include",
+                    what, mask, lane, t->rank, block_name(b).c_str());
+    if (mask & ~present)
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "%s with mask 0x%08x names lanes that do not exist: the block has %u threads, so warp %u has "
+                    "lanes 0-%u only (mask 0x%08x)",
+                    what, mask, L.threads_per_block, warp, 31 - __builtin_clz(present), present);
+    if (kind != WARP_SYNC && kind < WARP_BALLOT && (width < 1 || width > 32 || (width & (width - 1))))
+        kernel_fail(cudaErrorLaunchFailure, file, line, "%s with width %d: the width must be a power of two from 1 to 32",
+                    what, width);
+    warp_state *w = &b->warps[warp];
+    warp_group *g = 0;
+    for (int i = 0; i < w->count && !g; i++)
+        if (w->groups[i].mask == mask)
+            g = &w->groups[i];
+    if (!g) {
+        g = &w->groups[w->count++];
+        g->mask = mask;
+        g->arrived = 0;
+        g->kind = kind;
+        g->what = what;
+        g->file = file;
+        g->line = line;
+    } else if (g->kind != kind) {
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "%s with mask 0x%08x called by lane %u (thread %u of %s) while lanes of the same mask wait at %s "
+                    "at %s:%d: the lanes of a mask must make the same call",
+                    what, mask, lane, t->rank, block_name(b).c_str(), g->what, g->file, g->line);
+    }
+    if (size)
+        memcpy(t->warp_in, in, size);
+    t->warp_kind = kind;
+    t->warp_arg = lane_arg;
+    t->warp_width = width;
+    t->warp_mask = mask;
+    t->status = T_WARP;
+    t->wait_what = what;
+    t->wait_file = file;
+    t->wait_line = line;
+    g->arrived |= 1u << lane;
+    tsan_release(&w->tsan_sync);
+    if (g->arrived == mask)
+        complete_warp_op(b, warp, g);
+    schedule_next(false);
+    tsan_acquire(&w->tsan_sync);
+    if (out)
+        memcpy(out, t->warp_out, kind >= WARP_BALLOT ? sizeof(unsigned) : size);
+}
+
+/* ---- grid-wide sync ------------------------------------------------------------------------------- */
+void grid_barrier(const char *file, int line)
+{
+    thread_state *t = current_thread();
+    if (!t)
+        kernel_fail(cudaErrorLaunchFailure, file, line, "grid sync called outside a kernel");
+    if (!L.cooperative)
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "this_grid().sync() in a kernel launched with <<<...>>>: a grid-wide sync needs "
+                    "cudaLaunchCooperativeKernel");
+    t->status = T_GRID;
+    t->wait_what = "grid.sync()";
+    t->wait_file = file;
+    t->wait_line = line;
+    tsan_release(&L.tsan_grid);
+    if (++L.grid_waiting == L.grid_threads) {
+        L.grid_waiting = 0;
+        for (block_state &b : L.blocks)
+            for (unsigned i = 0; i < L.threads_per_block; i++)
+                ready_push(&b.threads[schedule_mode == SCHEDULE_REVERSE ? L.threads_per_block - 1 - i : i]);
+    }
+    schedule_next(false);
+    tsan_acquire(&L.tsan_grid);
+}
+
+/* ---- the launch --------------------------------------------------------------------------------- */
+static void setup_block(block_state *b, unsigned slot, unsigned linear)
+{
+    b->slot = slot;
+    b->idx.x = linear % L.grid.x;
+    b->idx.y = linear / L.grid.x % L.grid.y;
+    b->idx.z = linear / (L.grid.x * L.grid.y);
+    b->threads = &L.threads[(size_t)slot * L.threads_per_block];
+    b->started = b->done = b->at_barrier = b->at_grid = 0;
+    b->bar_mismatch = false;
+    b->warps = &L.warps[(size_t)slot * L.warps_per_block];
+    for (unsigned w = 0; w < L.warps_per_block; w++)
+        b->warps[w].count = 0;
+    b->shared = shared_block_arena(slot);
+    b->start_order = 0;
+    if (schedule_mode != SCHEDULE_FORWARD) {
+        b->start_order = &L.orders[(size_t)slot * L.threads_per_block];
+        schedule_order(b->start_order, L.threads_per_block);
+    }
+}
+
+static void run_resident_blocks(void)
+{
+    L.next_block_to_start = 0;
+    L.ready_head = L.ready_count = 0;
+    fiber_switch(fiber_new(), false); /* returns when every thread is done or the launch failed */
+}
+
+static const char *short_name(const char *name)
+{
+    return name ? name : "a kernel";
+}
+
+static cudaError_t check_configuration(const char *file, int line, const char *name, const void *kernel,
+                                       const launch_config &c, bool cooperative)
+{
+    const cudaDeviceProp &p = device_properties();
+    unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
+    if (!c.block.x || !c.block.y || !c.block.z || !c.grid.x || !c.grid.y || !c.grid.z)
+        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with a zero grid or block dimension "
+                        "(grid %ux%ux%u, block %ux%ux%u)", file, line, short_name(name), c.grid.x, c.grid.y, c.grid.z,
+                        c.block.x, c.block.y, c.block.z);
+    if (threads > (unsigned)p.maxThreadsPerBlock || c.block.x > (unsigned)p.maxThreadsDim[0] ||
+        c.block.y > (unsigned)p.maxThreadsDim[1] || c.block.z > (unsigned)p.maxThreadsDim[2])
+        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with %llu threads per block (%ux%ux%u); "
+                        "the limit is %d, and %dx%dx%d per dimension", file, line, short_name(name), threads,
+                        c.block.x, c.block.y, c.block.z, p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
+                        p.maxThreadsDim[2]);
+    if (c.grid.x > (unsigned)p.maxGridSize[0] || c.grid.y > (unsigned)p.maxGridSize[1] ||
+        c.grid.z > (unsigned)p.maxGridSize[2])
+        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with grid %ux%ux%u; the limits are "
+                        "%dx%dx%d", file, line, short_name(name), c.grid.x, c.grid.y, c.grid.z, p.maxGridSize[0],
+                        p.maxGridSize[1], p.maxGridSize[2]);
+    kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
+    size_t limit = info && info->max_dynamic_shared > 0 ? (size_t)info->max_dynamic_shared : p.sharedMemPerBlock;
+    size_t static_bytes = info ? info->static_shared : 0;
+    if (c.shmem + static_bytes > limit && c.shmem + static_bytes > p.sharedMemPerBlock)
+        return api_fail(cudaErrorInvalidValue, "%s:%d: launch of %s with %zu bytes of dynamic shared memory (plus %zu "
+                        "static): above %zu bytes a kernel must first allow it with cudaFuncSetAttribute(kernel, "
+                        "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to %zu", file, line,
+                        short_name(name), c.shmem, static_bytes, limit, p.sharedMemPerBlockOptin);
+    if (cooperative) {
+        int per_sm = occupancy_blocks_per_sm((int)threads, c.shmem + static_bytes);
+        unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+        if (blocks > (unsigned long long)per_sm * p.multiProcessorCount)
+            return api_fail(cudaErrorCooperativeLaunchTooLarge, "%s:%d: cooperative launch of %s with %llu blocks of "
+                            "%llu threads: at most %d blocks of that size fit on the device at once (%d per SM x %d "
+                            "SMs)", file, line, short_name(name), blocks, threads, per_sm * p.multiProcessorCount,
+                            per_sm, p.multiProcessorCount);
+    }
+    return cudaSuccess;
+}
+
+static unsigned long long launch_counter;
+
+cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
+                   thread_body body, void *context, bool cooperative)
+{
+    if (current_fiber)
+        kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
+                    "is not supported by the cpu backend");
+    schedule_init_from_env();
+    printf_flush();
+    if (cudaError_t sticky = sticky_error())
+        return api_result(sticky);
+    kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
+    if (!name && info)
+        name = info->name;
+    cudaError_t err = check_configuration(file, line, name, kernel, c, cooperative);
+    if (err != cudaSuccess)
+        return err;
+
+    L.name = name;
+    L.file = file;
+    L.line = line;
+    L.grid = c.grid;
+    L.block = c.block;
+    L.shmem = c.shmem;
+    L.body = body;
+    L.context = context;
+    L.cooperative = cooperative;
+    L.failed = false;
+    L.threads_per_block = c.block.x * c.block.y * c.block.z;
+    L.warps_per_block = (L.threads_per_block + 31) / 32;
+    unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+    unsigned resident = cooperative ? (unsigned)blocks : 1;
+    L.blocks.resize(resident);
+    if (L.threads.size() < (size_t)resident * L.threads_per_block) {
+        /* Fresh thread records (each keeps its TSan fiber from then on). */
+        L.threads.resize((size_t)resident * L.threads_per_block);
+    }
+    L.warps.resize((size_t)resident * L.warps_per_block);
+    L.orders.resize((size_t)resident * L.threads_per_block);
+    L.ready.resize((size_t)resident * L.threads_per_block);
+    L.grid_threads = (unsigned long long)resident * L.threads_per_block;
+    L.grid_waiting = 0;
+    emu_grid_dim = c.grid;
+    emu_block_dim = c.block;
+    current_launch_id = ++launch_counter;
+    shared_launch_begin(c.shmem);
+    tsan_release(&L.tsan_in);
+
+    if (cooperative) {
+        for (unsigned b = 0; b < resident; b++)
+            setup_block(&L.blocks[b], b, b);
+        run_resident_blocks();
+    } else {
+        std::vector<unsigned> block_order;
+        if (schedule_mode != SCHEDULE_FORWARD) {
+            block_order.resize(blocks);
+            schedule_order(block_order.data(), (unsigned)blocks);
+        }
+        for (unsigned long long i = 0; i < blocks && !L.failed; i++) {
+            setup_block(&L.blocks[0], 0, block_order.empty() ? (unsigned)i : block_order[i]);
+            run_resident_blocks();
+            /* the next block's threads come after all of this one's */
+            tsan_acquire(&L.tsan_out);
+            tsan_release(&L.tsan_in);
+        }
+    }
+    tsan_acquire(&L.tsan_out);
+    if (info && shared_static_bytes() > info->static_shared)
+        info->static_shared = shared_static_bytes();
+    else if (!info && kernel && shared_static_bytes()) {
+        kernel_info *seen = kernel_lookup(kernel, true);
+        seen->static_shared = shared_static_bytes();
+    }
+    shared_launch_end();
+    if (L.failed) {
+        fibers_abandon_all();
+        return api_result(sticky_error());
+    }
+    return api_result(cudaSuccess);
+}
+
+cudaError_t launch_registered(const void *kernel, const launch_config &cfg, void **args, bool cooperative,
+                              const char *file, int line)
+{
+    kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
+    if (!info || !info->launcher)
+        return api_fail(cudaErrorInvalidDeviceFunction, "%s:%d: %s: the cpu backend does not know this kernel's "
+                        "parameters; pass the kernel itself rather than a void pointer to it", file, line,
+                        cooperative ? "cudaLaunchCooperativeKernel" : "cudaLaunchKernel");
+    return info->launcher(kernel, cfg, args, cooperative, file, line);
+}
+
+} // namespace cudaemu
+
+extern "C" void cudaemuSetSchedule(const char *order)
+{
+    if (!cudaemu::parse_schedule(order)) {
+        fprintf(stderr, "cudaemu: schedule \"%s\" is not fwd, rev or rand:SEED; using fwd\n", order);
+        cudaemu::parse_schedule("fwd");
+    }
+}

@@ -1,0 +1,125 @@
+/* shared.cpp: shared memory.  Each resident block has an arena:
+ *
+ *   [ dynamic shared memory | red zone | var | red zone | var | ... ]
+ *
+ * A __shared__ declaration gets its place the first time a thread of the
+ * launch reaches it (the same place in every block).  The arena is filled
+ * with 0xFF bytes when a block starts (a NaN as float, -1 as int), so a read
+ * of shared memory nobody wrote shows.  Under ASan the red zones and the
+ * unused tail are poisoned, so an access past a shared array is reported. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#ifdef CUDAEMU_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+namespace cudaemu {
+
+enum { RED_ZONE = 64, STATIC_LIMIT = 48 * 1024, STATIC_ROOM = 64 * 1024 };
+
+struct region {
+    size_t offset, size;
+};
+static struct {
+    size_t dynamic_bytes, static_begin, used, capacity;
+    std::vector<region> vars;
+    std::vector<char *> arenas;     /* one per resident block */
+    std::vector<size_t> capacities;
+    const char *first_file;
+    int first_line;
+} S;
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+void shared_launch_begin(size_t dynamic_bytes)
+{
+    S.dynamic_bytes = dynamic_bytes;
+    S.static_begin = round_up(dynamic_bytes, 16) + RED_ZONE;
+    S.used = S.static_begin;
+    S.capacity = S.static_begin + STATIC_ROOM;
+    S.vars.clear();
+    S.first_file = 0;
+}
+
+size_t shared_static_bytes(void)
+{
+    size_t total = 0;
+    for (const region &r : S.vars)
+        total += r.size;
+    return total;
+}
+
+/* The arena of resident block `slot`, made ready for a new block. */
+char *shared_block_arena(unsigned slot)
+{
+    if (S.arenas.size() <= slot) {
+        S.arenas.resize(slot + 1, 0);
+        S.capacities.resize(slot + 1, 0);
+    }
+    if (S.capacities[slot] < S.capacity) {
+        if (S.arenas[slot]) {
+            UNPOISON(S.arenas[slot], S.capacities[slot]);
+            free(S.arenas[slot]);
+        }
+        void *p = 0;
+        if (posix_memalign(&p, 256, S.capacity)) {
+            fprintf(stderr, "cudaemu: no memory for %zu bytes of shared memory\n", S.capacity);
+            abort();
+        }
+        S.arenas[slot] = (char *)p;
+        S.capacities[slot] = S.capacity;
+    }
+    char *a = S.arenas[slot];
+    UNPOISON(a, S.used);
+    memset(a, 0xFF, S.used);
+    POISON(a, S.capacities[slot]);
+    UNPOISON(a, S.dynamic_bytes);
+    for (const region &r : S.vars)
+        UNPOISON(a + r.offset, r.size);
+    return a;
+}
+
+void shared_launch_end(void)
+{
+    for (size_t i = 0; i < S.arenas.size(); i++)
+        if (S.arenas[i])
+            UNPOISON(S.arenas[i], S.capacities[i]);
+}
+
+void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line)
+{
+    size_t offset = round_up(S.used + (S.vars.empty() ? 0 : RED_ZONE), align);
+    size_t end = offset + size;
+    if (end - S.static_begin > STATIC_LIMIT || end > S.capacity)
+        kernel_fail(cudaErrorLaunchOutOfResources, file, line,
+                    "this kernel's __shared__ variables need more than %d bytes (the static shared memory of a "
+                    "block); use dynamic shared memory for larger arrays", STATIC_LIMIT);
+    if (!S.first_file) {
+        S.first_file = file;
+        S.first_line = line;
+    }
+    slot->launch = current_launch_id;
+    slot->offset = offset;
+    S.vars.push_back(region{offset, size});
+    /* Blocks already running have not poisoned this part yet. */
+    for (size_t i = 0; i < S.arenas.size(); i++)
+        if (S.arenas[i] && S.capacities[i] >= S.capacity) {
+            UNPOISON(S.arenas[i] + S.used, end - S.used);
+            memset(S.arenas[i] + S.used, 0xFF, end - S.used);
+            POISON(S.arenas[i] + S.used, offset - S.used);
+        }
+    S.used = end;
+}
+
+void *dynamic_shared(void) { return current_shared_base; }
+
+} // namespace cudaemu

@@ -1,0 +1,38 @@
+/* switch_x86_64.S: the fiber context switch of the cpu backend.
+ *
+ *   void cudaemu_switch(void **save_sp, void *next_sp);
+ *
+ * Pushes the callee-saved registers and the SSE/x87 control words on the
+ * current stack, stores the stack pointer in *save_sp, loads next_sp and
+ * pops the same things back: about fifteen instructions, and no system call
+ * (glibc's swapcontext makes one to save the signal mask). */
+    .text
+    .globl cudaemu_switch
+    .hidden cudaemu_switch
+    .type cudaemu_switch, @function
+cudaemu_switch:
+    .cfi_startproc
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .cfi_endproc
+    .size cudaemu_switch, .-cudaemu_switch
+    .section .note.GNU-stack,"",@progbits
