@@ -38,6 +38,8 @@ typedef struct {
 
 #define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
+static const char *plural(long long count) { return count == 1 ? "" : "s"; }
+
 static float *new_floats(size_t count)
 {
     float *p = malloc((count ? count : 1) * sizeof *p);
@@ -134,73 +136,81 @@ static void picture_row(const float *got, const product *p, const shape *s, int 
     grade_picture_floats(label, expected, count, c - from, c - from + 1);
 }
 
+/* The first element of c that is wrong, or count when all are right. */
+static size_t first_wrong(const float *c, const product *p, size_t count, int k, int exact_data)
+{
+    for (size_t e = 0; e < count; e++)
+        if (!element_right(c[e], p->exact[e], p->abs_sum[e], k, exact_data))
+            return e;
+    return count;
+}
+
 /* Runs your matmul_tiled on one shape in every schedule order and fails at
- * the first wrong element, with what it should be and a hint. */
+ * the first wrong element, with what it should be and a hint.  A result
+ * that changes with the order of the threads means a race. */
 static void check_tiled(const shape *s, const float *a, const float *b, uint64_t seed, int exact_data)
 {
     grade_side *you = grade_student();
     product p = exact_product(a, b, s);
     size_t count = (size_t)s->m * s->n;
-    float *c = new_floats(count);
-    const char *right_in = NULL;
-    for (int o = 0; o < grade_schedule_count(); o++) {
-        const char *order = grade_schedule_name(o);
+    int orders = grade_schedule_count();
+    float *results = new_floats(count * (size_t)orders);
+    int wrong_order = -1;
+    for (int o = 0; o < orders; o++) {
+        float *c = results + count * (size_t)o;
         for (size_t e = 0; e < count; e++)
             c[e] = NAN; /* an element your code never writes stays NaN */
-        grade_set_schedule(you, order);
+        grade_set_schedule(you, grade_schedule_name(o));
         GRADE_FN(you, matmul_tiled)(a, b, c, s->m, s->k, s->n, s->tile);
-
-        size_t bad = count;
-        for (size_t e = 0; e < count && bad == count; e++)
-            if (!element_right(c[e], p.exact[e], p.abs_sum[e], s->k, exact_data))
-                bad = e;
-        if (bad == count) {
-            right_in = order;
-            continue;
-        }
-
-        int r = (int)(bad / s->n), col = (int)(bad % s->n);
-        int all_zero = 1;
-        for (size_t e = 0; e < count && all_zero; e++)
-            all_zero = c[e] == 0.0f;
-        char where[160], hint[400] = "";
-        describe_shape(where, sizeof where, s, seed, order);
-        if (all_zero)
-            snprintf(hint, sizeof hint,
-                     " All of C is 0: is the kernel launched (TODO 5), and does it load the tiles (TODO 2) and add "
-                     "their products to sum (TODO 3)?");
-        else if (right_in)
-            snprintf(hint, sizeof hint,
-                     " The same call was right with the threads run in the order '%s': the result depends on the "
-                     "order threads run in, so a barrier is missing, either after the tile loads (end of TODO 2) or "
-                     "after the products (end of TODO 3).",
-                     right_in);
-        else if (isnan(c[bad]))
-            snprintf(hint, sizeof hint,
-                     " NaN: either this element was never written, or the kernel read shared memory that no thread "
-                     "had written yet (the cpu backend fills shared memory with NaN when a block starts): a missing "
-                     "barrier, or an index outside the tiles.");
-        else if (s->k > s->tile)
-            snprintf(hint, sizeof hint,
-                     " Check the indices of TODO 2 and 3: at step s the A tile holds A[row][s*t + tx], the B tile "
-                     "B[s*t + ty][col], and sum adds a_tile[ty][i] * b_tile[i][tx].");
-        int tile = s->tile;
-        if (s->n <= 64)
-            picture_row(c, &p, s, r, col);
-        if (exact_data)
-            grade_fail("%s: C[%d][%d] = %.9g but the product is %.0f (exact: the data are small integers, so every "
-                       "order of the sum gives it). C[%d][%d] belongs to the block at blockIdx (x %d, y %d), "
-                       "threadIdx (x %d, y %d).%s",
-                       where, r, col, c[bad], p.exact[bad], r, col, col / tile, r / tile, col % tile, r % tile,
-                       hint);
-        grade_fail("%s: C[%d][%d] = %.9g but the product is %.9g, an error of %.3g units of k u sum|a b| where at "
-                   "most %g is allowed. C[%d][%d] belongs to the block at blockIdx (x %d, y %d), threadIdx (x %d, "
-                   "y %d).%s",
-                   where, r, col, c[bad], p.exact[bad], kit_error_units(c[bad], p.exact[bad], p.abs_sum[bad]) / s->k,
-                   TOLERANCE_C, r, col, col / tile, r / tile, col % tile, r % tile, hint);
+        if (wrong_order < 0 && first_wrong(c, &p, count, s->k, exact_data) < count)
+            wrong_order = o;
     }
-    free(c);
-    free_product(&p);
+    if (wrong_order < 0) {
+        free(results);
+        free_product(&p);
+        return;
+    }
+
+    const float *c = results + count * (size_t)wrong_order;
+    size_t bad = first_wrong(c, &p, count, s->k, exact_data);
+    int r = (int)(bad / s->n), col = (int)(bad % s->n), t = s->tile;
+    int all_zero = 1, order_matters = 0;
+    for (size_t e = 0; e < count && all_zero; e++)
+        all_zero = c[e] == 0.0f;
+    for (int o = 1; o < orders && !order_matters; o++)
+        order_matters = memcmp(results, results + count * (size_t)o, count * sizeof(float)) != 0;
+    char where[160], hint[480] = "";
+    describe_shape(where, sizeof where, s, seed, grade_schedule_name(wrong_order));
+    if (all_zero)
+        snprintf(hint, sizeof hint,
+                 " All of C is 0: is the kernel launched (TODO 5), and does it load the tiles (TODO 2) and add "
+                 "their products to sum (TODO 3)?");
+    else if (order_matters)
+        snprintf(hint, sizeof hint,
+                 " Your C changes with the order in which the threads of a block run (the cpu backend tried %d "
+                 "orders): threads race on the shared tiles, so a barrier is missing, either after the tile loads "
+                 "(end of TODO 2) or after the products (end of TODO 3).",
+                 orders);
+    else if (isnan(c[bad]))
+        snprintf(hint, sizeof hint,
+                 " NaN: either this element was never written, or the kernel read shared memory that no thread had "
+                 "written yet (the cpu backend fills shared memory with NaN when a block starts): a missing "
+                 "barrier, or an index outside the tiles.");
+    else
+        snprintf(hint, sizeof hint,
+                 " Check the indices of TODO 2 and 3: at step s the A tile holds A[row][s*t + tx], the B tile "
+                 "B[s*t + ty][col], and sum adds a_tile[ty][i] * b_tile[i][tx].");
+    if (s->n <= 64)
+        picture_row(c, &p, s, r, col);
+    if (exact_data)
+        grade_fail("%s: C[%d][%d] = %.9g but the product is %.0f (exact: the data are small integers, so every "
+                   "order of the sum gives it). C[%d][%d] belongs to the block at blockIdx (x %d, y %d), threadIdx "
+                   "(x %d, y %d).%s",
+                   where, r, col, c[bad], p.exact[bad], r, col, col / t, r / t, col % t, r % t, hint);
+    grade_fail("%s: C[%d][%d] = %.9g but the product is %.9g, an error of %.3g units of k u sum|a b| where at most "
+               "%g is allowed. C[%d][%d] belongs to the block at blockIdx (x %d, y %d), threadIdx (x %d, y %d).%s",
+               where, r, col, c[bad], p.exact[bad], kit_error_units(c[bad], p.exact[bad], p.abs_sum[bad]) / s->k,
+               TOLERANCE_C, r, col, col / t, r / t, col % t, r % t, hint);
 }
 
 /* ---- tiled_exact and tiled_random ----------------------------------------------- */
@@ -271,7 +281,7 @@ static void tiled_any_size(void)
 static void tiled_launch(void)
 {
     grade_side *you = grade_student();
-    for (int t = 1; t <= 32; t *= 2) {
+    for (int t = 32; t >= 1; t /= 2) {
         shape s = {t, 2 * t, 3 * t, t};
         float *a = new_floats((size_t)s.m * s.k), *b = new_floats((size_t)s.k * s.n), *c = new_floats((size_t)s.m * s.n);
         kit_fill_small_floats(a, (size_t)s.m * s.k, -2, 2, grade_seed_for(600 + t));
@@ -317,7 +327,7 @@ static void tiled_launch(void)
 static void shared_bytes(void)
 {
     size_t (*yours)(int) = GRADE_FN(grade_student(), matmul_shared_bytes);
-    for (int threads = 1; threads <= 1024; threads++) {
+    for (int threads = 1024; threads >= 1; threads--) {
         size_t got = yours(threads), needed = 2 * (size_t)threads * sizeof(float);
         if (got == needed)
             continue;
@@ -325,9 +335,10 @@ static void shared_bytes(void)
                            : got == 2 * (size_t)threads ? " That counts floats, not bytes: multiply by sizeof(float)."
                            : got == 0                   ? " (TODO 4 not done yet?)"
                                                         : "";
-        grade_fail("matmul_shared_bytes(%d) = %zu, but a block of %d threads holds two tiles of %d floats: 2 x %d x "
+        grade_fail("matmul_shared_bytes(%d) = %zu, but a block of %d thread%s holds two tiles of %d float%s: 2 x %d x "
                    "%zu = %zu bytes.%s",
-                   threads, got, threads, threads, threads, sizeof(float), needed, hint);
+                   threads, got, threads, plural(threads), threads, plural(threads), threads, sizeof(float), needed,
+                   hint);
     }
 }
 
@@ -344,7 +355,7 @@ static int same_value(double x, double y) { return fabs(x - y) <= 1e-9; }
 
 static void occupancy_formula(void)
 {
-    static const int block_sizes[] = {1, 16, 31, 32, 33, 64, 96, 100, 128, 200, 256, 384, 512, 640, 1000, 1024};
+    static const int block_sizes[] = {256, 1024, 128, 64, 32, 16, 1, 31, 33, 96, 100, 200, 384, 512, 640, 1000};
     double (*yours)(int, int) = GRADE_FN(grade_student(), occupancy_from_blocks);
     double (*right)(int, int) = GRADE_FN(grade_reference(), occupancy_from_blocks);
     int sm_warps = warps_per_sm();
@@ -367,8 +378,9 @@ static void occupancy_formula(void)
             else if (got == 0)
                 hint = " (TODO 6 not done yet?)";
             grade_fail("occupancy_from_blocks(%d, %d) = %.6g, but on this device (%s, at most %d warps of 32 threads "
-                       "per SM) %d blocks of %d threads occupy %d x %d = %d warps: %d / %d = %.6g.%s",
-                       blocks, threads, got, device_name(), sm_warps, blocks, threads, blocks, warps, blocks * warps,
+                       "per SM) %d block%s of %d thread%s occup%s %d x %d = %d warp%s: %d / %d = %.6g.%s",
+                       blocks, threads, got, device_name(), sm_warps, blocks, plural(blocks), threads, plural(threads),
+                       blocks == 1 ? "ies" : "y", blocks, warps, blocks * warps, plural(blocks * warps),
                        blocks * warps, sm_warps, expected, hint);
         }
 }
@@ -390,13 +402,13 @@ static void occupancy(void)
     double (*right)(int) = GRADE_FN(grade_reference(), matmul_occupancy);
     double (*formula)(int, int) = GRADE_FN(grade_reference(), occupancy_from_blocks);
     int comparable = same_registers();
-    for (int t = 1; t <= 32; t *= 2) {
+    for (int t = 32; t >= 1; t /= 2) {
         double got = yours(t), expected = right(t);
         if (comparable) {
             if (same_value(got, expected))
                 continue;
-            grade_fail("matmul_occupancy(%d) = %.6g, but on this device (%s) the occupancy API fits blocks of %d "
-                       "threads with %zu bytes of shared memory so that the occupancy is %.6g.%s",
+            grade_fail("matmul_occupancy(%d) = %.6g, but on this device (%s) the occupancy API fits so many blocks "
+                       "of %d threads with %zu bytes of shared memory that the occupancy is %.6g.%s",
                        t, got, device_name(), t * t, 2 * (size_t)t * t * sizeof(float), expected,
                        got == 0 ? " (TODO 7 not done yet?)"
                                 : " Pass cudaOccupancyMaxActiveBlocksPerMultiprocessor the tiled kernel, tile * tile "
