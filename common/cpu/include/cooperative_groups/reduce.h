@@ -1,0 +1,41 @@
+/* cooperative_groups/reduce.h of the cpu backend: cg::reduce over a tile,
+ * and the operators it takes. */
+#ifndef CUDAEMU_COOPERATIVE_GROUPS_REDUCE_H
+#define CUDAEMU_COOPERATIVE_GROUPS_REDUCE_H
+
+#include "../cooperative_groups.h"
+
+namespace cooperative_groups {
+
+template <class T> struct plus {
+    T operator()(const T &a, const T &b) const { return a + b; }
+};
+template <class T> struct less {
+    T operator()(const T &a, const T &b) const { return b < a ? b : a; }
+};
+template <class T> struct greater {
+    T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+};
+template <class T> struct bit_and {
+    T operator()(const T &a, const T &b) const { return a & b; }
+};
+template <class T> struct bit_or {
+    T operator()(const T &a, const T &b) const { return a | b; }
+};
+template <class T> struct bit_xor {
+    T operator()(const T &a, const T &b) const { return a ^ b; }
+};
+
+/* Every lane of the tile gets op applied over all lanes' values: a
+ * butterfly of xor shuffles, log2(N) steps. */
+template <unsigned N, class P, class T, class Op>
+static inline T reduce(const thread_block_tile<N, P> &tile, T value, Op op, CUDAEMU_HERE)
+{
+    for (unsigned offset = N / 2; offset > 0; offset /= 2)
+        value = op(value, tile.shfl_xor(value, offset, file, line));
+    return value;
+}
+
+} // namespace cooperative_groups
+
+#endif /* CUDAEMU_COOPERATIVE_GROUPS_REDUCE_H */
