@@ -109,6 +109,18 @@ static void draw_matrix(const char *name, const float *x, int n, int tile)
     }
 }
 
+/* Calls every step once, in the order of the TODOs, so that the first
+ * "not implemented yet" reminder names the first unfinished step. */
+static void touch_steps_in_order(void)
+{
+    float one = 1.0f, product = 0.0f;
+    (void)matmul_shared_bytes(1);
+    matmul_tiled(&one, &one, &product, 1, 1, 1, 1);
+    (void)occupancy_from_blocks(1, 32);
+    (void)matmul_occupancy(1);
+    (void)tile_for_block_size(1);
+}
+
 static void print_occupancy(void)
 {
     printf("\noccupancy of the tiled kernel (%d registers per thread; compare with nvcc --resource-usage):\n",
@@ -130,6 +142,7 @@ int main(int argc, char **argv)
     printf("lab8 tiled-matmul: C = A B with n = %d (A, B and C are %d x %d), seed = %llu, device: %s\n", n, n, n,
            seed, kit_device_name());
 
+    touch_steps_in_order();
     int chosen = matmul_choose_tile();
     int tile = forced_tile ? forced_tile : chosen;
     printf("matmul_choose_tile: tile %d x %d (%d threads per block)\n", chosen, chosen, chosen * chosen);
