@@ -42,7 +42,7 @@ static void draw_rounds(int n)
             printf("\nround 0, the array as copied to the device:\n");
         else
             printf("\nafter round %d (d = %d), the live part A[0..%d) is marked *:\n", s->round, width, live);
-        kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, s->round == 0 ? -1 : 0, live);
+        kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, s->round == 0 ? -1 : 0, s->round == 0 ? -1 : live);
     }
     printf("\n");
 }
