@@ -1,7 +1,7 @@
 /* fiber.cpp: the fibers every emulated CUDA thread runs on.
  *
- * Stacks come from one mmap each (MAP_NORESERVE, so untouched pages cost
- * nothing) with a guard page below, and are pooled across launches.  The
+ * Stacks come from large mmap regions (MAP_NORESERVE, so untouched pages
+ * cost nothing) and are pooled across launches.  The
  * switch itself is cudaemu_switch (switch_x86_64.S).  Under ASan and TSan
  * every switch is announced to the sanitizer, as their fiber APIs ask. */
 #include "internal.h"
@@ -35,6 +35,7 @@ static const size_t STACK_SIZE = 256 * 1024;
 #else
 static const size_t STACK_SIZE = 64 * 1024;
 #endif
+static const size_t STACKS_PER_CHUNK = 64;
 
 static void fiber_entry(void);
 
@@ -72,16 +73,24 @@ fiber *fiber_new(void)
             fprintf(stderr, "cudaemu: more than %zu fibers at once\n", fiber_count);
             abort();
         }
-        size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        char *region = (char *)mmap(0, STACK_SIZE + page, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-        if (region == MAP_FAILED) {
-            fprintf(stderr, "cudaemu: no memory for a fiber stack\n");
-            abort();
+        /* Stacks come 64 to a mapping: a grid-wide launch can need tens of
+         * thousands, and each mapping counts against vm.max_map_count. */
+        static char *chunk;
+        static size_t chunk_left;
+        if (!chunk_left) {
+            chunk = (char *)mmap(0, STACK_SIZE * STACKS_PER_CHUNK, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+            if (chunk == MAP_FAILED) {
+                fprintf(stderr, "cudaemu: no memory for fiber stacks (%zu fibers so far)\n", fiber_count);
+                abort();
+            }
+            chunk_left = STACKS_PER_CHUNK;
         }
-        mprotect(region, page, PROT_NONE); /* a stack overflow faults instead of corrupting */
+        char *region = chunk;
+        chunk += STACK_SIZE;
+        chunk_left--;
         f = (fiber *)calloc(1, sizeof *f);
-        f->stack = region + page;
+        f->stack = region;
         f->stack_size = STACK_SIZE;
         all_fibers[fiber_count++] = f;
     }
