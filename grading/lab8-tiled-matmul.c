@@ -492,7 +492,7 @@ static void tiled_speedup(void)
 {
     if (!grade_on_gpu())
         grade_skip("timing means nothing on the cpu backend");
-    const int n = 2048;
+    const int n = 4096; /* the size of the kit's benchmark anchors: 2 x 4096^3 = 137 GFLOP */
     int tile = GRADE_FN(grade_reference(), matmul_choose_tile)();
     uint64_t seed = grade_seed_for(800);
     size_t count = (size_t)n * n;
@@ -505,7 +505,7 @@ static void tiled_speedup(void)
     timed_call yours_tiled = {grade_student(), 1, n, tile, a, b, c};
     run_timed(&yours_tiled);
     kit_rng rng = kit_rng_new(seed + 2);
-    for (int i = 0; i < 2048; i++) {
+    for (int i = 0; i < 1024; i++) {
         int r = (int)(kit_rng_next(&rng) % n), col = (int)(kit_rng_next(&rng) % n);
         double exact, abs_sum;
         exact_element(a, b, &s, r, col, &exact, &abs_sum);
@@ -526,14 +526,24 @@ static void tiled_speedup(void)
                "naive one), the reference's tiled %.3f ms (%.0f GFLOP/s)",
                device_name(), n, tile, naive_ms, gflop / naive_ms * 1e3, tiled_ms, gflop / tiled_ms * 1e3, speedup,
                reference_ms, gflop / reference_ms * 1e3);
-    /* Full points at 1.5x the naive kernel and within 1.2x of the reference. */
+    /* Full points when the tiled kernel is at least 1.5x faster than the
+     * naive one and within 1.2x of the reference's time.  On a GPU where
+     * even the reference is not 1.5x faster than the naive kernel (a large
+     * L1 cache helps the naive one), the bar is the reference's speed-up
+     * less 20%, the same slack as against the reference's time. */
+    double reference_speedup = naive_ms / reference_ms;
+    double needed = reference_speedup < 1.5 ? reference_speedup / 1.2 : 1.5;
     double fraction = grade_perf_fraction(tiled_ms, reference_ms);
-    if (speedup < 1.5) {
-        double against_naive = speedup > 0 ? speedup / 1.5 : 0;
+    if (speedup < needed) {
+        double against_naive = speedup > 0 ? speedup / needed : 0;
         if (against_naive < fraction)
             fraction = against_naive;
-        grade_note("the tiled kernel should be at least 1.5x faster than the naive one; it is %.2fx", speedup);
+        grade_note("the tiled kernel should be at least %.2fx faster than the naive one; it is %.2fx", needed, speedup);
     }
+    if (reference_speedup < 1.5)
+        grade_note("on this GPU the reference's tiled kernel is only %.2fx faster than the naive one, so the bar is "
+                   "%.2fx instead of 1.5x",
+                   reference_speedup, needed);
     grade_score(fraction);
     free(a);
     free(b);
