@@ -34,8 +34,8 @@ static void draw_rounds(int n)
                    s->round, width / 2, width, width);
         kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, -1, -1);
         if (s->round > 0) {
-            /* a caret under each winner */
-            printf("   ");
+            /* a caret under each winner (the prefix, then the box's left edge) */
+            printf("    ");
             int cell = 3;
             for (int i = 0; i < n; i++) {
                 int len = snprintf(NULL, 0, "%d", ((const int *)s->data)[i]);

@@ -23,8 +23,8 @@ static void draw_rounds(void)
         if (s->round == 0)
             printf("\nround 0, the values as copied to the device:\n");
         else
-            printf("\nafter round %d: %zu winners, each the largest of a block of %d\n", s->round, s->count,
-                   1 << s->round);
+            printf("\nafter round %d: %zu winner%s, each the largest of a block of %d\n", s->round, s->count,
+                   s->count == 1 ? "" : "s", 1 << s->round);
         kit_draw_floats(stdout, "   ", (const float *)s->data, (int)s->count, -1, -1);
     }
     printf("\n");
