@@ -62,11 +62,15 @@ else
     not_ok "gradescope: the setup step builds the reference and deletes the solution sources"; sed 's/^/    /' "$work/prepare.log" | tail -n 20
 fi
 
+# As root, the correct submission is graded as the unprivileged user nobody
+# (the path Gradescope takes with its own user), elsewhere as this user.
+user=no-such-user
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && user=nobody
 cp solutions/$lab/*.cu "$root/submission/"
-AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
 set -- $(gradescope_summary "$root/results/results.json")
-if [ "${1:-}" = valid ] && [ "$2" -gt 0 ] && [ "$3" = "$4" ]; then
-    ok "gradescope: a correct submission gets a valid results.json with full marks ($3/$4 over $2 tests)"
+if [ "${1:-}" = valid ] && [ "$2" -gt 0 ] && [ "$3" = "$4" ] && ! grep -q 'runs as root' "$work/run.log"; then
+    ok "gradescope: a correct submission gets a valid results.json with full marks ($3/$4 over $2 tests, as $user)"
 else
     not_ok "gradescope: a correct submission gets a valid results.json with full marks (${*:-no valid results.json})"
     sed 's/^/    /' "$work/run.log" | tail -n 20

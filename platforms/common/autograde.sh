@@ -128,7 +128,8 @@ if [ -s "$result" ]; then
     fi
 fi
 if [ "$valid" = yes ]; then
-    cp "$result" "$out"
+    # The student knows their files by name, not by this scratch folder.
+    sed -e "s|$work/student/||g" -e "s|$work/kit/||g" -e "s|$work/||g" "$result" > "$out"
 elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     write_failure "Grading stopped after $timeout_s s: the submission ran too long (a kernel or a loop that never ends?)." "$log"
 else
