@@ -219,12 +219,12 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
  * missing barrier after the products shows. */
 static const shape exact_shapes[] = {
     {16, 16, 32, 16}, {16, 32, 64, 48}, {8, 24, 40, 16}, {32, 64, 96, 32},
-    {4, 12, 20, 8},   {2, 6, 10, 4},    {1, 3, 5, 2},    {16, 128, 64, 96},
+    {4, 12, 20, 8},   {2, 6, 10, 4},    {1, 3, 5, 2},    {16, 128, 64, 96}, {16, 256, 512, 128},
 };
 static const shape exact_shapes_gpu[] = {{32, 1024, 512, 768}, {16, 768, 1024, 512}};
 
 static const shape random_shapes[] = {
-    {16, 48, 80, 32}, {32, 96, 64, 160}, {8, 40, 256, 24}, {16, 256, 128, 192}, {4, 20, 36, 12},
+    {16, 48, 80, 32}, {32, 96, 64, 160}, {8, 40, 256, 24}, {16, 256, 128, 192}, {4, 20, 36, 12}, {32, 512, 256, 384},
 };
 static const shape random_shapes_gpu[] = {{16, 2048, 512, 1024}, {32, 1024, 1024, 1024}};
 
