@@ -191,7 +191,13 @@ void tsan_enter_thread(thread_state *t)
 }
 void tsan_acquire(void *addr) { __tsan_acquire(addr); }
 void tsan_release(void *addr) { __tsan_release(addr); }
+extern "C" void __tsan_ignore_thread_begin(void);
+extern "C" void __tsan_ignore_thread_end(void);
+void tsan_ignore_begin(void) { __tsan_ignore_thread_begin(); }
+void tsan_ignore_end(void) { __tsan_ignore_thread_end(); }
 #else
+void tsan_ignore_begin(void) {}
+void tsan_ignore_end(void) {}
 void *tsan_host_fiber(void) { return 0; }
 void tsan_enter_thread(thread_state *) {}
 void tsan_acquire(void *) {}

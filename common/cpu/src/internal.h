@@ -38,6 +38,8 @@ void tsan_enter_thread(thread_state *t) HIDDEN;
 void tsan_acquire(void *addr) HIDDEN;
 void tsan_release(void *addr) HIDDEN;
 void *tsan_host_fiber(void) HIDDEN;
+void tsan_ignore_begin(void) HIDDEN;     /* the runtime's writes, invisible to TSan */
+void tsan_ignore_end(void) HIDDEN;
 
 /* ---- threads and blocks (scheduler.cpp) ---------------------------------------------- */
 enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_DONE };

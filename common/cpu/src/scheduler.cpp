@@ -754,11 +754,11 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
     shared_launch_begin(c.shmem);
-    tsan_release(&L.tsan_in);
 
     if (cooperative) {
         for (unsigned b = 0; b < resident; b++)
             setup_block(&L.blocks[b], b, b);
+        tsan_release(&L.tsan_in); /* the host's writes come before every thread */
         run_resident_blocks();
     } else {
         std::vector<unsigned> block_order;
@@ -768,10 +768,10 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         }
         for (unsigned long long i = 0; i < blocks && !L.failed; i++) {
             setup_block(&L.blocks[0], 0, block_order.empty() ? (unsigned)i : block_order[i]);
-            run_resident_blocks();
-            /* the next block's threads come after all of this one's */
-            tsan_acquire(&L.tsan_out);
+            /* this block's threads come after the host and every earlier block */
             tsan_release(&L.tsan_in);
+            run_resident_blocks();
+            tsan_acquire(&L.tsan_out);
         }
     }
     tsan_acquire(&L.tsan_out);

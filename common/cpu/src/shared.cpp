@@ -80,7 +80,9 @@ char *shared_block_arena(unsigned slot)
     }
     char *a = S.arenas[slot];
     UNPOISON(a, S.used);
+    tsan_ignore_begin(); /* the runtime's own writes are not the kernel's */
     memset(a, 0xFF, S.used);
+    tsan_ignore_end();
     POISON(a, S.capacities[slot]);
     UNPOISON(a, S.dynamic_bytes);
     for (const region &r : S.vars)
@@ -114,7 +116,9 @@ void place_shared(shared_slot *slot, size_t size, size_t align, const char *file
     for (size_t i = 0; i < S.arenas.size(); i++)
         if (S.arenas[i] && S.capacities[i] >= S.capacity) {
             UNPOISON(S.arenas[i] + S.used, end - S.used);
+            tsan_ignore_begin();
             memset(S.arenas[i] + S.used, 0xFF, end - S.used);
+            tsan_ignore_end();
             POISON(S.arenas[i] + S.used, offset - S.used);
         }
     S.used = end;

@@ -1,0 +1,110 @@
+/* warp.cu: shuffles with masks and widths, votes, __syncwarp, a partial
+ * last warp, and shuffles in divergent code (warp 0 only). */
+#include "check.h"
+
+#define FULL 0xffffffffu
+
+static __global__ void shuffles(int *out, int width)
+{
+    int t = threadIdx.x, v = 100 + t;
+    int *o = out + 6 * t;
+    o[0] = __shfl_sync(FULL, v, 3, width);
+    o[1] = __shfl_up_sync(FULL, v, 2, width);
+    o[2] = __shfl_down_sync(FULL, v, 2, width);
+    o[3] = __shfl_xor_sync(FULL, v, 1, width);
+    o[4] = (int)__shfl_down_sync(FULL, (double)v * 0.5, 1, width); /* 8-byte values too */
+    __syncwarp();
+    o[5] = __shfl_sync(FULL, v, t + 1, width); /* source lane wraps within its segment */
+}
+
+static __global__ void votes(unsigned *out)
+{
+    int t = threadIdx.x;
+    out[0 + 4 * (t / 32)] = __ballot_sync(FULL, t % 2);
+    out[1 + 4 * (t / 32)] = __any_sync(FULL, t == 40);
+    out[2 + 4 * (t / 32)] = __all_sync(FULL, t < 40);
+    out[3 + 4 * (t / 32)] = __all_sync(FULL, t < 1000);
+}
+
+/* the usual last step of a reduction: warp 0 alone, partial masks */
+static __global__ void warp0_sum(const int *in, int *out)
+{
+    __shared__ int partial[32];
+    int t = threadIdx.x, v = in[t];
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(FULL, v, o);
+    if (t % 32 == 0)
+        partial[t / 32] = v;
+    __syncthreads();
+    if (t < 32) {
+        v = t < (int)blockDim.x / 32 ? partial[t] : 0;
+        for (int o = 16; o > 0; o /= 2)
+            v += __shfl_down_sync(FULL, v, o);
+        if (t == 0)
+            *out = v;
+    }
+}
+
+/* 48 threads: the second warp has lanes 0-15 only, its masks say so */
+static __global__ void partial_warp(int *out)
+{
+    int t = threadIdx.x;
+    unsigned mask = t < 32 ? FULL : 0x0000ffffu;
+    out[t] = __shfl_xor_sync(mask, t, 8);
+    out[48 + t] = __ballot_sync(mask, 1);
+}
+
+int main(void)
+{
+    int *d, h[6 * 64];
+    EXPECT_OK(cudaMalloc(&d, sizeof h));
+    int widths[] = {32, 16, 8};
+    for (int w = 0; w < 3; w++) {
+        int width = widths[w];
+        shuffles<<<1, 64>>>(d, width);
+        EXPECT_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 64; t++) {
+            int seg = t / width * width, lt = t - seg, *o = h + 6 * t;
+            EXPECT(o[0] == 100 + seg + 3 % width, "width %d: shfl at %d = %d", width, t, o[0]);
+            EXPECT(o[1] == 100 + (lt >= 2 ? t - 2 : t), "width %d: shfl_up at %d = %d", width, t, o[1]);
+            EXPECT(o[2] == 100 + (lt + 2 < width ? t + 2 : t), "width %d: shfl_down at %d = %d", width, t, o[2]);
+            EXPECT(o[3] == 100 + (t ^ 1), "width %d: shfl_xor at %d = %d", width, t, o[3]);
+            EXPECT(o[4] == (100 + (lt + 1 < width ? t + 1 : t)) / 2, "width %d: double shfl_down at %d = %d", width,
+                   t, o[4]);
+            EXPECT(o[5] == 100 + seg + (lt + 1) % width, "width %d: wrapped shfl at %d = %d", width, t, o[5]);
+        }
+    }
+
+    unsigned v[8];
+    votes<<<1, 64>>>((unsigned *)d);
+    EXPECT_OK(cudaMemcpy(v, d, sizeof v, cudaMemcpyDeviceToHost));
+    EXPECT(v[0] == 0xaaaaaaaau && v[4] == 0xaaaaaaaau, "ballot %x %x", v[0], v[4]);
+    EXPECT(v[1] == 0 && v[5] == 1, "any %u %u", v[1], v[5]);
+    EXPECT(v[2] == 1 && v[6] == 0 && v[3] == 1 && v[7] == 1, "all %u %u %u %u", v[2], v[6], v[3], v[7]);
+
+    int in[1024], *d_in, sum = 0;
+    for (int i = 0; i < 1024; i++)
+        in[i] = i % 13 - 5;
+    EXPECT_OK(cudaMalloc(&d_in, sizeof in));
+    EXPECT_OK(cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice));
+    const char *orders[] = {"fwd", "rev", "rand:7"};
+    for (int o = 0; o < 3; o++) {
+        cudaemuSetSchedule(orders[o]);
+        for (int threads = 32; threads <= 1024; threads *= 2) {
+            int want = 0;
+            for (int i = 0; i < threads; i++)
+                want += in[i];
+            warp0_sum<<<1, threads>>>(d_in, d);
+            EXPECT_OK(cudaMemcpy(&sum, d, sizeof sum, cudaMemcpyDeviceToHost));
+            EXPECT(sum == want, "%s, %d threads: warp sum %d, want %d", orders[o], threads, sum, want);
+        }
+    }
+    cudaemuSetSchedule("fwd");
+
+    partial_warp<<<1, 48>>>(d);
+    EXPECT_OK(cudaMemcpy(h, d, 96 * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(h[0] == 8 && h[40] == 32 && h[47] == 39, "partial warp xor: %d %d %d", h[0], h[40], h[47]);
+    EXPECT((unsigned)h[48] == FULL && (unsigned)h[48 + 40] == 0xffffu, "partial warp ballot %x %x", h[48], h[88]);
+    cudaFree(d), cudaFree(d_in);
+    return check_result();
+}
