@@ -137,10 +137,13 @@ int matmul_kernel_registers(void)
 
 double occupancy_from_blocks(int blocks_per_sm, int threads_per_block)
 {
-    /* TODO 6: read the device's limits (cudaGetDeviceProperties: warpSize,
-     * maxThreadsPerMultiProcessor) and return the warps the resident
-     * blocks occupy over the most warps one SM holds.  A block occupies
-     * whole warps, even when its last warp is not full. */
+    /* TODO 6: read the device's limits, the warp size and the most threads
+     * one SM holds (cudaDeviceGetAttribute with cudaDevAttrWarpSize and
+     * cudaDevAttrMaxThreadsPerMultiProcessor, or the fields warpSize and
+     * maxThreadsPerMultiProcessor of cudaGetDeviceProperties, which is
+     * slower), and return the warps the resident blocks occupy over the
+     * most warps one SM holds.  A block occupies whole warps, even when its
+     * last warp is not full. */
     kit_not_implemented("TODO 6");
     return 0.0;
     /* END TODO 6 */

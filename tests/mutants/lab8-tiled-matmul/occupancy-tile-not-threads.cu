@@ -151,16 +151,19 @@ int matmul_kernel_registers(void)
 
 double occupancy_from_blocks(int blocks_per_sm, int threads_per_block)
 {
-    /* TODO 6: read the device's limits (cudaGetDeviceProperties: warpSize,
-     * maxThreadsPerMultiProcessor) and return the warps the resident
-     * blocks occupy over the most warps one SM holds.  A block occupies
-     * whole warps, even when its last warp is not full. */
-    int device = 0;
-    cudaDeviceProp prop;
+    /* TODO 6: read the device's limits, the warp size and the most threads
+     * one SM holds (cudaDeviceGetAttribute with cudaDevAttrWarpSize and
+     * cudaDevAttrMaxThreadsPerMultiProcessor, or the fields warpSize and
+     * maxThreadsPerMultiProcessor of cudaGetDeviceProperties, which is
+     * slower), and return the warps the resident blocks occupy over the
+     * most warps one SM holds.  A block occupies whole warps, even when its
+     * last warp is not full. */
+    int device = 0, warp_size = 0, threads_per_sm = 0;
     CHECK(cudaGetDevice(&device));
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    int warps_per_block = (threads_per_block + prop.warpSize - 1) / prop.warpSize;
-    int warps_per_sm = prop.maxThreadsPerMultiProcessor / prop.warpSize;
+    CHECK(cudaDeviceGetAttribute(&warp_size, cudaDevAttrWarpSize, device));
+    CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    int warps_per_block = (threads_per_block + warp_size - 1) / warp_size;
+    int warps_per_sm = threads_per_sm / warp_size;
     return (double)blocks_per_sm * warps_per_block / warps_per_sm;
     /* END TODO 6 */
 }
