@@ -258,9 +258,10 @@ static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *
             grade_fail("%s: out[%d] = %d, but %d is past n, so no thread may write there (it should still be %d). "
                        "Does the kernel check g < n before writing?", shape, i, out[i], i, POISON);
         if (out[i] == POISON)
-            grade_fail("%s: out[%d] was never written, so no thread computed g = %d: some threads must share an "
-                       "index. Check the block number (blockIdx and gridDim) and the thread number (threadIdx and "
-                       "blockDim) in every dimension", shape, i, i);
+            grade_fail("%s: out[%d] was never written: no thread stored g = %d. When the kernel does store g, "
+                       "this means some threads compute the same index and others are left out: check the block "
+                       "number (blockIdx and gridDim) and the thread number (threadIdx and blockDim) in every "
+                       "dimension", shape, i, i);
         grade_fail("%s: out[%d] = %d, expected %d (each thread writes g at out[g])", shape, i, out[i], expected);
     }
     free(out);
