@@ -94,6 +94,13 @@ static void check_exact(const char *call, float got, const vectors *v, const cha
     double exact = kit_dot(v->x, v->y, (size_t)v->n);
     if (got == (float)exact)
         return;
+    if (isnan(got))
+        grade_fail("%s, %s: returned NaN but the dot product is %.0f. %s%s%s", call, case_text(v), exact,
+                   grade_on_gpu() ? "The data hold no NaN, so something read memory that was never written"
+                                  : "On the cpu backend shared memory starts out filled with NaN, so a NaN means "
+                                    "something read a slot of shared memory that no thread had written yet (a "
+                                    "missing barrier, or a slot past the ones in use)",
+                   hint ? ". " : "", hint ? hint : "");
     grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
                "every order of the sum is exact: the difference is elements dropped or counted twice, or a lost "
                "update%s%s",
@@ -182,8 +189,7 @@ static void random_item(enum variant which)
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
-        check_tolerance(call, call_variant(grade_student(), which, &v, b), &v,
-                        "Does each thread add its products up in a double?");
+        check_tolerance(call, call_variant(grade_student(), which, &v, b), &v, variant_hints[which]);
         free_vectors(&v);
     }
 }
@@ -289,7 +295,7 @@ static void vector_random(void)
         char call[128];
         snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);
         check_tolerance(call, GRADE_FN(grade_student(), dot_vectorized)(v.x, v.y, v.n, b, offset), &v,
-                        "Does each thread add its products up in a double?");
+                        "Do the head, the body and the tail of TODO 5 together cover every element once?");
         free_vectors(&v);
     }
 }

@@ -28,28 +28,26 @@ static int is_power_of_two_block(int b)
     return b >= 32 && b <= 1024 && (b & (b - 1)) == 0;
 }
 
-/* Products in rows of PICTURE_ROW, each row labelled with its owner. */
+/* The products chunk by chunk (B elements each), with the block that owns
+ * each chunk, then the partials of the first pass from its snapshot. */
 static void draw_ownership(const float *x, const float *y, int n, int block_size, int blocks)
 {
-    printf("\nThe products x[i]*y[i], %d to a row; block b owns the elements with (i / %d) %% %d == b:\n",
-           PICTURE_ROW, block_size, blocks);
+    printf("\nThe products x[i]*y[i] in chunks of %d; block b owns the chunks b, b + %d, b + %d, ...\n", block_size,
+           blocks, 2 * blocks);
     float row[PICTURE_ROW];
-    for (int start = 0; start < n; start += PICTURE_ROW) {
-        int count = n - start < PICTURE_ROW ? n - start : PICTURE_ROW;
-        for (int k = 0; k < count; k++)
-            row[k] = x[start + k] * y[start + k];
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, "  i = %3d..%3d  block %d  ", start, start + count - 1,
-                 (start / block_size) % blocks);
-        kit_draw_floats(stdout, prefix, row, count, -1, -1);
+    for (int chunk = 0; chunk * block_size < n; chunk++) {
+        int first = chunk * block_size, end = first + block_size < n ? first + block_size : n;
+        printf("  chunk %d, i = %d..%d: block %d\n", chunk, first, end - 1, chunk % blocks);
+        for (int start = first; start < end; start += PICTURE_ROW) {
+            int count = end - start < PICTURE_ROW ? end - start : PICTURE_ROW;
+            for (int k = 0; k < count; k++)
+                row[k] = x[start + k] * y[start + k];
+            kit_draw_floats(stdout, "    ", row, count, -1, -1);
+        }
     }
-}
-
-static void draw_partials_snapshot(void)
-{
     for (int s = 0; s < kit_snapshot_count(); s++) {
         const kit_snapshot *snap = kit_snapshot_at(s);
-        printf("\nThe partials after pass %d (snapshot at %s:%d), one per block:\n", snap->round, snap->file,
+        printf("\nThe partials after pass %d, one per block (SNAPSHOT at %s:%d):\n", snap->round, snap->file,
                snap->line);
         kit_draw_floats(stdout, "  ", (const float *)snap->data, (int)snap->count, -1, -1);
     }
@@ -118,16 +116,9 @@ int main(int argc, char **argv)
     all_ok &= report("1-2 sum on the host", s, exact, abs_dot, kit_timed_ms(), kit_wall_ms() - t0);
 
     kit_reset_records();
-    kit_set_snapshots(small);
     t0 = kit_wall_ms();
     s = dot_host_finish(x, y, n, block_size, blocks, NULL);
     all_ok &= report("3-7 partials, host finish", s, exact, abs_dot, kit_timed_ms(), kit_wall_ms() - t0);
-    if (small) {
-        draw_ownership(x, y, n, block_size, blocks);
-        draw_partials_snapshot();
-        printf("\n");
-    }
-    kit_set_snapshots(0);
 
     kit_reset_records();
     t0 = kit_wall_ms();
@@ -144,6 +135,16 @@ int main(int argc, char **argv)
         printf(" (%d launches)\n", kit_launch_count());
     } else {
         printf("\n(the cpu backend emulates the GPU: its times say nothing about a GPU)\n");
+    }
+
+    if (small) {
+        /* Once more, with snapshots on, for the picture. */
+        kit_set_timing(0);
+        kit_reset_records();
+        kit_set_snapshots(1);
+        dot_host_finish(x, y, n, block_size, blocks, NULL);
+        kit_set_snapshots(0);
+        draw_ownership(x, y, n, block_size, blocks);
     }
 
     if (kit_todo_pending())

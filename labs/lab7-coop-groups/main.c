@@ -17,6 +17,7 @@
 #include "lab7.h"
 
 #define SMALL_N 64
+#define PICTURE_MAX_N 24
 
 static int arg_or(int argc, char **argv, int i, long fallback)
 {
@@ -28,8 +29,9 @@ static int is_power_of_two_block(int b)
     return b >= 32 && b <= 1024 && (b & (b - 1)) == 0;
 }
 
-/* How dot_vectorized's float4 loads must cover the n floats. */
-static void draw_vector_plan(int n, int offset)
+/* How dot_vectorized's float4 loads must cover the n floats (for small n,
+ * the products drawn with the float4 body marked). */
+static void draw_vector_plan(const float *x, const float *y, int n, int offset)
 {
     int head = offset ? 4 - offset : 0;
     if (head > n)
@@ -43,6 +45,13 @@ static void draw_vector_plan(int n, int offset)
         printf("  x[%d..%d]  the body: %d float4 load%s\n", head, head + 4 * quads - 1, quads, quads == 1 ? "" : "s");
     if (tail)
         printf("  x[%d..%d]  the tail: one by one (n %% 4 != 0 after the head)\n", head + 4 * quads, n - 1);
+    if (n <= PICTURE_MAX_N) {
+        float products[PICTURE_MAX_N];
+        for (int i = 0; i < n; i++)
+            products[i] = x[i] * y[i];
+        printf("The products x[i]*y[i], the body marked *:\n");
+        kit_draw_floats(stdout, "  ", products, n, head, head + 4 * quads);
+    }
 }
 
 typedef struct {
@@ -84,7 +93,7 @@ int main(int argc, char **argv)
            kit_device_name());
     printf("x and y: %s\n", small ? "whole numbers in [0, 3], so every order of the sum is exact"
                                    : "uniform in [0, 1)");
-    draw_vector_plan(n, offset);
+    draw_vector_plan(x, y, n, offset);
 
     /* Warm up the device so the first timed call does not pay for it. */
     float warm[32] = {0};

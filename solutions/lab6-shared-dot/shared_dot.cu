@@ -183,7 +183,10 @@ float dot_host_finish(const float *x, const float *y, int n, int block_size, int
      * kit_fail when dot_partials_hold says it is broken.  Then add the
      * partials up in `sum`. */
     if (!dot_partials_hold(x, y, n, block_size, blocks, partials))
-        kit_fail(__FILE__, __LINE__, "after the first pass the partials break the invariant (see above)");
+        kit_fail(__FILE__, __LINE__,
+                 "after the first pass (n = %d, %d blocks of %d threads) the partials break the invariant "
+                 "(dot_partials_hold printed which one)",
+                 n, blocks, block_size);
     for (int b = 0; b < blocks; b++)
         sum += partials[b];
     /* END TODO 7 */
