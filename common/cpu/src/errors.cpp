@@ -167,3 +167,16 @@ extern "C" const char *cudaGetErrorString(cudaError_t error)
     }
     return text;
 }
+
+/* assert() in a kernel: as on a GPU, the launch fails with
+ * cudaErrorAssert and the message names the line; on the host, glibc's
+ * behaviour (message, abort). */
+extern "C" void __assert_fail(const char *expression, const char *file, unsigned int line, const char *function)
+{
+    if (cudaemu::in_kernel())
+        cudaemu::kernel_fail(cudaErrorAssert, file, (int)line, "device-side assert: %s: Assertion `%s' failed",
+                             function, expression);
+    fflush(stdout);
+    fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
+    abort();
+}

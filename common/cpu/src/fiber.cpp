@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #ifdef CUDAEMU_ASAN
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #endif
 #ifdef CUDAEMU_TSAN
 #include <sanitizer/tsan_interface.h>
@@ -58,7 +58,7 @@ static void fiber_prepare(fiber *f)
     f->fake_stack = 0;
 #ifdef CUDAEMU_ASAN
     if (f->abandoned)
-        ASAN_UNPOISON_MEMORY_REGION(f->stack, f->stack_size);
+        __asan_unpoison_memory_region(f->stack, f->stack_size);
 #endif
     f->abandoned = false;
 }

@@ -153,14 +153,16 @@ static void load_builtins(thread_state *t)
 static void ready_push(thread_state *t)
 {
     t->status = T_READY;
-    L.ready[(L.ready_head + L.ready_count++) % L.ready.size()] = t;
+    size_t at = L.ready_head + L.ready_count++;
+    L.ready[at < L.ready.size() ? at : at - L.ready.size()] = t;
 }
 static thread_state *ready_pop(void)
 {
     if (!L.ready_count)
         return 0;
     thread_state *t = L.ready[L.ready_head];
-    L.ready_head = (L.ready_head + 1) % L.ready.size();
+    if (++L.ready_head == L.ready.size())
+        L.ready_head = 0;
     L.ready_count--;
     return t;
 }
@@ -175,9 +177,14 @@ static thread_state *take_unstarted(void)
             b->started++;
             thread_state *t = &b->threads[rank];
             t->rank = rank;
-            t->idx.x = rank % L.block.x;
-            t->idx.y = rank / L.block.x % L.block.y;
-            t->idx.z = rank / (L.block.x * L.block.y);
+            if (L.block.y == 1 && L.block.z == 1) { /* the common case, without divisions */
+                t->idx.x = rank;
+                t->idx.y = t->idx.z = 0;
+            } else {
+                t->idx.x = rank % L.block.x;
+                t->idx.y = rank / L.block.x % L.block.y;
+                t->idx.z = rank / (L.block.x * L.block.y);
+            }
             t->block = b;
             t->status = T_RUNNING;
             return t;
@@ -274,6 +281,22 @@ static std::string thread_list(const block_state *b, bool (*pick)(const thread_s
     return s;
 }
 
+/* "3, 16-31": the lanes set in a mask */
+static std::string lane_list(unsigned mask)
+{
+    std::string s;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        unsigned j = l;
+        while (j + 1 < 32 && (mask >> (j + 1) & 1))
+            j++;
+        s += (s.empty() ? "" : ", ") + std::to_string(l) + (j > l ? "-" + std::to_string(j) : "");
+        l = j;
+    }
+    return s;
+}
+
 static std::string where_launched(void)
 {
     char buf[512];
@@ -361,7 +384,7 @@ static void diagnose_stuck(void)
             continue;
         std::string who = block_name(&b);
         std::string msg;
-        if (b.done && sites.size() == 1) {
+        if (b.done && sites.size() == 1 && sites[0].status != T_WARP) {
             const char *verb = sites[0].status == T_GRID ? "grid sync" : "barrier";
             msg = std::string(verb) + " can never complete: in " + who + ", threads " +
                   thread_list(&b, at_site, &sites[0]) + " wait at " + describe_site(sites[0]) + " but threads " +
@@ -383,7 +406,8 @@ static void diagnose_stuck(void)
                 if (at_site(&b.threads[i], w))
                     first = &b.threads[i];
             unsigned warp = first->rank / 32, mask = first->warp_mask;
-            std::string missing_gone, missing_elsewhere, where_else;
+            unsigned gone = 0, elsewhere = 0;
+            std::string where_else;
             for (unsigned lane = 0; lane < 32; lane++) {
                 if (!(mask & (1u << lane)))
                     continue;
@@ -391,16 +415,16 @@ static void diagnose_stuck(void)
                 if (r >= L.threads_per_block)
                     continue;
                 thread_state *t = &b.threads[r];
-                std::string id = std::to_string(lane);
                 if (t->status == T_DONE)
-                    missing_gone += (missing_gone.empty() ? "" : ",") + id;
+                    gone |= 1u << lane;
                 else if (t->status != T_WARP || t->warp_mask != mask ||
                          !same_site(t->wait_file, t->wait_line, w->file, w->line)) {
-                    missing_elsewhere += (missing_elsewhere.empty() ? "" : ",") + id;
+                    elsewhere |= 1u << lane;
                     if (where_else.empty())
                         where_else = describe_site(site{t->status, t->wait_what, t->wait_file, t->wait_line});
                 }
             }
+            std::string missing_gone = lane_list(gone), missing_elsewhere = lane_list(elsewhere);
             char maskbuf[16];
             snprintf(maskbuf, sizeof maskbuf, "0x%08x", mask);
             msg = describe_site(*w) + " with mask " + maskbuf + " can never complete in " + who + ", warp " +

@@ -14,9 +14,12 @@
 #include <vector>
 
 #ifdef CUDAEMU_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+/* called directly: the runtime itself is not built with -fsanitize, so
+ * asan_interface.h's macros would be empty here */
+extern "C" void __asan_poison_memory_region(void const volatile *addr, size_t size);
+extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#define POISON(p, n) __asan_poison_memory_region(p, n)
+#define UNPOISON(p, n) __asan_unpoison_memory_region(p, n)
 #else
 #define POISON(p, n) ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))

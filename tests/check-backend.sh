@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/check-backend.sh: the cpu backend's own tests (tests/backend/*.cu).
+#   - basics, shared, warp, coop: every feature, results asserted;
+#   - diagnostics: each planted bug is reported at its own file and line, and
+#     the launch fails with a sticky error whose message names that line;
+#   - race: a reduction missing a __syncthreads gives a wrong sum in some
+#     schedule order, and the TSan build names the racing line;
+#   - asan: out-of-bounds global and shared accesses and a leak, in the ASan build;
+#   - the micro-benchmark builds and runs (its numbers are not checked).
+# Only meaningful for the cpu backend; with BACKEND=gpu it has nothing to do.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+if [ "$BACKEND" != cpu ]; then
+    ok "# SKIP the cpu backend's tests run with BACKEND=cpu"
+    finish
+fi
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+show() { sed 's/^/#   /' "$1" | head -${2:-15}; }
+
+# ---- build: plain, ASan, TSan ------------------------------------------------------------
+for san in "" address thread; do
+    targets=tests
+    [ "$san" = address ] && targets=build/cpu-address/backend-tests/asan
+    [ "$san" = thread ] && targets=build/cpu-thread/backend-tests/race
+    if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san $targets > "$log/build" 2>&1; then
+        ok "backend tests build${san:+ with SANITIZE=$san}"
+    else
+        not_ok "backend tests build${san:+ with SANITIZE=$san}"
+        show "$log/build" 30
+        finish
+    fi
+done
+T=build/cpu/backend-tests
+
+# ---- features ------------------------------------------------------------------------------
+for t in basics shared warp coop; do
+    if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
+    else not_ok "$t"; show "$log/out"; fi
+done
+timeout 60 $T/shared printf > "$log/out" 2>&1
+if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello from thread 1 of block 0\nhello from thread 0 of block 1\nhello from thread 1 of block 1\n' | cmp -s - "$log/out"; then
+    ok "kernel printf: thread order, shown at the synchronisation, lost without one (as on a GPU)"
+else
+    not_ok "kernel printf"; show "$log/out"
+fi
+
+# ---- expect_report PROGRAM CASE FILE: runs `PROGRAM CASE` and checks that its
+# output has "FILE:LINE: ... REGEX" for the line marked "expect CASE: REGEX".
+expect_report() {
+    prog=$1 case=$2 src=$3 what=$4
+    line=$(grep -n "expect $case: " "$src" | head -1 | cut -d: -f1)
+    regex=$(grep "expect $case: " "$src" | head -1 | sed "s/.*expect $case: \(.*\) \*\/.*/\1/")
+    timeout 60 $prog $case > "$log/out" 2> "$log/err"
+    rc=$?
+    if [ -z "$line" ]; then
+        not_ok "$case: no 'expect $case:' mark in $src"
+    elif ! grep -q -- "$src:$line" "$log/err" || ! grep -q -E -- "$regex" "$log/err"; then
+        not_ok "$case: $what at $src:$line matching /$regex/"
+        show "$log/err"
+    else
+        echo "$rc" > "$log/rc"
+        return 0
+    fi
+    return 1
+}
+
+# ---- diagnostics ----------------------------------------------------------------------------
+for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync assert; do
+    src=tests/backend/diagnostics.cu
+    if expect_report $T/diagnostics $c $src "an error"; then
+        line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)
+        if [ "$(cat "$log/rc")" = 0 ] && grep -q -- "$src:$line: error: " "$log/err" &&
+           grep -q "^message: $src:$line: " "$log/out"; then
+            ok "diagnostic $c: reported at $src:$line, the launch fails with that message, the error is sticky"
+        else
+            not_ok "diagnostic $c: the CUDA side (error code, message, stickiness)"
+            show "$log/out"; show "$log/err"
+        fi
+    fi
+done
+
+# ---- races: schedule orders and TSan ------------------------------------------------------------
+if timeout 60 $T/race schedules > "$log/out" 2>&1; then
+    ok "a reduction missing __syncthreads: wrong in some schedule order, the correct one right in all"
+    show "$log/out" 6
+else
+    not_ok "schedule orders expose the missing __syncthreads"; show "$log/out"
+fi
+racy_line=$(grep -n "racy: no barrier" tests/backend/race.cu | cut -d: -f1)
+timeout 120 build/cpu-thread/backend-tests/race racy > "$log/out" 2>&1
+if grep -q "WARNING: ThreadSanitizer: data race" "$log/out" && grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$racy_line" "$log/out"; then
+    ok "TSan build: the missing __syncthreads is a data race at tests/backend/race.cu:$racy_line"
+else
+    not_ok "TSan build names the racing line $racy_line"; show "$log/out" 30
+fi
+if timeout 120 build/cpu-thread/backend-tests/race correct > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+    ok "TSan build: no report on the correct reduction"
+else
+    not_ok "TSan build reports a race on the correct reduction"; show "$log/out" 30
+fi
+
+# ---- ASan -----------------------------------------------------------------------------------------
+A=build/cpu-address/backend-tests/asan
+for c in global shared dynamic leak; do
+    if expect_report $A $c tests/backend/asan.cu "an ASan report"; then
+        if [ "$(cat "$log/rc")" != 0 ]; then ok "ASan build: $c reported at its line"
+        else not_ok "ASan build: $c reported but the program exited 0"; fi
+    fi
+done
+if timeout 60 $A clean > "$log/out" 2>&1; then ok "ASan build: no report on correct kernels"
+else not_ok "ASan build reports correct kernels"; show "$log/out" 30; fi
+
+# ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
+if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4
+else not_ok "micro-benchmark"; show "$log/out"; fi
+finish
