@@ -183,23 +183,24 @@ static void item_memory_released(void)
 
 /* ---- dot_exact and dot_random ------------------------------------------------------------------------ */
 
-static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int exact_data)
+/* exact_lo > 0 or < 0: whole numbers in [exact_lo, 3], where any order is exact; 0: random data. */
+static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int exact_lo)
 {
     lab2_phase_times t;
     float got = GRADE_FN(grade_student(), dot_product)(a, b, n, &t);
     double exact = kit_dot(a, b, (size_t)n), abs_sum = kit_abs_dot(a, b, (size_t)n);
-    if (exact_data) {
+    if (exact_lo != 0) {
         if ((double)got == exact)
             return;
         double missing = exact - (double)got;
         const char *hint = "";
-        if (n > 0 && missing == (double)a[n - 1] * b[n - 1])
+        if (n > 1 && missing == (double)a[n - 1] * b[n - 1])
             hint = " The difference is exactly the last product: does the sum stop one element early?";
-        else if (n > 0 && fabs(missing) > 0 && fabs(missing) <= 3 * 9.0)
+        else if (n > 3 && fabs(missing) > 0 && fabs(missing) <= 3 * 9.0)
             hint = " The difference is as small as one to three products: are the last elements left out?";
-        grade_fail("dot_product with n = %d (seed %llu, whole numbers in [-3, 3], so every order of summation is "
+        grade_fail("dot_product with n = %d (seed %llu, whole numbers in [%d, 3], so every order of summation is "
                    "exact): got %.9g, expected exactly %.0f (off by %.9g).%s",
-                   n, (unsigned long long)seed, got, exact, missing, hint);
+                   n, (unsigned long long)seed, exact_lo, got, exact, missing, hint);
     }
     grade_check(kit_within_tolerance(got, exact, abs_sum, DOT_TOLERANCE),
                 "dot_product with n = %d (seed %llu, uniform in [-1, 1)): got %.9g, exact %.9g: the error is %.1f "
@@ -219,7 +220,7 @@ static void item_dot_exact(void)
         int lo = k % 3 == 2 ? -3 : 1;
         kit_fill_small_floats(a, (size_t)n, lo, 3, seed);
         kit_fill_small_floats(b, (size_t)n, lo, 3, seed + 1);
-        expect_dot(n, seed, a, b, 1);
+        expect_dot(n, seed, a, b, lo);
         free(a), free(b);
     }
 }

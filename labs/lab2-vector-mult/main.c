@@ -28,11 +28,23 @@ static int first_difference(const float *got, const float *want, int n)
     return -1;
 }
 
+/* Draws a small array in rows of 8 boxes, each row under the index it starts at. */
+static void draw_rows(const char *name, const float *x, int n, int mark)
+{
+    for (int row = 0; row < n; row += 8) {
+        int count = n - row < 8 ? n - row : 8;
+        printf("  %s[%d..%d]\n", name, row, row + count - 1);
+        int at = mark - row;
+        kit_draw_floats(stdout, "    ", x + row, count, at >= 0 && at < count ? at : -1,
+                        at >= 0 && at < count ? at + 1 : -1);
+    }
+}
+
 static int report_products(const char *what, const float *got, const float *want, int n)
 {
     int wrong = first_difference(got, want, n);
     if (n <= 32)
-        kit_draw_floats(stdout, "  result  ", got, n, wrong, wrong < 0 ? -1 : wrong + 1);
+        draw_rows(what, got, n, wrong);
     if (wrong >= 0)
         printf("  WRONG: %s[%d] = %g, expected %g\n", what, wrong, got[wrong], want[wrong]);
     else
@@ -58,8 +70,8 @@ int main(int argc, char **argv)
 
     printf("lab 2 on %s: n = %d, seed %llu\n", kit_device_name(), n, seed);
     if (n <= 32) {
-        kit_draw_floats(stdout, "  a       ", a, n, -1, -1);
-        kit_draw_floats(stdout, "  b       ", b, n, -1, -1);
+        draw_rows("a", a, n, -1);
+        draw_rows("b", b, n, -1);
     }
     kit_set_timing(1);
 
@@ -86,7 +98,7 @@ int main(int argc, char **argv)
     wall = kit_wall_ms() - started;
     if (kit_launch_count() > 0) {
         const kit_launch *l = kit_launch_at(0);
-        printf("  launch: %u blocks of %u threads, %.1f elements per thread; kernel %.3f ms, whole call %.3f ms\n",
+        printf("  launch: %u blocks of %u threads, %.2f elements per thread; kernel %.3f ms, whole call %.3f ms\n",
                l->grid[0], l->block[0], (double)n / ((double)l->grid[0] * l->block[0]), kit_timed_ms(), wall);
     }
     ok &= report_products("a", c, want, n);
