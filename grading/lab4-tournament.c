@@ -4,7 +4,7 @@
  *   naive_sums_exact / compact_sums_exact the sum for every n from 1 to 1050 and some primes above
  *   tournament_large                      both mappings for large n
  *   naive_launches                        one launch per round, ceil(log2 n) rounds
- *   compact_launches                      the same, and no warp launched without work
+ *   compact_launches                      the same, and no block launched without work
  *   tournament_predicate_accepts          your tournament_invariant_holds() accepts every correct state
  *   tournament_predicate_rejects          ... and rejects wrong ones
  *
@@ -240,14 +240,14 @@ static void check_launches(int compact)
             long long d = 1LL << (r - 1);
             long long pairs = (n - d + 2 * d - 1) / (2 * d);
             grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
-            /* the first thread of the last warp of the last block */
-            long long warps_per_block = (per_block + WARP - 1) / WARP;
-            long long last_warp_start = (blocks - 1) * per_block + (warps_per_block - 1) * WARP;
-            grade_check(last_warp_start < pairs,
+            /* Every block but the last must be full of work: the grid is about
+             * pairs / blockDim blocks, not n / blockDim as in the naive mapping. */
+            long long last_block_start = (blocks - 1) * per_block;
+            grade_check(last_block_start < pairs,
                         "n = %d, round %d (D = %lld): %s was launched with %lld blocks of %lld threads, but only %lld "
-                        "threads have work (one per multiple i of 2D with i + D < n), so the warp starting at thread "
-                        "%lld has nothing to do; launch about n / 2D threads, rounded up to a block",
-                        n, r, d, l->kernel, blocks, per_block, pairs, last_warp_start);
+                        "threads have work (one per multiple i of 2D with i + D < n), so the block starting at thread "
+                        "%lld has nothing to do; launch ceil(pairs / threads per block) blocks",
+                        n, r, d, l->kernel, blocks, per_block, pairs, last_block_start);
         }
         free(a);
     }

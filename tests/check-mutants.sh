@@ -7,13 +7,14 @@
 #   // must-fail: <item> [<item>...]    (mutants graded by the grader)
 #   // asan-run: <args>                 (mutants caught by the cpu backend's ASan build instead)
 #   // backend: cpu|gpu                 (optional: only meaningful there)
+# MUTANTS=lab4-tournament limits the run to one lab.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 
 header() { sed -n "s|^// $1: *||p" "$2" | head -n 1; }
 
-for file in tests/mutants/*/*.cu tests/alternatives/*/*.cu; do
+for file in tests/mutants/${MUTANTS:-*}/*.cu tests/alternatives/${MUTANTS:-*}/*.cu; do
     [ -f "$file" ] || continue
     lab=$(basename "$(dirname "$file")")
     short=${lab%%-*}

