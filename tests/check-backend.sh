@@ -113,6 +113,20 @@ done
 if timeout 60 $A clean > "$log/out" 2>&1; then ok "ASan build: no report on correct kernels"
 else not_ok "ASan build reports correct kernels"; show "$log/out" 30; fi
 
+# ---- cucc: a standalone program, compiled as with nvcc ---------------------------------------
+if common/cpu/cucc -O2 -arch=sm_90 -lineinfo -o "$log/race" tests/backend/race.cu -Itests/backend > "$log/out" 2>&1 &&
+   timeout 60 "$log/race" schedules > "$log/out2" 2>&1; then
+    ok "cucc compiles and links a standalone .cu program with nvcc's flags"
+else
+    not_ok "cucc"; show "$log/out"; show "$log/out2" 2>/dev/null
+fi
+printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
+if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q "cuBLAS" "$log/out"; then
+    ok "cucc refuses cuBLAS with a clear message"
+else
+    not_ok "cucc and cuBLAS"; show "$log/out"
+fi
+
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
 if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4
 else not_ok "micro-benchmark"; show "$log/out"; fi
