@@ -112,10 +112,14 @@ static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
             grade_fail("%s: a[%d] is unchanged (%.9g): no thread reached element %d. With %d threads in the grid, "
                        "each thread must step on by the whole grid, gridDim.x * blockDim.x, until it passes n",
                        what, i, a[i], i, blocks * LAB2_THREADS_PER_BLOCK);
-        if (same_bits(a[i], want * b[i]) || same_bits(a[i], (original[i] * b[i]) * b[i]))
-            grade_fail("%s: a[%d] = %.9g is a[%d] * b[%d] * b[%d]: element %d was multiplied twice. Two threads "
-                       "reached it: is the stride the number of threads in the whole grid (gridDim.x * blockDim.x)?",
-                       what, i, a[i], i, i, i, i);
+        float repeated = want;
+        for (int times = 2; times <= 64; times++) {
+            repeated *= b[i];
+            if (same_bits(a[i], repeated))
+                grade_fail("%s: a[%d] = %.9g, which is a[%d] * b[%d]^%d: %d threads reached element %d and each "
+                           "multiplied it by b[%d]. Is the stride the number of threads in the whole grid "
+                           "(gridDim.x * blockDim.x)?", what, i, a[i], i, i, times, times, i, i);
+        }
         grade_fail("%s: a[%d] = %.9g, expected a[%d] * b[%d] = %.9g * %.9g = %.9g", what, i, a[i], i, i,
                    original[i], b[i], want);
     }
