@@ -100,6 +100,16 @@ else
     not_ok "gradescope: a submission without the lab's files gets score 0 and names the files to upload (${*:-no valid results.json})"
 fi
 
+# An instructor's hidden suite takes the public suite's place in a package.
+mkdir -p "$work/hidden"
+{ cat "grading/$lab.c"; echo "/* hidden-suite-marker */"; } > "$work/hidden/$lab.c"
+HIDDEN_SUITES="$work/hidden" sh platforms/common/package-kit.sh "$lab" "$work/hidden-kit" > /dev/null 2>&1
+if grep -q 'hidden-suite-marker' "$work/hidden-kit/grading/$lab.c" 2>/dev/null; then
+    ok "packages grade with the instructor's hidden suite where there is one"
+else
+    not_ok "packages grade with the instructor's hidden suite where there is one"
+fi
+
 # ---- PrairieLearn ---------------------------------------------------------------------
 DIST_DIR="$work/dist" platforms/prairielearn/build.sh "$lab" > "$work/build.log" 2>&1
 package="$work/dist/prairielearn-$lab"
