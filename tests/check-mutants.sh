@@ -1,7 +1,9 @@
 #!/bin/sh
 # Known-bad versions must lose points on the item meant to catch them, and
 # correct alternatives written differently from the reference must get full
-# marks.  Each file's first lines say what it is (docs/developing.md):
+# marks.  A known-bad version is a patch to one file of the solution (so it
+# shows its one mistake and nothing else); an alternative is a whole file.
+# Each file's first lines say what it is (docs/developing.md):
 #   // mutant: <what is wrong>        or   // alternative: <how it differs>
 #   // replaces: <file of the lab it stands in for>
 #   // must-fail: <item> [<item>...]    (mutants graded by the grader)
@@ -14,11 +16,11 @@ work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 
 header() { sed -n "s|^// $1: *||p" "$2" | head -n 1; }
 
-for file in tests/mutants/${MUTANTS:-*}/*.cu tests/alternatives/${MUTANTS:-*}/*.cu; do
+for file in tests/mutants/${MUTANTS:-*}/*.patch tests/mutants/${MUTANTS:-*}/*.cu tests/alternatives/${MUTANTS:-*}/*.cu; do
     [ -f "$file" ] || continue
     lab=$(basename "$(dirname "$file")")
     short=${lab%%-*}
-    name="$lab/$(basename "$file" .cu)"
+    name="$lab/$(basename "$file" | sed 's/\.[a-z]*$//')"
     only_backend=$(header backend "$file")
     if [ -n "$only_backend" ] && [ "$only_backend" != "$BACKEND" ]; then
         ok "$name # SKIP only meaningful on the $only_backend backend"
@@ -29,15 +31,27 @@ for file in tests/mutants/${MUTANTS:-*}/*.cu tests/alternatives/${MUTANTS:-*}/*.
         not_ok "$name: its '// replaces:' line must name a file of labs/$lab"
         continue
     fi
-    dir="$work/$lab-$(basename "$file" .cu)"
-    mkdir -p "$dir" && cp "$file" "$dir/$replaces"
+    dir="$work/$(echo "$name" | tr / -)"
+    mkdir -p "$dir"
+    case "$file" in
+    *.patch)
+        if ! patch -s -o "$dir/$replaces" "solutions/$lab/$replaces" < "$file" > "$dir/patch.log" 2>&1; then
+            not_ok "$name: the patch no longer applies to solutions/$lab/$replaces (update it)"
+            sed 's/^/    /' "$dir/patch.log" | head -5
+            continue
+        fi ;;
+    *) cp "$file" "$dir/$replaces" ;;
+    esac
 
     asan_args=$(header asan-run "$file")
-    if [ -n "$asan_args" ]; then
+    if [ -n "$asan_args" ] && [ "$BACKEND" != cpu ]; then
+        ok "$name # SKIP caught by the cpu backend's ASan build"
+        continue
+    elif [ -n "$asan_args" ]; then
         # Built with the cpu backend's AddressSanitizer, the lab program must
         # stop with a report that points into the student's file.
         log="$dir/asan.log"
-        tag=$(echo "asan-$lab-$(basename "$file" .cu)" | tr -c 'A-Za-z0-9_\n-' _)
+        tag=$(echo "asan-$name" | tr -c 'A-Za-z0-9_\n-' _)
         make -s --no-print-directory BACKEND=cpu SANITIZE=address STUDENT_DIR="$dir" STUDENT_TAG="$tag" \
             "build/cpu-address/submissions/$tag/$lab/lab" >"$log" 2>&1 \
             && "build/cpu-address/submissions/$tag/$lab/lab" $asan_args >>"$log" 2>&1

@@ -9,9 +9,17 @@ if ! command -v nvcc >/dev/null 2>&1; then
     finish
 fi
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
-for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu tests/mutants/*/*.cu tests/alternatives/*/*.cu; do
+# Known-bad versions are patches to a solution: compile them patched.
+for patch_file in tests/mutants/*/*.patch; do
+    [ -f "$patch_file" ] || continue
+    lab=$(basename "$(dirname "$patch_file")")
+    replaces=$(sed -n 's|^// replaces: *||p' "$patch_file" | head -n 1)
+    mkdir -p "$out/mutants/$lab"
+    patch -s -o "$out/mutants/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
+done
+for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu "$out"/mutants/*/*.cu tests/alternatives/*/*.cu; do
     [ -f "$file" ] || continue
-    lab=$(echo "$file" | sed -n 's|^[a-z/]*/\(lab[0-9][^/]*\)/.*|\1|p')
+    lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
     obj="$out/$(echo "$file" | tr / _).o"
     if nvcc -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
         ok "nvcc compiles $file"

@@ -12,6 +12,7 @@ need gcc gcc
 need g++ g++
 need make make
 need perl perl
+need patch patch
 
 staged_check=.deps/check/usr/include/check.h   # a copy staged for machines without packages
 if [ ! -f "$staged_check" ]; then
