@@ -63,7 +63,8 @@ log="$work/grader.log"
 : > "$log"
 
 # ---- the kit, ready to grade, in a scratch folder -----------------------------
-cp -R "$kit" "$work/kit" || { write_failure "The autograder's kit could not be copied." "$log"; exit 0; }
+cp -Rp "$kit" "$work/kit" ||  # -p: unchanged times, so nothing built is rebuilt
+    { write_failure "The autograder's kit could not be copied." "$log"; exit 0; }
 labdir=$(cd "$work/kit/labs" && ls -d "$lab" "$lab"-* 2>/dev/null | head -n 1)
 if [ -z "$labdir" ]; then
     write_failure "The autograder is set up for $lab, which this kit does not have." "$log"; exit 0
