@@ -6,6 +6,10 @@
 #   make test            the kit's own tests (what CI runs)
 #   make bench           performance of every lab on a GPU
 #   make doctor          what this machine has, and what is missing
+#   make handouts        the handouts as HTML (and PDF where possible) in build/handouts
+#   make dist            a student copy without solution sources, in dist/
+#   make gradescope|prairielearn|classroom LAB=lab3     a package for a platform
+#   make batch LAB=lab3 SUBMISSIONS=dir                grade many submissions
 #
 # BACKEND=gpu|cpu picks the backend (default: gpu where a GPU is present).
 # ARCH=-arch=sm_90 overrides the GPU architecture (default: this machine's).
@@ -139,7 +143,7 @@ $(HOST)/grader: $(GRADER_OBJS)
 # ---- Top-level targets -------------------------------------------------------------------
 .PHONY: help deps all grader test bench doctor clean
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(LABS)"
 deps:
 	@tools/setup.sh
