@@ -143,7 +143,7 @@ $(HOST)/grader: $(GRADER_OBJS)
 # ---- Top-level targets -------------------------------------------------------------------
 .PHONY: help deps all grader test bench doctor clean
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,17p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(LABS)"
 deps:
 	@tools/setup.sh
