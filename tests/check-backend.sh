@@ -68,7 +68,7 @@ expect_report() {
 }
 
 # ---- diagnostics ----------------------------------------------------------------------------
-for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync assert; do
+for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync out_of_bounds assert; do
     src=tests/backend/diagnostics.cu
     if expect_report $T/diagnostics $c $src "an error"; then
         line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)

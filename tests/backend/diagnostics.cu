@@ -95,6 +95,13 @@ static __global__ void device_assert(int *out)
     out[threadIdx.x] = 1;
 }
 
+static __global__ void write_past_end(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) /* one thread too many */
+        out[i] = i;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -125,6 +132,8 @@ int main(int argc, char **argv)
         warp_deadlock<<<1, 64>>>(d);
     else if (!strcmp(c, "grid_sync"))
         plain_grid_sync<<<2, 32>>>(d);
+    else if (!strcmp(c, "out_of_bounds"))
+        write_past_end<<<5, 256>>>(d, 1024), want = cudaErrorIllegalAddress; /* expect out_of_bounds: out-of-bounds write: a thread wrote past the end of a device array of 4096 bytes */
     else if (!strcmp(c, "assert"))
         device_assert<<<1, 32>>>(d), want = cudaErrorAssert;
     else {

@@ -76,6 +76,7 @@ size_t printf_limit(void) HIDDEN;
 
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
 void memory_reset(void) HIDDEN;
+bool memory_guards_damaged(char *what, size_t what_size) HIDDEN; /* after a launch */
 
 /* ---- the device (device.cpp) ------------------------------------------------------------- */
 const cudaDeviceProp &device_properties(void) HIDDEN;

@@ -5,7 +5,13 @@
  * allocations lets copies be checked as CUDA checks them (a device pointer
  * where a host one belongs, a copy past the end of an allocation), and
  * stores addresses disguised so that LeakSanitizer does not count the table
- * itself as a reference. */
+ * itself as a reference.
+ *
+ * Without ASan, each device allocation is followed by guard bytes with a
+ * known pattern, checked after every launch: a kernel that writes past the
+ * end of an array (a missing or off-by-one bound check) fails its launch
+ * at once, as a GPU's memory checker would report it, instead of silently
+ * scribbling on the host heap. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -23,6 +29,12 @@ static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no 
 static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
 static long long device_bytes;
 static const size_t DEVICE_MEMORY_SIZE = (size_t)16 << 30;
+#if defined(CUDAEMU_ASAN)
+static const size_t GUARD_BYTES = 0; /* ASan's own redzones do better */
+#else
+static const size_t GUARD_BYTES = 256;
+#endif
+static const unsigned char GUARD_PATTERN = 0xA5;
 
 /* The allocation holding [p, p + n), if any; `start` receives its start. */
 static allocation *find(const void *p, size_t n, uintptr_t *start)
@@ -55,8 +67,10 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes", api, size,
                         DEVICE_MEMORY_SIZE);
     void *p = 0;
-    if (posix_memalign(&p, 256, size))
+    size_t guard = kind == PINNED_HOST_MEMORY ? 0 : GUARD_BYTES;
+    if (posix_memalign(&p, 256, size + guard))
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
+    memset((char *)p + size, GUARD_PATTERN, guard);
     allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind};
     if (kind != PINNED_HOST_MEMORY)
         device_bytes += (long long)size;
@@ -85,6 +99,26 @@ static cudaError_t release(void *p, bool host, const char *api)
     allocations.erase(it);
     free(p);
     return cudaSuccess;
+}
+
+bool memory_guards_damaged(char *what, size_t what_size)
+{
+    if (!GUARD_BYTES)
+        return false;
+    for (auto &a : allocations) {
+        if (a.second.kind == PINNED_HOST_MEMORY)
+            continue;
+        const unsigned char *end = (const unsigned char *)(a.first & ~DISGUISE) + a.second.size;
+        for (size_t i = 0; i < GUARD_BYTES; i++)
+            if (end[i] != GUARD_PATTERN) {
+                snprintf(what, what_size, "out-of-bounds write: a thread wrote past the end of a device array "
+                         "of %zu bytes (%zu floats or ints), at byte %zu after it; is a bound check missing, or off "
+                         "by one?", a.second.size, a.second.size / 4, i);
+                memset((unsigned char *)end, GUARD_PATTERN, GUARD_BYTES); /* report it once */
+                return true;
+            }
+    }
+    return false;
 }
 
 void memory_reset(void)

@@ -806,6 +806,9 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         seen->static_shared = shared_static_bytes();
     }
     shared_launch_end();
+    char damage[512];
+    if (!L.failed && memory_guards_damaged(damage, sizeof damage))
+        fail_launch(cudaErrorIllegalAddress, file, line, damage);
     if (L.failed) {
         fibers_abandon_all();
         return api_result(sticky_error());

@@ -32,13 +32,23 @@ enum { RED_ZONE = 64, STATIC_LIMIT = 48 * 1024, STATIC_ROOM = 64 * 1024 };
 struct region {
     size_t offset, size;
 };
-static struct {
+static struct shared_state {
     size_t dynamic_bytes, static_begin, used, capacity;
     std::vector<region> vars;
     std::vector<char *> arenas;     /* one per resident block */
     std::vector<size_t> capacities;
     const char *first_file;
     int first_line;
+    /* Freed at exit: the vector goes with this destructor, before
+     * LeakSanitizer looks, and the arenas would look leaked. */
+    ~shared_state()
+    {
+        for (size_t i = 0; i < arenas.size(); i++)
+            if (arenas[i]) {
+                UNPOISON(arenas[i], capacities[i]);
+                free(arenas[i]);
+            }
+    }
 } S;
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
