@@ -308,8 +308,7 @@ static const kit_launch *grid_launch(grade_side *side, const char *who, int n, i
     int count = grade_launch_count(side);
     grade_check(count == 1,
                 "dot_grid_sync(n = %d, block_size = %d): %s recorded %d launches, but the grid-wide version is one "
-                "cooperative launch, recorded with kit_record_cooperative_launch just before "
-                "cudaLaunchCooperativeKernel",
+                "cooperative launch, made with LAUNCH_COOPERATIVE",
                 n, block_size, who, count);
     const kit_launch *l = grade_launch_at(side, 0);
     grade_check(l->cooperative,

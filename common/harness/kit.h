@@ -56,7 +56,6 @@ const char *kit_todo_pending(void); /* the first unfinished TODO seen, or NULL *
 void kit_check(cudaError_t err, const char *what, const char *file, int line);
 void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 void kit_launch_end(const char *file, int line);
-void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 
 #define CHECK(call) kit_check((call), #call, __FILE__, __LINE__)

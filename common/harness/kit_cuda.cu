@@ -75,12 +75,6 @@ extern "C" void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3
         kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
 }
 
-extern "C" void kit_record_cooperative_launch(const char *kernel, dim3 grid, dim3 block, size_t shmem,
-                                              const char *file, int line)
-{
-    record(kernel, grid, block, shmem, 1, file, line);
-}
-
 /* ---- 6. Snapshots ---------------------------------------------------------------- */
 
 extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,

@@ -239,10 +239,9 @@ float dot_vectorized(const float *x, const float *y, int n, int block_size, int 
 /* TODO 6: dot_grid_kernel stores each block's total (block_sum_warps of
  * thread_sum_vector) in partials[blockIdx.x], waits for the whole grid with
  * cg::this_grid().sync(), and then block 0 adds the partials up and writes
- * *result.  dot_grid_sync launches it with cudaLaunchCooperativeKernel on
+ * *result.  dot_grid_sync launches it with LAUNCH_COOPERATIVE (kit.h) on
  * as many blocks as fit on the device at once (the occupancy API, as in
- * blocks_to_fill), records the launch with kit_record_cooperative_launch,
- * and returns the result. */
+ * blocks_to_fill), and returns the result. */
 float dot_grid_sync(const float *x, const float *y, int n, int block_size)
 {
     (void)x, (void)y, (void)n, (void)block_size;

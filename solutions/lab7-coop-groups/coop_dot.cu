@@ -277,10 +277,9 @@ float dot_vectorized(const float *x, const float *y, int n, int block_size, int 
 /* TODO 6: dot_grid_kernel stores each block's total (block_sum_warps of
  * thread_sum_vector) in partials[blockIdx.x], waits for the whole grid with
  * cg::this_grid().sync(), and then block 0 adds the partials up and writes
- * *result.  dot_grid_sync launches it with cudaLaunchCooperativeKernel on
+ * *result.  dot_grid_sync launches it with LAUNCH_COOPERATIVE (kit.h) on
  * as many blocks as fit on the device at once (the occupancy API, as in
- * blocks_to_fill), records the launch with kit_record_cooperative_launch,
- * and returns the result. */
+ * blocks_to_fill), and returns the result. */
 static __global__ void dot_grid_kernel(const float *x, const float *y, int n, double *partials, double *result)
 {
     extern __shared__ double warp_sums[];
@@ -317,8 +316,7 @@ float dot_grid_sync(const float *x, const float *y, int n, int block_size)
     double *partials;
     CHECK(cudaMalloc(&partials, (size_t)blocks * sizeof(double)));
     void *args[] = {&d.x, &d.y, &n, &partials, &d.result};
-    kit_record_cooperative_launch("dot_grid_kernel", dim3(blocks), dim3(block_size), shared, __FILE__, __LINE__);
-    CHECK(cudaLaunchCooperativeKernel(dot_grid_kernel, dim3(blocks), dim3(block_size), args, shared, 0));
+    LAUNCH_COOPERATIVE(dot_grid_kernel, blocks, block_size, shared, args);
     CHECK(cudaFree(partials));
     return download_and_free(&d);
 }
