@@ -7,7 +7,8 @@
 #   // mutant: <what is wrong>        or   // alternative: <how it differs>
 #   // replaces: <file of the lab it stands in for>
 #   // must-fail: <item> [<item>...]    (mutants graded by the grader)
-#   // asan-run: <args>                 (mutants caught by the cpu backend's ASan build instead)
+#   // asan-run: <args>                 (caught by the cpu backend's ASan build of the lab program instead)
+#   // tsan-run: <args>                 (caught by its TSan build: a race between threads or blocks)
 #   // backend: cpu|gpu                 (optional: only meaningful there)
 # MUTANTS=lab4-tournament limits the run to one lab.
 cd "$(dirname "$0")/.." || exit 2
@@ -43,24 +44,28 @@ for file in tests/mutants/${MUTANTS:-*}/*.patch tests/mutants/${MUTANTS:-*}/*.cu
     *) cp "$file" "$dir/$replaces" ;;
     esac
 
-    asan_args=$(header asan-run "$file")
-    if [ -n "$asan_args" ] && [ "$BACKEND" != cpu ]; then
-        ok "$name # SKIP caught by the cpu backend's ASan build"
-        continue
-    elif [ -n "$asan_args" ]; then
-        # Built with the cpu backend's AddressSanitizer, the lab program must
-        # stop with a report that points into the student's file.
-        log="$dir/asan.log"
-        tag=$(echo "asan-$name" | tr -c 'A-Za-z0-9_\n-' _)
-        make -s --no-print-directory BACKEND=cpu SANITIZE=address STUDENT_DIR="$dir" STUDENT_TAG="$tag" \
-            "build/cpu-address/submissions/$tag/$lab/lab" >"$log" 2>&1 \
-            && "build/cpu-address/submissions/$tag/$lab/lab" $asan_args >>"$log" 2>&1
-        if grep -q "AddressSanitizer" "$log" && grep -q "$replaces:" "$log"; then
-            ok "$name: the ASan build reports it in $replaces"
+    # Caught by a sanitizer build of the cpu backend instead of the grader:
+    # the lab program, run with these arguments, must stop with a report
+    # that points into the student's file.  (On the gpu pass such a version
+    # is graded by its must-fail items, if it has any.)
+    sanitizer="" args=""
+    [ -n "$(header asan-run "$file")" ] && sanitizer=address args=$(header asan-run "$file") report=AddressSanitizer
+    [ -n "$(header tsan-run "$file")" ] && sanitizer=thread args=$(header tsan-run "$file") report="ThreadSanitizer: data race"
+    if [ -n "$sanitizer" ] && [ "$BACKEND" = cpu ]; then
+        log="$dir/$sanitizer.log"
+        tag=$(echo "$sanitizer-$name" | tr -c 'A-Za-z0-9_\n-' _)
+        program="build/cpu-$sanitizer/submissions/$tag/$lab/lab"
+        make -s --no-print-directory BACKEND=cpu SANITIZE=$sanitizer STUDENT_DIR="$dir" STUDENT_TAG="$tag" \
+            "$program" >"$log" 2>&1 && "$program" $args >>"$log" 2>&1
+        if grep -q "$report" "$log" && grep -q "$replaces:" "$log"; then
+            ok "$name: the SANITIZE=$sanitizer build reports it in $replaces"
         else
-            not_ok "$name: the ASan build should report it in $replaces"
+            not_ok "$name: the SANITIZE=$sanitizer build should report it in $replaces"
             sed 's/^/    /' "$log" | head -20
         fi
+        continue
+    elif [ -n "$sanitizer" ] && [ -z "$(header must-fail "$file")" ]; then
+        ok "$name # SKIP caught by the cpu backend's SANITIZE=$sanitizer build"
         continue
     fi
 
