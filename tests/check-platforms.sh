@@ -154,7 +154,8 @@ if [ -f "$repo/.github/workflows/classroom.yml" ] && ! grep -q '@[A-Z]*@' "$repo
 else
     not_ok "classroom: the template repository is a student copy with its workflow"; sed 's/^/    /' "$work/build.log" | tail -n 20
 fi
-(cd "$repo" && BACKEND=cpu sh .github/classroom/autograding-result.sh "$short")   # hosted runners have no GPU > "$work/output" 2>"$work/run.log"
+# Hosted runners have no GPU: the cpu backend.
+(cd "$repo" && BACKEND=cpu sh .github/classroom/autograding-result.sh "$short") > "$work/output" 2>"$work/run.log"
 if perl -MJSON::PP -MMIME::Base64 -ne '
         next unless s/^result=//; my $r = decode_json(decode_base64($_));
         my $sum = 0; $sum += $_->{score} for @{$r->{tests}};
