@@ -6,6 +6,7 @@
 # explains the conventions.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
+[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 
 set -- handouts/*.md
