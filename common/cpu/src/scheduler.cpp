@@ -694,21 +694,24 @@ static const char *short_name(const char *name)
 static cudaError_t check_configuration(const char *file, int line, const char *name, const void *kernel,
                                        const launch_config &c, bool cooperative)
 {
+    /* CUDA 13 answers every launch shape it refuses with cudaErrorInvalidValue
+     * (seen on an H200; older toolkits said cudaErrorInvalidConfiguration),
+     * and so does the cpu backend, with the reason in the message. */
     const cudaDeviceProp &p = device_properties();
     unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
     if (!c.block.x || !c.block.y || !c.block.z || !c.grid.x || !c.grid.y || !c.grid.z)
-        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with a zero grid or block dimension "
+        return api_fail(cudaErrorInvalidValue, "%s:%d: launch of %s with a zero grid or block dimension "
                         "(grid %ux%ux%u, block %ux%ux%u)", file, line, short_name(name), c.grid.x, c.grid.y, c.grid.z,
                         c.block.x, c.block.y, c.block.z);
     if (threads > (unsigned)p.maxThreadsPerBlock || c.block.x > (unsigned)p.maxThreadsDim[0] ||
         c.block.y > (unsigned)p.maxThreadsDim[1] || c.block.z > (unsigned)p.maxThreadsDim[2])
-        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with %llu threads per block (%ux%ux%u); "
+        return api_fail(cudaErrorInvalidValue, "%s:%d: launch of %s with %llu threads per block (%ux%ux%u); "
                         "the limit is %d, and %dx%dx%d per dimension", file, line, short_name(name), threads,
                         c.block.x, c.block.y, c.block.z, p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
                         p.maxThreadsDim[2]);
     if (c.grid.x > (unsigned)p.maxGridSize[0] || c.grid.y > (unsigned)p.maxGridSize[1] ||
         c.grid.z > (unsigned)p.maxGridSize[2])
-        return api_fail(cudaErrorInvalidConfiguration, "%s:%d: launch of %s with grid %ux%ux%u; the limits are "
+        return api_fail(cudaErrorInvalidValue, "%s:%d: launch of %s with grid %ux%ux%u; the limits are "
                         "%dx%dx%d", file, line, short_name(name), c.grid.x, c.grid.y, c.grid.z, p.maxGridSize[0],
                         p.maxGridSize[1], p.maxGridSize[2]);
     kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
