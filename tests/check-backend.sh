@@ -130,4 +130,28 @@ fi
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
 if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4
 else not_ok "micro-benchmark"; show "$log/out"; fi
+# ---- programs written outside the kit, as on a GPU -------------------------------------------
+# Each was compiled with nvcc and run on an H200; its output there is kept
+# beside it (.gpu-output).  Built with cucc, it must print the same, except
+# the occupancy program, whose numbers belong to the device: there the
+# verdict line must match.
+for program in tests/backend/programs/*.cu; do
+    name=$(basename "$program" .cu)
+    expected="${program%.cu}.gpu-output"
+    if ! common/cpu/cucc -O2 -o "$log/$name" "$program" > "$log/out" 2>&1; then
+        not_ok "programs/$name builds with cucc"; show "$log/out"; continue
+    fi
+    "$log/$name" > "$log/$name.txt" 2>&1
+    case "$name" in
+    occupancy) grep -v "blocks per SM\|suggested block" "$expected" > "$log/want"
+               grep -v "blocks per SM\|suggested block" "$log/$name.txt" > "$log/got" ;;
+    *) cp "$expected" "$log/want"; cp "$log/$name.txt" "$log/got" ;;
+    esac
+    if diff "$log/want" "$log/got" > "$log/diff"; then
+        ok "programs/$name prints what it printed on an H200"
+    else
+        not_ok "programs/$name prints what it printed on an H200"; show "$log/diff"
+    fi
+done
+
 finish
