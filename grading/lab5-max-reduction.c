@@ -491,7 +491,7 @@ static void block_max_speed(void)
     double your_ms = grade_time_ms(grade_student(), call_max, &yours, 2, 10);
     double reference_ms = grade_time_ms(grade_reference(), call_max, &reference, 2, 10);
     grade_note("n = 2^25 on %s: your kernels %.3f ms, the reference's %.3f ms (median of 10)",
-               GRADE_FN(grade_student(), kit_device_name)(), your_ms, reference_ms);
+               grade_device_name(), your_ms, reference_ms);
     grade_score(grade_perf_fraction(your_ms, reference_ms));
     free(a);
 }

@@ -24,65 +24,15 @@
 #include <string.h>
 
 #include "grade.h"
+#include "dot_inputs.h"
 #include "lab6.h"
 
 /* ---- inputs -------------------------------------------------------------------- */
 
-typedef struct {
-    float *x, *y;
-    int n;
-    uint64_t seed;
-    char kind[64]; /* how feedback describes the data */
-} vectors;
-
-/* Whole numbers: in [0, 3] while 9n < 2^24, else in [0, 1] (n <= 2^24). */
-static vectors exact_vectors(int n, uint64_t seed)
-{
-    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
-    if (!v.x || !v.y)
-        grade_fail("grading error: no host memory for n = %d", n);
-    int hi = 9.0 * n < 16777216.0 ? 3 : 1;
-    kit_fill_small_floats(v.x, (size_t)n, 0, hi, seed);
-    kit_fill_small_floats(v.y, (size_t)n, 0, hi, seed ^ 0x9e3779b9u);
-    snprintf(v.kind, sizeof v.kind, "whole numbers in [0, %d]", hi);
-    return v;
-}
-
-static vectors random_vectors(int n, uint64_t seed, float lo, float hi)
-{
-    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
-    if (!v.x || !v.y)
-        grade_fail("grading error: no host memory for n = %d", n);
-    kit_fill_uniform(v.x, (size_t)n, lo, hi, seed);
-    kit_fill_uniform(v.y, (size_t)n, lo, hi, seed ^ 0x9e3779b9u);
-    snprintf(v.kind, sizeof v.kind, "uniform in [%g, %g)", lo, hi);
-    return v;
-}
-
-static void free_vectors(vectors *v)
-{
-    free(v->x);
-    free(v->y);
-}
-
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
-/* The device's name, as the student's side of the harness sees it. */
-static const char *device_name(void)
-{
-    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
-}
 
 static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
 #define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
-
-/* "n = 1000 (whole numbers in [0, 3], seed 123)" */
-static const char *case_text(const vectors *v)
-{
-    static char text[160];
-    snprintf(text, sizeof text, "n = %d (%s, seed %llu)", v->n, v->kind, (unsigned long long)v->seed);
-    return text;
-}
 
 static const char *schedule_text(const char *schedule)
 {
@@ -213,7 +163,7 @@ static void block_count(void)
                     "dot_choose_blocks(n = 2^24, block_size = %d) returned %d, but this device (%s) holds about %d "
                     "blocks of %d threads at once (its SMs times the blocks that fit on one SM, from "
                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor).  %s",
-                    b, got, device_name(), wanted, b,
+                    b, got, grade_device_name(), wanted, b,
                     got < wanted ? "Fewer blocks leave SMs idle, as the fixed 32 blocks of older books do on a GPU "
                                    "of today"
                                  : "Far more blocks than fit at once only queue up: each thread's grid-stride loop "
@@ -553,7 +503,7 @@ static void performance(void)
     double bytes = 2.0 * v.n * sizeof(float);
     grade_note("%s, n = 2^26, blocks of %d threads: your dot_device_finish %.3f ms with %d blocks (%.0f GB/s), the "
                "reference %.3f ms with %d blocks (%.0f GB/s); kernel time, median of 9",
-               device_name(), b, my_ms, mine.blocks, bytes / (my_ms * 1e6), ref_ms, theirs.blocks,
+               grade_device_name(), b, my_ms, mine.blocks, bytes / (my_ms * 1e6), ref_ms, theirs.blocks,
                bytes / (ref_ms * 1e6));
     grade_score(grade_perf_fraction(my_ms, ref_ms));
     free_vectors(&v);

@@ -22,56 +22,13 @@
 #include <string.h>
 
 #include "grade.h"
+#include "dot_inputs.h"
 #include "lab7.h"
 
 /* ---- inputs -------------------------------------------------------------------- */
 
-typedef struct {
-    float *x, *y;
-    int n;
-    uint64_t seed;
-    char kind[64]; /* how feedback describes the data */
-} vectors;
-
-/* Whole numbers: in [0, 3] while 9n < 2^24, else in [0, 1] (n <= 2^24). */
-static vectors exact_vectors(int n, uint64_t seed)
-{
-    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
-    if (!v.x || !v.y)
-        grade_fail("grading error: no host memory for n = %d", n);
-    int hi = 9.0 * n < 16777216.0 ? 3 : 1;
-    kit_fill_small_floats(v.x, (size_t)n, 0, hi, seed);
-    kit_fill_small_floats(v.y, (size_t)n, 0, hi, seed ^ 0x9e3779b9u);
-    snprintf(v.kind, sizeof v.kind, "whole numbers in [0, %d]", hi);
-    return v;
-}
-
-static vectors random_vectors(int n, uint64_t seed, float lo, float hi)
-{
-    vectors v = {malloc((size_t)n * sizeof(float)), malloc((size_t)n * sizeof(float)), n, seed, ""};
-    if (!v.x || !v.y)
-        grade_fail("grading error: no host memory for n = %d", n);
-    kit_fill_uniform(v.x, (size_t)n, lo, hi, seed);
-    kit_fill_uniform(v.y, (size_t)n, lo, hi, seed ^ 0x9e3779b9u);
-    snprintf(v.kind, sizeof v.kind, "uniform in [%g, %g)", lo, hi);
-    return v;
-}
-
-static void free_vectors(vectors *v)
-{
-    free(v->x);
-    free(v->y);
-}
-
 static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
 #define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
-
-static const char *case_text(const vectors *v)
-{
-    static char text[160];
-    snprintf(text, sizeof text, "n = %d (%s, seed %llu)", v->n, v->kind, (unsigned long long)v->seed);
-    return text;
-}
 
 static const char *schedule_text(const char *schedule)
 {
@@ -80,11 +37,6 @@ static const char *schedule_text(const char *schedule)
         return "";
     snprintf(text, sizeof text, ", schedule %s", schedule);
     return text;
-}
-
-static const char *device_name(void)
-{
-    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
 }
 
 /* ---- checks of one result ------------------------------------------------------------ */
@@ -362,7 +314,7 @@ static void grid_sync(void)
     grade_check(2 * my_blocks >= device_blocks,
                 "dot_grid_sync(n = %d, block_size = 256) launched %u blocks, but this device (%s) holds %u such blocks "
                 "at once: size the grid with cudaOccupancyMaxActiveBlocksPerMultiprocessor times the number of SMs",
-                v.n, my_blocks, device_name(), device_blocks);
+                v.n, my_blocks, grade_device_name(), device_blocks);
     free_vectors(&v);
 }
 
@@ -393,7 +345,7 @@ static void performance(void)
     double bytes = 2.0 * v.n * sizeof(float);
     grade_note("%s, n = 2^26, blocks of 256 threads: your dot_vectorized %.3f ms (%.0f GB/s), the reference %.3f ms "
                "(%.0f GB/s); kernel time, median of 9",
-               device_name(), my_ms, bytes / (my_ms * 1e6), ref_ms, bytes / (ref_ms * 1e6));
+               grade_device_name(), my_ms, bytes / (my_ms * 1e6), ref_ms, bytes / (ref_ms * 1e6));
     grade_score(grade_perf_fraction(my_ms, ref_ms));
     free_vectors(&v);
 }

@@ -48,12 +48,6 @@ static float *new_floats(size_t count)
     return p;
 }
 
-static const char *device_name(void)
-{
-    const char *(*name)(void) = (const char *(*)(void))grade_symbol(grade_reference(), "kit_device_name");
-    return name();
-}
-
 /* The exact product (in double, from the same floats) and sum|terms| of C[r][c]. */
 static void exact_element(const float *a, const float *b, const shape *s, int r, int c, double *exact,
                           double *abs_sum)
@@ -380,7 +374,7 @@ static void occupancy_formula(void)
                 hint = " (TODO 6 not done yet?)";
             grade_fail("occupancy_from_blocks(%d, %d) = %.6g, but on this device (%s, at most %d warps of 32 threads "
                        "per SM) %d block%s of %d thread%s occup%s %d x %d = %d warp%s: %d / %d = %.6g.%s",
-                       blocks, threads, got, device_name(), sm_warps, blocks, plural(blocks), threads, plural(threads),
+                       blocks, threads, got, grade_device_name(), sm_warps, blocks, plural(blocks), threads, plural(threads),
                        blocks == 1 ? "ies" : "y", blocks, warps, blocks * warps, plural(blocks * warps),
                        blocks * warps, sm_warps, expected, hint);
         }
@@ -410,7 +404,7 @@ static void occupancy(void)
                 continue;
             grade_fail("matmul_occupancy(%d) = %.6g, but on this device (%s) the occupancy API fits so many blocks "
                        "of %d threads with %zu bytes of shared memory that the occupancy is %.6g.%s",
-                       t, got, device_name(), t * t, 2 * (size_t)t * t * sizeof(float), expected,
+                       t, got, grade_device_name(), t * t, 2 * (size_t)t * t * sizeof(float), expected,
                        got == 0 ? " (TODO 7 not done yet?)"
                                 : " Pass cudaOccupancyMaxActiveBlocksPerMultiprocessor the tiled kernel, tile * tile "
                                   "threads and matmul_shared_bytes(tile * tile), then use occupancy_from_blocks.");
@@ -422,7 +416,7 @@ static void occupancy(void)
         grade_check(possible,
                     "matmul_occupancy(%d) = %.6g, which no whole number of resident blocks of %d threads gives on "
                     "this device (%s)",
-                    t, got, t * t, device_name());
+                    t, got, t * t, grade_device_name());
     }
 }
 
@@ -464,7 +458,7 @@ static void choose_tile(void)
                     "matmul_choose_tile() = %d, but on this device (%s) cudaOccupancyMaxPotentialBlockSizeVariableSMem "
                     "suggests a block size for the tiled kernel (with matmul_shared_bytes) from which the rule gives "
                     "tile %d.%s",
-                    got, device_name(), expected, got == 0 ? " (TODO 9 not done yet?)" : "");
+                    got, grade_device_name(), expected, got == 0 ? " (TODO 9 not done yet?)" : "");
         return;
     }
     grade_check(got >= 1 && got <= 32 && (got & (got - 1)) == 0,
@@ -525,7 +519,7 @@ static void tiled_speedup(void)
     double speedup = naive_ms / tiled_ms;
     grade_note("%s, n = %d, tile %d: naive %.3f ms (%.0f GFLOP/s), your tiled %.3f ms (%.0f GFLOP/s, %.2fx the "
                "naive one), the reference's tiled %.3f ms (%.0f GFLOP/s)",
-               device_name(), n, tile, naive_ms, gflop / naive_ms * 1e3, tiled_ms, gflop / tiled_ms * 1e3, speedup,
+               grade_device_name(), n, tile, naive_ms, gflop / naive_ms * 1e3, tiled_ms, gflop / tiled_ms * 1e3, speedup,
                reference_ms, gflop / reference_ms * 1e3);
     /* Full points when the tiled kernel is at least 1.5x faster than the
      * naive one and within 1.2x of the reference's time.  On a GPU where

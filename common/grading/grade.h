@@ -76,6 +76,7 @@ void grade_score(double fraction); /* performance items: 0..1 of the item's poin
 uint64_t grade_seed(void);          /* the run's seed (--seed=S, else fresh and printed) */
 uint64_t grade_seed_for(int case_number); /* a distinct, replayable seed per case */
 int grade_on_gpu(void);
+const char *grade_device_name(void); /* the GPU (or emulated device) the student's code runs on */
 int grade_verbose(void);
 /* Schedule orders to try on the cpu backend: "fwd", "rev", "rand:SEED"...;
  * on the gpu backend one entry, "gpu", for which grade_set_schedule does nothing. */

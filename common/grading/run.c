@@ -77,6 +77,11 @@ uint64_t grade_seed_for(int case_number)
 }
 
 int grade_on_gpu(void) { return the_run && the_run->on_gpu; }
+
+const char *grade_device_name(void)
+{
+    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
+}
 int grade_verbose(void) { return the_run && the_run->verbose; }
 
 int grade_schedule_count(void) { return grade_on_gpu() ? 1 : 3; }
