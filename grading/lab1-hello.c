@@ -329,6 +329,11 @@ static void item_global_index_bounds(void)
     check_random_shape(4, 3, 5, 8, 1);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("2 40"); }
+
 static const grade_item items[] = {
     {"device_query", "the device query reports the device's name, SMs, compute capability and limits", 10,
      GRADE_CORRECTNESS, 20, item_device_query},
@@ -342,6 +347,8 @@ static const grade_item items[] = {
      GRADE_CORRECTNESS, 30, item_global_index_2d_3d},
     {"global_index_bounds", "threads whose global index is n or more write nothing", 15, GRADE_CORRECTNESS, 30,
      item_global_index_bounds},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 5, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab1 = {1, "hello", "lab1-hello", items, sizeof items / sizeof items[0]};

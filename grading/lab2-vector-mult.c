@@ -280,6 +280,11 @@ static void item_phase_times(void)
     free(a), free(b);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"products_exact", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n", 20,
      GRADE_CORRECTNESS, 60, item_products_exact},
@@ -293,6 +298,8 @@ static const grade_item items[] = {
      item_dot_random},
     {"phase_times", "dot_product times its copy in, kernel, copy out and host sum", 10, GRADE_CORRECTNESS, 60,
      item_phase_times},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 5, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab2 = {2, "vector-mult", "lab2-vector-mult", items, sizeof items / sizeof items[0]};

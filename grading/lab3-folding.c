@@ -393,6 +393,11 @@ static void fold_unfold_item(void)
     }
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"fold_invariant", "the invariant holds after every round (checked on each snapshot)", 4, GRADE_CORRECTNESS, 60, fold_invariant},
     {"fold_sums_exact", "exact sums for every n from 1 to 1050 and primes above", 4, GRADE_CORRECTNESS, 60, fold_sums_exact},
@@ -401,6 +406,8 @@ static const grade_item items[] = {
     {"fold_predicate_accepts", "your invariant accepts every correct state", 2, GRADE_CORRECTNESS, 30, fold_predicate_accepts},
     {"fold_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, fold_predicate_rejects},
     {"fold_unfold", "going further: unfolding gives the original array back", 2, GRADE_CORRECTNESS, 30, fold_unfold_item},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab3 = {3, "folding", "lab3-folding", items, (int)(sizeof items / sizeof items[0])};

@@ -384,6 +384,11 @@ static void tournament_predicate_rejects(void)
     }
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"naive_invariant", "naive mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, naive_invariant},
     {"compact_invariant", "compact mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, compact_invariant},
@@ -394,6 +399,8 @@ static const grade_item items[] = {
     {"compact_launches", "compact mapping: one launch per round, no warp without work", 3, GRADE_CORRECTNESS, 30, compact_launches},
     {"tournament_predicate_accepts", "your invariant accepts every correct state", 2, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
     {"tournament_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab4 = {4, "tournament", "lab4-tournament", items, (int)(sizeof items / sizeof items[0])};

@@ -496,6 +496,11 @@ static void block_max_speed(void)
     free(a);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"tmax_invariant", "tournament: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, tmax_invariant},
     {"tmax_results", "tournament: exact maximum for n = 1..1050, primes, negative inputs", 2, GRADE_CORRECTNESS, 60, tmax_results},
@@ -508,6 +513,8 @@ static const grade_item items[] = {
     {"block_max_schedules", "block reduction: right under every thread order (barriers)", 2, GRADE_CORRECTNESS, 60, block_max_schedules},
     {"block_max_launches", "block reduction: a single launch", 1, GRADE_CORRECTNESS, 30, block_max_launches},
     {"block_max_speed", "block reduction: time against the reference (GPU)", 2, GRADE_PERFORMANCE, 60, block_max_speed},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab5 = {5, "max-reduction", "lab5-max-reduction", items, (int)(sizeof items / sizeof items[0])};

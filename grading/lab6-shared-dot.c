@@ -509,6 +509,11 @@ static void performance(void)
     free_vectors(&v);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"host_sum_exact", "steps 1-2: products on the device, sum on the host, exact data", 2, GRADE_CORRECTNESS, 30, host_sum_exact},
     {"host_sum_random", "steps 1-2: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, host_sum_random},
@@ -521,6 +526,8 @@ static const grade_item items[] = {
     {"device_finish_exact", "step 8: exact totals finished on the device, any block count", 3, GRADE_CORRECTNESS, 60, device_finish_exact},
     {"device_finish_random", "step 8: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, device_finish_random},
     {"performance", "dot_device_finish as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab6 = {6, "shared-dot", "lab6-shared-dot", items, (int)(sizeof items / sizeof items[0])};

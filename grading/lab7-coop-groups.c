@@ -350,6 +350,11 @@ static void performance(void)
     free_vectors(&v);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("1000 1"); }
+
 static const grade_item items[] = {
     {"block_sync_exact", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule", 3, GRADE_CORRECTNESS, 60, block_sync_exact},
     {"block_sync_random", "TODO 1: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, block_sync_random},
@@ -361,6 +366,8 @@ static const grade_item items[] = {
     {"vector_random", "TODO 5: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, vector_random},
     {"grid_sync", "TODO 6 (going further): one cooperative launch with this_grid().sync()", 2, GRADE_CORRECTNESS, 60, grid_sync},
     {"performance", "dot_vectorized as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab7 = {7, "coop-groups", "lab7-coop-groups", items, (int)(sizeof items / sizeof items[0])};

@@ -545,6 +545,11 @@ static void tiled_speedup(void)
     free(c);
 }
 
+
+/* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
+
+static void sanitizer(void) { grade_sanitize("64 1 16"); }
+
 static const grade_item items[] = {
     {"tiled_exact", "tiled product exact on small-integer data, several shapes", 15, GRADE_CORRECTNESS, 60, tiled_exact},
     {"tiled_random", "tiled product within c k u sum|a b| (c = 2) on random data, shapes not square", 15,
@@ -563,6 +568,8 @@ static const grade_item items[] = {
      30, choose_tile},
     {"tiled_speedup", "tiled at least 1.5x faster than naive, near the reference (GPU)", 20, GRADE_PERFORMANCE, 120,
      tiled_speedup},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 5, GRADE_SANITIZER,
+     300, sanitizer},
 };
 
 const grade_lab grade_lab8 = {8, "tiled-matmul", "lab8-tiled-matmul", items, COUNT(items)};

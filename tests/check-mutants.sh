@@ -9,6 +9,8 @@
 #   // must-fail: <item> [<item>...]    (mutants graded by the grader)
 #   // asan-run: <args>                 (caught by the cpu backend's ASan build of the lab program instead)
 #   // tsan-run: <args>                 (caught by its TSan build: a race between threads or blocks)
+#   // must-fail-gpu: <item>...         (optional: what catches it on the gpu pass instead, e.g. the
+#                                        compute-sanitizer item for a race or an out-of-bounds access)
 #   // backend: cpu|gpu                 (optional: only meaningful there)
 # MUTANTS=lab4-tournament limits the run to one lab.
 # Versions graded on correctness run in parallel, one per core; those marked
@@ -71,7 +73,10 @@ check_one() {
             sed 's/^/    /' "$log" | head -20
         fi
         return
-    elif [ -n "$sanitizer" ] && [ -z "$(header must-fail "$file")" ]; then
+    fi
+    must_fail=$(header must-fail "$file")
+    [ "$BACKEND" = gpu ] && [ -n "$(header must-fail-gpu "$file")" ] && must_fail=$(header must-fail-gpu "$file")
+    if [ -n "$sanitizer" ] && [ -z "$must_fail" ]; then
         ok "$name # SKIP caught by the cpu backend's SANITIZE=$sanitizer build"
         return
     fi
@@ -92,7 +97,6 @@ check_one() {
         fi
         ;;
     *)
-        must_fail=$(header must-fail "$file")
         if [ -z "$must_fail" ]; then
             not_ok "$name: needs a '// must-fail:' line"
             return

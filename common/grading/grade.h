@@ -89,6 +89,11 @@ const char *grade_schedule_name(int i);
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps);
 /* Full points up to 1.2x the reference time, reference/student beyond, 0 past 10x. */
 double grade_perf_fraction(double student_ms, double reference_ms);
+/* Sanitizer items: runs the student's lab program with `program_args` under
+ * compute-sanitizer's memcheck, racecheck and synccheck; fails on the first
+ * finding, or when the program itself does not succeed (a program that
+ * computes nothing has nothing to find). */
+void grade_sanitize(const char *program_args);
 /* Appends a picture of a small int array to the current feedback. */
 void grade_picture_ints(const char *label, const int *a, int n, int mark_from, int mark_to);
 void grade_picture_floats(const char *label, const float *a, int n, int mark_from, int mark_to);

@@ -65,6 +65,7 @@ void runner_fail_not_student(const char *message) __attribute__((noreturn));
 /* sides.c (in the child) */
 void sides_set_paths(const char *student_so, const char *reference_so);
 const char *sides_student_todo(void);
+const char *sides_student_program(void); /* the lab program built from the same code */
 
 /* run.c */
 void run_init(grade_run *run);

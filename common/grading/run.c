@@ -2,8 +2,11 @@
  * small helpers many suites need (performance fraction, pictures). */
 #include "grader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const grade_run *the_run;
 static const grade_lab *current_lab;
@@ -137,4 +140,36 @@ void grade_picture_ints(const char *label, const int *a, int n, int mark_from, i
 void grade_picture_floats(const char *label, const float *a, int n, int mark_from, int mark_to)
 {
     picture(label, NULL, a, n, mark_from, mark_to);
+}
+
+/* ---- the sanitizer item ------------------------------------------------------------ */
+
+void grade_sanitize(const char *program_args)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
+    const char *program = sides_student_program();
+    if (access(program, X_OK) != 0)
+        runner_fail_not_student("the lab program to run under compute-sanitizer was not built");
+    for (int t = 0; t < 3; t++) {
+        char command[8192], report[3000];
+        snprintf(command, sizeof command, "compute-sanitizer --tool %s --error-exitcode 97 --print-limit 4 %s %s 2>&1",
+                 tools[t], program, program_args);
+        FILE *pipe = popen(command, "r");
+        if (!pipe)
+            runner_fail_not_student("could not start compute-sanitizer");
+        size_t used = fread(report, 1, sizeof report - 1, pipe);
+        report[used] = 0;
+        while (fgetc(pipe) != EOF) /* let it finish */
+            ;
+        int status = pclose(pipe);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (code == 97)
+            grade_fail("compute-sanitizer --tool %s found an error in `lab %s` (the lab program on your code):\n%s",
+                       tools[t], program_args, report);
+        if (code != 0)
+            grade_fail("`lab %s` (the lab program on your code) did not succeed under compute-sanitizer --tool %s "
+                       "(exit %d): the sanitizer item counts only for a program that computes the right result",
+                       program_args, tools[t], code);
+    }
+    grade_note("compute-sanitizer's memcheck, racecheck and synccheck found nothing in `lab %s`", program_args);
 }

@@ -7,6 +7,8 @@
  * feedback instead of ending the child. */
 #include "grader.h"
 
+#include <string.h>
+
 #include <dlfcn.h>
 #include <stdlib.h>
 
@@ -25,6 +27,20 @@ void sides_set_paths(const char *student_so, const char *reference_so)
     student.path = student_so;
     reference.path = reference_so;
     student.handle = reference.handle = NULL;
+}
+
+/* The student's lab program sits beside its shared object (".../lab");
+ * with --solution the student side is a copy of the reference, whose
+ * program is ".../lab-solution". */
+const char *sides_student_program(void)
+{
+    static char program[4096];
+    const char *so = strstr(student.path, "student.so") ? student.path : reference.path;
+    const char *slash = strrchr(so, '/');
+    int dir = slash ? (int)(slash - so) : 0;
+    snprintf(program, sizeof program, "%.*s%s%s", dir, so, slash ? "/" : "",
+             so == student.path ? "lab" : "lab-solution");
+    return program;
 }
 
 static void student_error(const char *message)
