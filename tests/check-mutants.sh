@@ -1,8 +1,8 @@
 #!/bin/sh
 # Known-bad versions must lose points on the item meant to catch them, and
 # correct alternatives written differently from the reference must get full
-# marks.  A known-bad version is a patch to one file of the solution (so it
-# shows its one mistake and nothing else); an alternative is a whole file.
+# marks.  Each is a patch to one file of the solution, so that it shows its
+# one mistake, or how it differs, and nothing else.
 # Each file's first lines say what it is (docs/developing.md):
 #   // mutant: <what is wrong>        or   // alternative: <how it differs>
 #   // replaces: <file of the lab it stands in for>
@@ -43,15 +43,11 @@ check_one() {
     fi
     dir="$work/$(echo "$name" | tr / -)"
     mkdir -p "$dir"
-    case "$file" in
-    *.patch)
-        if ! patch -s -o "$dir/$replaces" "solutions/$lab/$replaces" < "$file" > "$dir/patch.log" 2>&1; then
-            not_ok "$name: the patch no longer applies to solutions/$lab/$replaces (update it)"
-            sed 's/^/    /' "$dir/patch.log" | head -5
-            return
-        fi ;;
-    *) cp "$file" "$dir/$replaces" ;;
-    esac
+    if ! patch -s -o "$dir/$replaces" "solutions/$lab/$replaces" < "$file" > "$dir/patch.log" 2>&1; then
+        not_ok "$name: the patch no longer applies to solutions/$lab/$replaces (update it)"
+        sed 's/^/    /' "$dir/patch.log" | head -5
+        return
+    fi
 
     # Caught by a sanitizer build of the cpu backend instead of the grader:
     # the lab program, run with these arguments, must stop with a report
@@ -139,8 +135,7 @@ for lab_dir in labs/${MUTANTS:-*}/; do
         build/host/grader >/dev/null 2>&1
 done
 
-files=$(ls tests/mutants/${MUTANTS:-*}/*.patch tests/mutants/${MUTANTS:-*}/*.cu \
-           tests/alternatives/${MUTANTS:-*}/*.cu 2>/dev/null)
+files=$(ls tests/mutants/${MUTANTS:-*}/*.patch tests/alternatives/${MUTANTS:-*}/*.patch 2>/dev/null)
 alone=""
 for file in $files; do
     [ "$(header backend "$file")" = gpu ] && alone="$alone $file"

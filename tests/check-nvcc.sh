@@ -9,15 +9,16 @@ if ! command -v nvcc >/dev/null 2>&1; then
     finish
 fi
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
-# Known-bad versions are patches to a solution: compile them patched.
-for patch_file in tests/mutants/*/*.patch; do
+# Known-bad versions and alternatives are patches to a solution: compile them patched.
+for patch_file in tests/mutants/*/*.patch tests/alternatives/*/*.patch; do
     [ -f "$patch_file" ] || continue
     lab=$(basename "$(dirname "$patch_file")")
     replaces=$(sed -n 's|^// replaces: *||p' "$patch_file" | head -n 1)
-    mkdir -p "$out/mutants/$lab"
-    patch -s -o "$out/mutants/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
+    kind=$(basename "$(dirname "$(dirname "$patch_file")")")
+    mkdir -p "$out/$kind/$lab"
+    patch -s -o "$out/$kind/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
 done
-for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu "$out"/mutants/*/*.cu tests/alternatives/*/*.cu; do
+for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu "$out"/mutants/*/*.cu "$out"/alternatives/*/*.cu; do
     [ -f "$file" ] || continue
     lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
     obj="$out/$(echo "$file" | tr / _).o"
