@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "round_states.h"
 #include "lab3.h"
 
 /* ---- the rounds, as lab3.h defines them ---------------------------------------- */
@@ -91,15 +92,6 @@ static int live_part_holds(const int *a, const int *state, int n, int round)
         if (state[i] != class_sum(a, n, i, width))
             return 0;
     return 1;
-}
-
-static int *new_ints(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(int)); }
-
-static int *seeded_ints(int n, int lo, int hi, uint64_t seed)
-{
-    int *a = new_ints(n);
-    kit_fill_ints(a, (size_t)n, lo, hi, seed);
-    return a;
 }
 
 enum { PICTURE_MAX = 40 };
@@ -247,79 +239,38 @@ static void fold_launches(void)
 
 /* ---- the student's predicate ---------------------------------------------------- */
 
-/* The reference's snapshots of one run: the correct state of every round. */
-static int **reference_states(const int *a, int n)
+static invariant_check fold_check(void)
 {
-    grade_side *ref = grade_reference();
-    grade_reset_records(ref);
-    grade_set_snapshots(ref, 1);
-    GRADE_FN(ref, fold_sum)(a, n);
-    int rounds = round_count(n);
-    grade_check(grade_snapshot_count(ref) == rounds + 1, "internal: the reference took %d snapshots for n = %d",
-                grade_snapshot_count(ref), n);
-    int **states = calloc((size_t)rounds + 1, sizeof *states);
-    for (int r = 0; r <= rounds; r++) {
-        states[r] = new_ints(n);
-        memcpy(states[r], grade_snapshot_at(ref, r)->data, (size_t)n * sizeof(int));
-    }
-    grade_set_snapshots(ref, 0);
-    return states;
+    invariant_check c = {"fold_invariant_holds", GRADE_FN(grade_student(), fold_invariant_holds), live_part_holds,
+                         fold_state};
+    return c;
 }
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
 static void fold_predicate_accepts(void)
 {
+    invariant_check check = fold_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(a, n);
-        for (int r = 0; r <= round_count(n); r++)
-            if (!GRADE_FN(grade_student(), fold_invariant_holds)(a, states[r], n, r)) {
-                if (n <= PICTURE_MAX) {
-                    grade_picture_ints("original a[]", a, n, -1, -1);
-                    grade_picture_ints("the correct state", states[r], n, -1, -1);
-                }
-                grade_fail("fold_invariant_holds(original, state, n = %d, round = %d) returned 0 for the correct state "
-                           "after round %d (seed %llu): an invariant must hold on every correct run",
-                           n, r, r, (unsigned long long)seed);
-            }
-        for (int r = 0; r <= round_count(n); r++)
-            free(states[r]);
-        free(states);
+        int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, round_count(n));
+        expect_accepts(&check, a, n, states, round_count(n), seed);
+        free_states(states, round_count(n));
         free(a);
     }
 }
 
-/* Offers one wrong state; fails the item if the student's predicate takes it. */
-static void offer_wrong(const int *a, const int *wrong, int n, int round, uint64_t seed, const char *what, int mark)
-{
-    if (live_part_holds(a, wrong, n, round))
-        return; /* this change happens to keep the invariant: not a wrong state */
-    if (!GRADE_FN(grade_student(), fold_invariant_holds)(a, wrong, n, round))
-        return;
-    if (n <= PICTURE_MAX) {
-        int *right = new_ints(n);
-        fold_state(a, n, round, right);
-        grade_picture_ints("original a[]", a, n, -1, -1);
-        grade_picture_ints("the correct state", right, n, mark, mark + 1);
-        grade_picture_ints("the state it accepted", wrong, n, mark, mark + 1);
-        free(right);
-    }
-    grade_fail("fold_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). "
-               "An invariant this weak would let a broken kernel pass its own assert",
-               n, round, what, (unsigned long long)seed);
-}
-
 static void fold_predicate_rejects(void)
 {
+    invariant_check check = fold_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
         int rounds = round_count(n), top = power_of_two_above(n);
-        int **states = reference_states(a, n);
+        int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
         for (int r = 0; r <= rounds; r++) {
@@ -329,13 +280,13 @@ static void fold_predicate_rejects(void)
             memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
             wrong[i] += 1;
             snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", i, r);
-            offer_wrong(a, wrong, n, r, seed, what, i);
+            offer_wrong(&check, a, wrong, n, r, seed, what, i);
 
             if (i > 0) {
                 memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
                 wrong[0] -= 1;
                 snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
-                offer_wrong(a, wrong, n, r, seed, what, 0);
+                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
             }
 
             /* swap with another live element if one differs, else with any element */
@@ -345,23 +296,21 @@ static void fold_predicate_rejects(void)
                     wrong[i] = states[r][j];
                     wrong[j] = states[r][i];
                     snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, i, r);
-                    offer_wrong(a, wrong, n, r, seed, what, i);
+                    offer_wrong(&check, a, wrong, n, r, seed, what, i);
                     break;
                 }
 
             int other = r < rounds ? r + 1 : r - 1;
             if (other >= 0) {
                 snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(a, states[other], n, r, seed, what, -1);
+                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
             }
 
             tournament_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);
-            offer_wrong(a, wrong, n, r, seed, what, -1);
+            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
         }
-        for (int r = 0; r <= rounds; r++)
-            free(states[r]);
-        free(states);
+        free_states(states, rounds);
         free(wrong);
         free(a);
     }

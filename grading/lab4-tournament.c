@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "round_states.h"
 #include "lab4.h"
 
 typedef int (*sum_fn)(const int *a, int n);
@@ -91,15 +92,6 @@ static int winners_hold(const int *a, const int *state, int n, int round)
         if (state[i] != block_sum(a, n, i, width))
             return 0;
     return 1;
-}
-
-static int *new_ints(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(int)); }
-
-static int *seeded_ints(int n, int lo, int hi, uint64_t seed)
-{
-    int *a = new_ints(n);
-    kit_fill_ints(a, (size_t)n, lo, hi, seed);
-    return a;
 }
 
 static sum_fn student_sum(int compact)
@@ -258,82 +250,38 @@ static void compact_launches(void) { check_launches(1); }
 
 /* ---- the student's predicate ---------------------------------------------------- */
 
-static int **reference_states(const int *a, int n)
+static invariant_check tournament_check(void)
 {
-    grade_side *ref = grade_reference();
-    grade_reset_records(ref);
-    grade_set_snapshots(ref, 1);
-    GRADE_FN(ref, tournament_sum_compact)(a, n);
-    int rounds = round_count(n);
-    grade_check(grade_snapshot_count(ref) == rounds + 1, "internal: the reference took %d snapshots for n = %d",
-                grade_snapshot_count(ref), n);
-    int **states = calloc((size_t)rounds + 1, sizeof *states);
-    for (int r = 0; r <= rounds; r++) {
-        states[r] = new_ints(n);
-        memcpy(states[r], grade_snapshot_at(ref, r)->data, (size_t)n * sizeof(int));
-    }
-    grade_set_snapshots(ref, 0);
-    return states;
-}
-
-static void free_states(int **states, int n)
-{
-    for (int r = 0; r <= round_count(n); r++)
-        free(states[r]);
-    free(states);
+    invariant_check c = {"tournament_invariant_holds", GRADE_FN(grade_student(), tournament_invariant_holds),
+                         winners_hold, tournament_state};
+    return c;
 }
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
 static void tournament_predicate_accepts(void)
 {
+    invariant_check check = tournament_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(a, n);
-        for (int r = 0; r <= round_count(n); r++)
-            if (!GRADE_FN(grade_student(), tournament_invariant_holds)(a, states[r], n, r)) {
-                if (n <= PICTURE_MAX) {
-                    grade_picture_ints("original a[]", a, n, -1, -1);
-                    grade_picture_ints("the correct state", states[r], n, -1, -1);
-                }
-                grade_fail("tournament_invariant_holds(original, state, n = %d, round = %d) returned 0 for the correct "
-                           "state after round %d (seed %llu): an invariant must hold on every correct run",
-                           n, r, r, (unsigned long long)seed);
-            }
-        free_states(states, n);
+        int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, round_count(n));
+        expect_accepts(&check, a, n, states, round_count(n), seed);
+        free_states(states, round_count(n));
         free(a);
     }
 }
 
-static void offer_wrong(const int *a, const int *wrong, int n, int round, uint64_t seed, const char *what, int mark)
-{
-    if (winners_hold(a, wrong, n, round))
-        return; /* this change happens to keep the invariant: not a wrong state */
-    if (!GRADE_FN(grade_student(), tournament_invariant_holds)(a, wrong, n, round))
-        return;
-    if (n <= PICTURE_MAX) {
-        int *right = new_ints(n);
-        tournament_state(a, n, round, right);
-        grade_picture_ints("original a[]", a, n, -1, -1);
-        grade_picture_ints("the correct state", right, n, mark, mark + 1);
-        grade_picture_ints("the state it accepted", wrong, n, mark, mark + 1);
-        free(right);
-    }
-    grade_fail("tournament_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s "
-               "(seed %llu). An invariant this weak would let a broken kernel pass its own assert",
-               n, round, what, (unsigned long long)seed);
-}
-
 static void tournament_predicate_rejects(void)
 {
+    invariant_check check = tournament_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
         int rounds = round_count(n);
-        int **states = reference_states(a, n);
+        int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
         for (int r = 0; r <= rounds; r++) {
@@ -343,13 +291,13 @@ static void tournament_predicate_rejects(void)
             memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
             wrong[last] += 1;
             snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", last, r);
-            offer_wrong(a, wrong, n, r, seed, what, last);
+            offer_wrong(&check, a, wrong, n, r, seed, what, last);
 
             if (last > 0) {
                 memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
                 wrong[0] -= 1;
                 snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
-                offer_wrong(a, wrong, n, r, seed, what, 0);
+                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
             }
 
             /* swap with another winner if one differs, else with any element */
@@ -364,21 +312,21 @@ static void tournament_predicate_rejects(void)
                 wrong[last] = states[r][j];
                 wrong[j] = states[r][last];
                 snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, last, r);
-                offer_wrong(a, wrong, n, r, seed, what, last);
+                offer_wrong(&check, a, wrong, n, r, seed, what, last);
                 break;
             }
 
             int other = r < rounds ? r + 1 : r - 1;
             if (other >= 0) {
                 snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(a, states[other], n, r, seed, what, -1);
+                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
             }
 
             folding_state(a, n, r, wrong);
             snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
-            offer_wrong(a, wrong, n, r, seed, what, -1);
+            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
         }
-        free_states(states, n);
+        free_states(states, rounds);
         free(wrong);
         free(a);
     }

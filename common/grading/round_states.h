@@ -1,0 +1,35 @@
+/* round_states.h: grading a student's loop-invariant predicate over int
+ * arrays (labs 3 and 4).  The correct state of every round comes from the
+ * reference's snapshots; the predicate must accept each of them and reject
+ * wrong states that the grader's own invariant rejects. */
+#ifndef ROUND_STATES_H
+#define ROUND_STATES_H
+
+#include <stdint.h>
+
+typedef int (*invariant_fn)(const int *original, const int *state, int n, int round);
+
+typedef struct {
+    const char *name;              /* the student's function, e.g. "fold_invariant_holds" */
+    invariant_fn student;          /* that function, from the student's side */
+    invariant_fn truly_holds;      /* the grader's own invariant */
+    void (*correct_state)(const int *original, int n, int round, int *state);
+} invariant_check;
+
+int *new_ints(int n);                                    /* zeroed, never NULL for n = 0 */
+int *seeded_ints(int n, int lo, int hi, uint64_t seed);  /* whole numbers in [lo, hi] */
+
+/* The state after each of `rounds` rounds (and round 0) of the reference's
+ * `run(a, n)`, from its snapshots. */ 
+int **reference_states(int (*run)(const int *a, int n), const int *a, int n, int rounds);
+void free_states(int **states, int rounds);
+
+/* Fails the item unless the student's predicate accepts every state. */
+void expect_accepts(const invariant_check *c, const int *a, int n, int **states, int rounds, uint64_t seed);
+/* Fails the item if the student's predicate accepts `wrong` as the state
+ * after `round` (a state the grader's invariant rejects), drawing both
+ * with element `mark` starred. */
+void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,
+                 const char *what, int mark);
+
+#endif
