@@ -15,7 +15,10 @@ for skeleton in labs/*/*.cu; do
     lab=$(basename "$(dirname "$skeleton")")
     solution="solutions/$lab/$(basename "$skeleton")"
     name="$lab/$(basename "$skeleton")"
-    if [ ! -f "$solution" ]; then
+    if [ ! -f "$solution" ] && ! grep -q 'TODO [0-9]' "$skeleton"; then
+        ok "$name: a given file (no TODO), built as it is for the reference too"
+        continue
+    elif [ ! -f "$solution" ]; then
         not_ok "$name: has a solution at $solution"
         continue
     fi
