@@ -96,10 +96,13 @@ endif
 $(B)/$1/reference/%.o: solutions/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)
 	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
-# A file with no TODO is given whole: the reference builds the student's copy.
+# A file with no TODO is given whole: the reference builds the student's
+# copy (not in a student copy of the kit, which has no reference to build).
+ifneq ($(wildcard solutions/$1),)
 $(B)/$1/reference/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)
 	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
+endif
 $(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Ilabs/$1 -c $$< -o $$@
