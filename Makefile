@@ -120,7 +120,8 @@ $(B)/$1/lab-solution: $(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BA
 build-$1: $$($1_SOUT)/student.so $(B)/$1/reference.so $$($1_SOUT)/lab $(B)/$1/lab-solution
 $(call lab_short,$1) $1: deps $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab)
 	@echo "== $1 ($$(if $$(SOLUTION),reference solution,your code), $(BACKEND) backend): $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS)"
-	@$$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS)
+	@$$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS) || \
+	    echo "== the program reported a problem (see above); ./grader $(call lab_short,$1) tells you more"
 endef
 $(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
 
