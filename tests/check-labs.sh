@@ -32,4 +32,15 @@ for suite in grading/lab*.c; do
         sed 's/^/    /' "$out/log" | head -40
     fi
 done
+# The README's quick start grades an unfinished lab: make lab1 succeeds on a
+# program that reports a wrong result, so the grader after && runs.
+if [ "$BACKEND" = cpu ]; then
+    (make -s --no-print-directory lab1 BACKEND=cpu && ./grader lab1 --backend=cpu) >"$out/log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "lab1-hello: .* points" "$out/log"; then
+        ok "make lab1 && ./grader lab1 grades the untouched skeleton (exit 1)"
+    else
+        not_ok "make lab1 && ./grader lab1 grades the untouched skeleton (exit $rc)"; tail -20 "$out/log" | sed 's/^/    /'
+    fi
+fi
 finish
