@@ -137,7 +137,7 @@ END {
         close(file)
     }
 
-    print "\n== Targets (the solutions; issue 8)"
+    print "\n== Targets (what the solutions must reach)"
     printf "%-19s %-40s %8s %8s %-22s %8s  %s\n", "lab", "version", "size", "value", "measure", "target", "verdict"
     for (i = 1; i <= rows; i++) {
         if (target[i] == "") continue
