@@ -329,7 +329,6 @@ static void item_global_index_bounds(void)
     check_random_shape(4, 3, 5, 8, 1);
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("2 40"); }

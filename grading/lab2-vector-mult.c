@@ -280,7 +280,6 @@ static void item_phase_times(void)
     free(a), free(b);
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("1000 1"); }

@@ -342,7 +342,6 @@ static void fold_unfold_item(void)
     }
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("1000 1"); }

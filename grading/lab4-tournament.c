@@ -332,7 +332,6 @@ static void tournament_predicate_rejects(void)
     }
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("1000 1"); }

@@ -496,7 +496,6 @@ static void block_max_speed(void)
     free(a);
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("1000 1"); }

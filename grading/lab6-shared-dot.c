@@ -509,7 +509,6 @@ static void performance(void)
     free_vectors(&v);
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("1000 1"); }

@@ -545,7 +545,6 @@ static void tiled_speedup(void)
     free(c);
 }
 
-
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 static void sanitizer(void) { grade_sanitize("64 1 16"); }
