@@ -125,28 +125,49 @@ $(call lab_short,$1) $1: deps $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT
 endef
 $(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
 
-# ---- The grader -----------------------------------------------------------------------
-# One C program for both backends: it never calls CUDA itself; it loads the
-# student's and the reference's shared objects in forked children.
+# ---- The grader and the runner ------------------------------------------------------------
+# Two host programs that never call CUDA themselves.  The grader (trusted)
+# runs the suites; the runner loads one side's shared object and serves the
+# calls the grader sends it (common/runner).  Each lab's calls are described
+# once, in grading/labN-name-calls.h, for both.
 SUITES := $(wildcard grading/lab*.c)
+SUITE_NAMES := $(basename $(notdir $(SUITES)))
 GRADER_SRC := $(wildcard common/grading/*.c)
 GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES)) $(HOST)/grading-table.o $(HOST)/kit.o
+RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/grading/wire.o $(HOST)/runner-table.o \
+               $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
+HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))
+lab_id = $(firstword $(subst -, ,$1))
 
 $(HOST)/grading-table.c: $(SUITES) Makefile | $(HOST)/
 	@{ echo '#include "grade.h"'; \
-	   for s in $(SUITES); do n=$$(basename $$s .c); n=$${n%%-*}; echo "extern const grade_lab grade_$$n;"; done; \
+	   for s in $(SUITE_NAMES); do echo "extern const grade_lab grade_$${s%%-*};"; done; \
 	   echo 'const grade_lab *const grade_labs[] = {'; \
-	   for s in $(SUITES); do n=$$(basename $$s .c); n=$${n%%-*}; echo "    &grade_$$n,"; done; \
+	   for s in $(SUITE_NAMES); do echo "    &grade_$${s%%-*},"; done; \
 	   echo '    0 };'; } > $@
-$(HOST)/grading-table.o: $(HOST)/grading-table.c common/grading/grade.h common/harness/kit.h
-	$(CC) $(CFLAGS) -Icommon/grading -c $< -o $@
-$(HOST)/kit.o: common/harness/kit.c common/harness/kit.h | $(HOST)/
-	$(CC) $(CFLAGS) -c $< -o $@
-$(HOST)/%.o: %.c common/grading/grade.h common/harness/kit.h
+$(HOST)/runner-table.c: $(SUITES) Makefile | $(HOST)/
+	@{ echo '#include "serve.h"'; \
+	   for s in $(SUITE_NAMES); do echo "extern const serve_lab serve_$${s%%-*};"; done; \
+	   echo 'const serve_lab *const serve_labs[] = {'; \
+	   for s in $(SUITE_NAMES); do echo "    &serve_$${s%%-*},"; done; \
+	   echo '    0 };'; } > $@
+$(HOST)/%-table.o: $(HOST)/%-table.c
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(HOST)/kit.o: common/harness/kit.c | $(HOST)/
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(HOST)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Icommon/grading $(addprefix -Ilabs/,$(LABS)) $(CHECK_CFLAGS) -c $< -o $@
-$(HOST)/grader: $(GRADER_OBJS)
+	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+# One table of calls per lab, from the same source.
+$(HOST)/calls/%.o: common/runner/lab_calls.c grading/%-calls.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*-calls.h"' -DLAB_DIR='"$*"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
+$(HOST)/grader: $(GRADER_OBJS) $(HOST)/runner
 	$(CC) -o $@ $(GRADER_OBJS) $(CHECK_LIBS) -ldl
+$(HOST)/runner: $(RUNNER_OBJS)
+	$(CC) -o $@ $(RUNNER_OBJS) -ldl
+
+-include $(shell find $(HOST) -name '*.d' 2>/dev/null)
 
 # ---- Top-level targets -------------------------------------------------------------------
 .PHONY: help deps all grader test bench doctor clean

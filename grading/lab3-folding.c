@@ -18,6 +18,9 @@
 #include "grade.h"
 #include "round_states.h"
 #include "lab3.h"
+#define GRADE_STUBS
+#include "calls.h"
+#include "lab3-folding-calls.h"
 
 /* ---- the rounds, as lab3.h defines them ---------------------------------------- */
 

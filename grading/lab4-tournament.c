@@ -17,6 +17,9 @@
 #include "grade.h"
 #include "round_states.h"
 #include "lab4.h"
+#define GRADE_STUBS
+#include "calls.h"
+#include "lab4-tournament-calls.h"
 
 typedef int (*sum_fn)(const int *a, int n);
 enum { PICTURE_MAX = 40, WARP = 32 };

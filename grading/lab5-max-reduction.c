@@ -24,6 +24,9 @@
 
 #include "grade.h"
 #include "lab5.h"
+#define GRADE_STUBS
+#include "calls.h"
+#include "lab5-max-reduction-calls.h"
 
 typedef float (*max_fn)(const float *a, int n);
 enum { PICTURE_MAX = 40 };

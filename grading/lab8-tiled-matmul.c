@@ -29,6 +29,9 @@
 
 #include "grade.h"
 #include "lab8.h"
+#define GRADE_STUBS
+#include "calls.h"
+#include "lab8-tiled-matmul-calls.h"
 
 static const double TOLERANCE_C = 2.0;
 

@@ -1,16 +1,21 @@
 /* grade.h: the grading library every lab's suite is written with.
  *
- * A suite (grading/labN-name.c) lists scored items.  The runner gives each
+ * A suite (grading/labN-name.c) lists scored items.  The grader gives each
  * item its own Check TCase, runs it in a forked child with a timeout, and
  * turns the results into points.  Inside an item:
  *
- *   - the student's code and the reference solution are two shared objects,
- *     loaded side by side in the child: grade_student(), grade_reference();
- *   - GRADE_FN(side, fold_sum) finds an entry point with its declared type;
+ *   - the student's code and the reference solution each run in runner
+ *     processes of their own: grade_student(), grade_reference();
+ *   - GRADE_FN(side, fold_sum)(a, n) calls an entry point on that side, with
+ *     its declared type: the arguments travel to the runner and what comes
+ *     out travels back, as grading/labN-name-calls.h describes the call;
+ *   - the harness's records (launches, snapshots, timings) come back the same
+ *     way, as evidence the item checks;
  *   - grade_fail(...) ends the item with feedback in the student's terms:
  *     what was expected, what came back, and which seed makes the input;
- *   - nothing before the fork touches CUDA, so a crash, hang or exit() in
- *     student code costs that item only.
+ *   - student code never runs in the grader's processes, so a crash, hang,
+ *     exit() or attack costs that item only, and every verdict is the
+ *     grader's own.
  *
  * Each suite defines one `const grade_lab grade_labN = {...};`; the build
  * collects them into the grader's table.
@@ -50,8 +55,20 @@ typedef struct grade_side grade_side;
 grade_side *grade_student(void);
 grade_side *grade_reference(void);
 const char *grade_side_name(const grade_side *side);            /* "your code" / "the reference" */
-void *grade_symbol(grade_side *side, const char *name);         /* fails the item if missing */
-#define GRADE_FN(side, fn) ((__typeof__(&fn))grade_symbol((side), #fn))
+int grade_side_is_student(const grade_side *side);
+/* The entry point `fn` on `side`, as a function of fn's own type (the stubs
+ * come from the lab's calls description, see calls.h). */
+#define GRADE_FN(side, fn) (grade_side_is_student(side) ? fn##__student : fn##__reference)
+/* What the last call on `side` printed: stream 1 (stdout) or 2 (stderr),
+ * its first 64 KB. */
+const char *grade_output(grade_side *side, int stream);
+
+/* Used by the stubs that calls.h makes: one call being sent. */
+typedef struct grade_call grade_call;
+grade_call *grade_call_begin(grade_side *side, const char *name);
+void grade_call_value(grade_call *call, const void *value, size_t size);
+void grade_call_array(grade_call *call, const void *array, long long count, size_t element_size, int back);
+void grade_call_finish(grade_call *call, void *ret, size_t ret_size);
 
 /* The harness of one side (each shared object carries its own). */
 void grade_reset_records(grade_side *side);
@@ -63,6 +80,7 @@ const kit_launch *grade_launch_at(grade_side *side, int i);
 int grade_snapshot_count(grade_side *side);
 const kit_snapshot *grade_snapshot_at(grade_side *side, int i);
 long long grade_device_bytes_in_use(grade_side *side);
+const char *grade_todo_pending(grade_side *side);               /* the first unfinished TODO it reported, or NULL */
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
 
 /* ---- outcome of the current item -------------------------------------------- */

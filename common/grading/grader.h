@@ -2,9 +2,11 @@
  * suites see grade.h only).
  *
  *   main.c     the command line; runs each lab and writes the reports
- *   runner.c   one Check suite per lab, one forked item at a time; the
+ *   items.c    one Check suite per lab, one forked item at a time; the
  *              outcome of the item (grade_fail, grade_note, ...) in the child
- *   sides.c    the student's and the reference's shared objects, in the child
+ *   sides.c    the student's and the reference's runners, seen from the child
+ *   contain.c  starting untrusted programs contained, and reaping them
+ *   wire.c     the messages between the grader and a runner
  *   run.c      seeds, schedules, timing and pictures for suites
  *   text.c     the report people read
  *   formats.c  tap, junit, json, gradescope, prairielearn
@@ -31,6 +33,7 @@ typedef struct {
     const grade_lab *lab;
     const char *student_so;
     const char *reference_so;
+    const char *student_program; /* the lab program from the student's code (sanitizer item), or NULL */
     const char *build_log;  /* set when the student's code did not compile */
     int gradable;           /* 0: the lab could not be graded (no item ran) */
     char *problem;          /* why it could not be graded */
@@ -46,6 +49,10 @@ typedef struct {
     int verbose;
     int color;              /* colour and progress count in the live report */
     int have_sanitizer;     /* compute-sanitizer is on the PATH */
+    const char *sanitizer;  /* its full path */
+    const char *runner;     /* the runner program */
+    const char *scratch;    /* a folder of the run's own, where runners work */
+    double time_scale;      /* item time limits are multiplied by this (>= 1) */
     const char *replay;     /* the command that regrades, without --seed */
     const char *const *only; /* NULL-terminated item names, or NULL for all */
     FILE *live;             /* where the report is printed while items run */
@@ -55,21 +62,27 @@ typedef struct {
 
 extern const grade_lab *const grade_labs[];
 
-/* runner.c */
+/* items.c */
 void runner_grade_lab(grade_run *run, lab_result *result);
 void runner_build_failed(grade_run *run, lab_result *result);
 void runner_append_picture(const char *text);
 /* Fails the item for a fault of the reference or the kit: no TODO hint. */
 void runner_fail_not_student(const char *message) __attribute__((noreturn));
+/* What a side wrote to stderr, kept for the feedback of a failing item. */
+void runner_add_error_output(int is_student, const char *text);
+const char *runner_student_program(void); /* the lab program from the student's code, or NULL */
 
 /* sides.c (in the child) */
-void sides_set_paths(const char *student_so, const char *reference_so);
-const char *sides_student_todo(void);
-const char *sides_student_program(void); /* the lab program built from the same code */
+void sides_set_paths(const char *lab_dir, const char *student_so, const char *reference_so, const char *runner,
+                     const char *scratch);
+void sides_stop(void);
+const char *sides_student_so(void);
 
 /* run.c */
 void run_init(grade_run *run);
-void run_enter_item(const grade_lab *lab, const grade_item *item); /* in the child */
+void run_enter_item(const grade_lab *lab, const grade_item *item, double seconds); /* in the child */
+double run_item_seconds(void);   /* the current item's time limit */
+double run_item_deadline(void);  /* when a call must have answered (CLOCK_MONOTONIC seconds) */
 const grade_run *run_current(void);
 int run_item_selected(const grade_run *run, const grade_item *item);
 int run_item_backend_skip(const grade_run *run, const grade_item *item, const char **reason);

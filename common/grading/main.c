@@ -13,12 +13,16 @@
  *
  * Exit status: 0 full marks, 1 points lost, 2 could not grade. */
 #include "grader.h"
+#include "contain.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,58 +137,127 @@ static unsigned long long fresh_seed(void)
     return x % 1000000ull; /* short enough to type */
 }
 
-static int on_path(const char *program)
+/* The full path of `program` on the PATH, or NULL. */
+static char *on_path(const char *program)
 {
     const char *path = getenv("PATH");
     if (!path)
-        return 0;
+        return NULL;
     char *copy = str_dup(path);
-    int found = 0;
+    char *found = NULL;
     for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
         char *full = str_printf("%s/%s", dir, program);
-        found = access(full, X_OK) == 0;
-        free(full);
+        if (access(full, X_OK) == 0)
+            found = full;
+        else
+            free(full);
     }
     free(copy);
     return found;
 }
 
-/* With --solution both sides are one file, but dlopen gives one handle per
- * file: the student side gets a private copy so that the two harnesses stay
- * apart. */
-static const char *private_copy_if_same(const char *student, const char *reference, char **made)
+/* The folder of this program (the runner sits beside it). */
+static char *program_folder(void)
 {
-    char a[PATH_MAX], b[PATH_MAX];
-    *made = NULL;
-    if (!realpath(student, a) || !realpath(reference, b) || strcmp(a, b) != 0)
-        return student;
-    const char *dir = getenv("TMPDIR");
-    char *copy = str_printf("%s/cudalabs-grader-%ld-student-XXXXXX.so", dir && *dir ? dir : "/tmp", (long)getpid());
-    int out = mkstemps(copy, 3);
-    FILE *in = fopen(a, "rb");
-    if (out < 0 || !in) {
-        fprintf(stderr, "grader: cannot copy %s to %s: %s\n", a, copy, strerror(errno));
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "grader: cannot find where the grader program is\n");
+        exit(2);
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    return str_dup(self);
+}
+
+static char *absolute_path(const char *path)
+{
+    char full[PATH_MAX];
+    return realpath(path, full) ? str_dup(full) : str_dup(path);
+}
+
+/* Copies `from` into the scratch folder as `name`, for the runner user to
+ * read (as root the kit's own folders are out of its reach). */
+static char *copy_for_runner(const char *scratch, const char *from, const char *name)
+{
+    char *to = str_printf("%s/%s", scratch, name);
+    FILE *in = fopen(from, "rb");
+    int out = in ? open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0500) : -1;
+    if (!in || out < 0) {
+        fprintf(stderr, "grader: cannot copy %s for the runner: %s\n", from, strerror(errno));
         exit(2);
     }
     char buffer[1 << 16];
     size_t n;
     while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
         if (write(out, buffer, n) != (ssize_t)n) {
-            fprintf(stderr, "grader: cannot write %s\n", copy);
+            fprintf(stderr, "grader: cannot write %s\n", to);
             exit(2);
         }
     fclose(in);
+    if (contain_drops_privilege())
+        contain_give_folder(to), fchmod(out, 0500);
     close(out);
-    *made = copy;
-    return copy;
+    return to;
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *dir = opendir(path);
+    if (dir) {
+        struct dirent *e;
+        while ((e = readdir(dir)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                char *child = str_printf("%s/%s", path, e->d_name);
+                remove_tree(child);
+                free(child);
+            }
+        closedir(dir);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* Timeouts can be made longer for a slow machine, never switched off. */
+static double time_scale(void)
+{
+    const char *text = getenv("CK_TIMEOUT_MULTIPLIER");
+    double scale = text ? atof(text) : 1;
+    unsetenv("CK_TIMEOUT_MULTIPLIER");
+    unsetenv("CK_DEFAULT_TIMEOUT");
+    return scale >= 1 && scale <= 20 ? scale : 1;
+}
+
+/* Writes the results beside `path` and renames them into place, so that a
+ * reader sees the whole file or the old one. */
+static int write_results(const char *path, const char *format, const grade_run *run)
+{
+    if (!path)
+        return formats_write(stdout, format, run);
+    char *temporary = str_printf("%s.grader-%ld", path, (long)getpid());
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int failed = !out || formats_write(out, format, run) != 0;
+    if (out && fclose(out) != 0)
+        failed = 1;
+    if (!failed && rename(temporary, path) != 0)
+        failed = 1;
+    if (failed)
+        unlink(temporary);
+    free(temporary);
+    return failed ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
     grade_run run = {0};
     const char *format = "text", *out_path = NULL, *color = "auto", *only = NULL, *seed = NULL;
-    lab_value students[64], references[64], failed[64];
-    int n_students = 0, n_references = 0, n_failed = 0;
+    lab_value students[64], references[64], failed[64], programs[64];
+    int n_students = 0, n_references = 0, n_failed = 0, n_programs = 0;
+    const char *runner_user = NULL;
     const grade_lab *chosen[64];
     int n_chosen = 0;
 
@@ -215,6 +288,10 @@ int main(int argc, char **argv)
             if (n_students < 64) students[n_students++] = parse_lab_value("--student-so", v);
         } else if ((v = OPTION("--reference-so"))) {
             if (n_references < 64) references[n_references++] = parse_lab_value("--reference-so", v);
+        } else if ((v = OPTION("--student-program"))) {
+            if (n_programs < 64) programs[n_programs++] = parse_lab_value("--student-program", v);
+        } else if ((v = OPTION("--runner-user"))) {
+            runner_user = v;
         } else if ((v = OPTION("--build-failed"))) {
             if (n_failed < 64) failed[n_failed++] = parse_lab_value("--build-failed", v);
         } else if ((v = OPTION("--backend"))) {
@@ -261,6 +338,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
     /* Check obeys these; a stray one would silently drop items. */
     unsetenv("CK_RUN_SUITE");
     unsetenv("CK_RUN_CASE");
@@ -269,7 +347,24 @@ int main(int argc, char **argv)
     unsetenv("CK_FORK");
 
     run.on_gpu = strcmp(run.backend, "gpu") == 0;
-    run.have_sanitizer = on_path("compute-sanitizer");
+    run.sanitizer = on_path("compute-sanitizer");
+    run.have_sanitizer = run.sanitizer != NULL;
+    run.time_scale = time_scale();
+    contain_init(runner_user);
+    char *folder = program_folder();
+    run.runner = str_printf("%s/runner", folder);
+    if (access(run.runner, X_OK) != 0) {
+        fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run.runner);
+        return 2;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char *scratch = str_printf("%s/cudalabs-grader-XXXXXX", tmp && *tmp && access(tmp, W_OK) == 0 ? tmp : "/tmp");
+    if (!mkdtemp(scratch)) {
+        fprintf(stderr, "grader: cannot make a scratch folder %s: %s\n", scratch, strerror(errno));
+        return 2;
+    }
+    chmod(scratch, 0711);
+    run.scratch = scratch;
     if (seed) {
         char *end;
         errno = 0;
@@ -318,7 +413,8 @@ int main(int argc, char **argv)
     run.labs = calloc((size_t)n_chosen, sizeof *run.labs);
     run_init(&run);
 
-    char *copies[64] = {0};
+    if (contain_drops_privilege())
+        run.runner = copy_for_runner(run.scratch, run.runner, "runner");
     for (int k = 0; k < n_chosen; k++) {
         const grade_lab *lab = chosen[k];
         int has_items = 0;
@@ -337,19 +433,29 @@ int main(int argc, char **argv)
             runner_build_failed(&run, result);
             continue;
         }
-        result->student_so = private_copy_if_same(result->student_so, result->reference_so, &copies[k]);
+        result->student_so = absolute_path(result->student_so);
+        result->reference_so = absolute_path(result->reference_so);
+        const char *program = value_for(programs, n_programs, lab);
+        result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
+        if (contain_drops_privilege()) {
+            /* the runner user reads copies in the scratch folder, nothing of the kit */
+            char *name = str_printf("%s-student.so", lab->dir);
+            result->student_so = copy_for_runner(run.scratch, result->student_so, name);
+            free(name);
+            if (result->student_program) {
+                name = str_printf("%s-lab", lab->dir);
+                result->student_program = copy_for_runner(run.scratch, result->student_program, name);
+                free(name);
+            }
+        }
         runner_grade_lab(&run, result);
     }
-    for (int k = 0; k < n_chosen; k++)
-        if (copies[k]) {
-            unlink(copies[k]);
-            free(copies[k]);
-        }
+    contain_reap_all();
+    remove_tree(run.scratch);
     text_run_total(run.live, &run, run.color);
 
     if (strcmp(format, "text") != 0 || out_path) {
-        FILE *out = out_path ? fopen(out_path, "w") : stdout;
-        if (!out || formats_write(out, format, &run) != 0 || (out_path && fclose(out) != 0)) {
+        if (write_results(out_path, format, &run) != 0) {
             fprintf(stderr, "grader: cannot write %s: %s\n", out_path ? out_path : "the results", strerror(errno));
             return 2;
         }

@@ -1,25 +1,38 @@
 /* run.c: what a suite asks about the run (seed, backend, schedules) and the
  * small helpers many suites need (performance fraction, pictures). */
 #include "grader.h"
+#include "contain.h"
+#include "wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static const grade_run *the_run;
 static const grade_lab *current_lab;
 static const grade_item *current_item;
+static double item_seconds, item_deadline;
 
 void run_init(grade_run *run) { the_run = run; }
 const grade_run *run_current(void) { return the_run; }
 
-void run_enter_item(const grade_lab *lab, const grade_item *item)
+void run_enter_item(const grade_lab *lab, const grade_item *item, double seconds)
 {
     current_lab = lab;
     current_item = item;
+    item_seconds = seconds;
+    /* a call must answer a little before Check's own limit ends the child,
+     * so that the feedback can name the call */
+    double margin = seconds > 20 ? 2.0 : seconds / 10;
+    item_deadline = wire_now() + seconds - margin;
 }
+
+double run_item_seconds(void) { return item_seconds; }
+double run_item_deadline(void) { return item_deadline; }
 
 int run_item_selected(const grade_run *run, const grade_item *item)
 {
@@ -81,10 +94,6 @@ uint64_t grade_seed_for(int case_number)
 
 int grade_on_gpu(void) { return the_run && the_run->on_gpu; }
 
-const char *grade_device_name(void)
-{
-    return ((const char *(*)(void))grade_symbol(grade_student(), "kit_device_name"))();
-}
 int grade_verbose(void) { return the_run && the_run->verbose; }
 
 int grade_schedule_count(void) { return grade_on_gpu() ? 1 : 3; }
@@ -144,25 +153,53 @@ void grade_picture_floats(const char *label, const float *a, int n, int mark_fro
 
 /* ---- the sanitizer item ------------------------------------------------------------ */
 
+/* Runs argv contained (as the runner user where the grader is root), its
+ * output in an in-memory file; returns its exit code (-1 for a signal), its
+ * output's start in `report`.  A run past the item's deadline fails the item. */
+static int run_contained(char *const argv[], const char *what, char *report, size_t size)
+{
+    int out = memfd_create("output", MFD_CLOEXEC);
+    if (out < 0)
+        runner_fail_not_student("grading error: no in-memory file for the program's output");
+    pid_t pid = contain_spawn(argv, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 1);
+    if (pid < 0)
+        runner_fail_not_student("grading error: could not start a program");
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (wire_now() > item_deadline) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
+        }
+        usleep(10000);
+    }
+    ssize_t n = pread(out, report, size - 1, 0);
+    report[n > 0 ? n : 0] = 0;
+    close(out);
+    str_clean(report);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 void grade_sanitize(const char *program_args)
 {
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
-    const char *program = sides_student_program();
-    if (access(program, X_OK) != 0)
+    const char *program = runner_student_program();
+    if (!program || access(program, R_OK) != 0)
         runner_fail_not_student("the lab program to run under compute-sanitizer was not built");
+    char args[256];
+    snprintf(args, sizeof args, "%s", program_args);
     for (int t = 0; t < 3; t++) {
-        char command[8192], report[3000];
-        snprintf(command, sizeof command, "compute-sanitizer --tool %s --report-api-errors no --error-exitcode 97 --print-limit 4 %s %s 2>&1",
-                 tools[t], program, program_args);
-        FILE *pipe = popen(command, "r");
-        if (!pipe)
-            runner_fail_not_student("could not start compute-sanitizer");
-        size_t used = fread(report, 1, sizeof report - 1, pipe);
-        report[used] = 0;
-        while (fgetc(pipe) != EOF) /* let it finish */
-            ;
-        int status = pclose(pipe);
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        char report[3000];
+        char *argv[32] = {(char *)the_run->sanitizer, "--tool", (char *)tools[t], "--report-api-errors", "no",
+                          "--error-exitcode", "97", "--print-limit", "4", (char *)program};
+        int argc = 10;
+        char copy[256];
+        snprintf(copy, sizeof copy, "%s", args);
+        for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
+            argv[argc++] = word;
+        argv[argc] = NULL;
+        int code = run_contained(argv, "the lab program under compute-sanitizer", report, sizeof report);
         if (code == 97)
             grade_fail("compute-sanitizer --tool %s found an error in `lab %s` (the lab program on your code):\n%s",
                        tools[t], program_args, report);

@@ -1,167 +1,523 @@
-/* sides.c: the student's code and the reference solution, side by side.
+/* sides.c: the student's code and the reference solution, each in runner
+ * processes of its own.
  *
- * Each side is a shared object carrying its own copy of the harness.  They
- * are opened lazily inside the forked child (RTLD_LOCAL, so the two copies
- * never see each other), and each gets an error handler that turns a failed
- * CUDA call, a failed launch or an emulator diagnostic into the item's
- * feedback instead of ending the child. */
+ * The grader never loads either shared object.  grade_student() starts a
+ * runner (build/host/runner) for the student's shared object the first time
+ * an item asks for it, contained (contain.c); grade_reference() does the same
+ * for the reference.  Every call of an entry point, every harness setting and
+ * every look at the records is a request to that runner and its reply, read
+ * with bounds and a deadline.  What the code printed lands in in-memory files
+ * the grader made and reads itself, so it survives a crash. */
 #include "grader.h"
 
-#include <string.h>
-
-#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "contain.h"
+#include "wire.h"
+
+#define OUTPUT_KEEP (64 * 1024)     /* bytes of each stream a suite or the feedback sees */
+#define RECORDS_MAX 100000          /* launches or snapshots in one record */
+#define STARTUP_SECONDS 60.0        /* loading a shared object (a GPU context included) */
+
+typedef struct {
+    double timed_ms;
+    long long device_bytes;
+    char *todo;
+    kit_launch *launches;
+    char **launch_files;
+    int n_launches;
+    kit_snapshot *snapshots;
+    int n_snapshots;
+} records;
 
 struct grade_side {
-    const char *label;  /* how feedback names it */
-    const char *path;
-    void *handle;
+    const char *label;   /* how feedback names it */
+    const char *path;    /* its shared object */
     int is_student;
+    pid_t pid;           /* 0: not started */
+    int request_fd, reply_fd;
+    int out_fd, err_fd;  /* in-memory files: the runner's stdout and stderr */
+    int records_valid;
+    records rec;
+    char *last_out, *last_err;
 };
 
-static grade_side student = {"your code", NULL, NULL, 1};
-static grade_side reference = {"the reference", NULL, NULL, 0};
+static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1};
+static grade_side reference = {.label = "the reference", .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1};
+static const char *lab_dir, *runner_path, *scratch_dir;
 
-void sides_set_paths(const char *student_so, const char *reference_so)
+void sides_set_paths(const char *dir, const char *student_so, const char *reference_so, const char *runner,
+                     const char *scratch)
 {
+    lab_dir = dir;
     student.path = student_so;
     reference.path = reference_so;
-    student.handle = reference.handle = NULL;
+    runner_path = runner;
+    scratch_dir = scratch;
 }
 
-/* The student's lab program sits beside its shared object (".../lab");
- * with --solution the student side is a copy of the reference, whose
- * program is ".../lab-solution". */
-const char *sides_student_program(void)
-{
-    static char program[4096];
-    const char *so = strstr(student.path, "student.so") ? student.path : reference.path;
-    const char *slash = strrchr(so, '/');
-    int dir = slash ? (int)(slash - so) : 0;
-    snprintf(program, sizeof program, "%.*s%s%s", dir, so, slash ? "/" : "",
-             so == student.path ? "lab" : "lab-solution");
-    return program;
-}
+const char *sides_student_so(void) { return student.path; }
 
-static void student_error(const char *message)
-{
-    grade_fail("your code stopped with an error:\n%s", message);
-}
+/* ---- failing the item for one side -------------------------------------------------- */
 
-static void reference_error(const char *message)
+static void side_fail(const grade_side *side, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+static void side_fail(const grade_side *side, const char *fmt, ...)
 {
-    static char text[4096]; /* static: small emulated stacks */
-    snprintf(text, sizeof text, "the reference solution stopped with an error (a fault of the kit or this "
-             "machine, not of your code):\n%s", message);
+    static char message[8192];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    if (side->is_student)
+        grade_fail("%s", message);
+    char *text = str_printf("the reference solution failed (a fault of the kit or this machine, not of your "
+                            "code): %s", message);
     runner_fail_not_student(text);
 }
 
-/* A harness function of one side; a side built without the harness cannot
- * be graded, and says so. */
-static void *harness(grade_side *side, const char *name)
+/* ---- output ------------------------------------------------------------------------------ */
+
+static char *read_start(int fd, long long *total)
 {
-    void *fn = dlsym(side->handle, name);
-    if (!fn)
-        grade_fail("grading error: %s (%s) lacks the kit's harness function %s(); "
-                   "was it built with the kit's Makefile?", side->label, side->path, name);
-    return fn;
+    struct stat st;
+    *total = fstat(fd, &st) == 0 ? (long long)st.st_size : 0;
+    char *text = malloc(OUTPUT_KEEP + 1);
+    ssize_t n = text ? pread(fd, text, OUTPUT_KEEP, 0) : -1;
+    if (!text)
+        return str_dup("");
+    text[n > 0 ? n : 0] = 0;
+    return text;
+}
+
+/* The runner's fds 1 and 2 share these files' offsets (one open file
+ * each), so rewinding here rewinds its writes too. */
+static void clear_output(grade_side *side)
+{
+    int fds[2] = {side->out_fd, side->err_fd};
+    for (int k = 0; k < 2; k++)
+        if (ftruncate(fds[k], 0) != 0 || lseek(fds[k], 0, SEEK_SET) != 0) {
+            /* a stale start stays visible: harmless */
+        }
+}
+
+static void keep_output(grade_side *side)
+{
+    long long total;
+    free(side->last_out);
+    free(side->last_err);
+    side->last_out = read_start(side->out_fd, &total);
+    side->last_err = read_start(side->err_fd, &total);
+    runner_add_error_output(side->is_student, side->last_err);
+}
+
+const char *grade_output(grade_side *side, int stream)
+{
+    const char *text = stream == 2 ? side->last_err : side->last_out;
+    return text ? text : "";
+}
+
+/* ---- starting and stopping a runner --------------------------------------------------------- */
+
+static void stop_side(grade_side *side)
+{
+    if (side->pid > 0) {
+        kill(-side->pid, SIGKILL);
+        kill(side->pid, SIGKILL);
+        waitpid(side->pid, NULL, 0);
+    }
+    side->pid = 0;
+    if (side->request_fd >= 0) close(side->request_fd);
+    if (side->reply_fd >= 0) close(side->reply_fd);
+    side->request_fd = side->reply_fd = -1;
+}
+
+/* Why the runner is gone, in the student's terms, with the call it was in. */
+static void runner_gone(grade_side *side, const char *during, const char *why)
+{
+    int status = 0;
+    pid_t pid = side->pid;
+    if (strcmp(why, "timeout") == 0) {
+        stop_side(side);
+        keep_output(side);
+        side_fail(side, "%s did not finish within the item's time (%.0f s): an endless loop, a deadlock, or far "
+                  "too slow?", during, run_item_seconds());
+    }
+    kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
+    waitpid(pid, &status, 0);
+    side->pid = 0;
+    stop_side(side);
+    keep_output(side);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *hint = sig == SIGSEGV || sig == SIGBUS ? ": an access outside an array, or a device pointer used on the host?"
+                         : sig == SIGFPE ? ": a division by zero?"
+                         : sig == SIGABRT ? ": abort() or a failed assert"
+                         : sig == SIGXCPU ? ": it used up its CPU time (an endless loop?)"
+                         : sig == SIGXFSZ ? ": it wrote more than the output limit"
+                         : "";
+        side_fail(side, "crashed with signal %d (%s) during %s%s", sig, strsignal(sig), during, hint);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
+        side_fail(side, "the runner could not be started (limits, user or folder): a fault of the kit or this machine");
+    if (WIFEXITED(status))
+        side_fail(side, "the code ended its process (exit(%d)) during %s: the functions you write must return to "
+                  "their caller, never end the program", WEXITSTATUS(status), during);
+    side_fail(side, "the runner's channel broke (%s) during %s", why, during);
+}
+
+static double deadline(void) { return run_item_deadline(); }
+
+/* One reply, or the item ends with why there was none. */
+static void receive(grade_side *side, wire_msg *reply, const char *during, size_t max_size)
+{
+    const char *why = "?";
+    if (wire_receive(side->reply_fd, reply, deadline(), &why, max_size) != 0)
+        runner_gone(side, during, why);
+    keep_output(side);
+    if (reply->tag == WIRE_ERROR) {
+        char *message = wire_get_str(reply, 8192);
+        str_clean(message);
+        stop_side(side);
+        if (side->is_student)
+            grade_fail("your code stopped with an error during %s:\n%s", during, message);
+        side_fail(side, "it stopped with an error during %s:\n%s", during, message);
+    }
+    if (reply->tag == WIRE_BAD_REQUEST) {
+        char *message = wire_get_str(reply, 1024);
+        str_clean(message);
+        runner_fail_not_student(str_printf("grading error: the runner refused %s: %s", during, message));
+    }
+}
+
+static int memory_file(const char *name)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0)
+        runner_fail_not_student("grading error: the grader could not make an in-memory file for output");
+    return fd;
 }
 
 static grade_side *open_side(grade_side *side)
 {
-    if (side->handle)
+    if (side->pid > 0)
         return side;
     if (!side->path)
-        grade_fail("grading error: no shared object was given for %s", side->label);
-    dlerror();
-    side->handle = dlopen(side->path, RTLD_NOW | RTLD_LOCAL);
-    if (!side->handle) {
-        const char *why = dlerror();
-        if (side->is_student)
-            grade_fail("your code could not be loaded (%s):\n%s", side->path, why ? why : "?");
-        grade_fail("grading error: the reference could not be loaded (%s):\n%s", side->path, why ? why : "?");
+        runner_fail_not_student("grading error: no shared object was given");
+    if (side->out_fd < 0) {
+        side->out_fd = memory_file("stdout");
+        side->err_fd = memory_file("stderr");
     }
-    void (*set_handler)(kit_error_handler) = (void (*)(kit_error_handler))harness(side, "kit_set_error_handler");
-    set_handler(side->is_student ? student_error : reference_error);
+    int requests[2], replies[2];
+    if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
+        runner_fail_not_student("grading error: the grader could not make pipes for a runner");
+    char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
+    double cpu = 4 * run_item_seconds() + 10;
+    side->pid = contain_spawn(argv, requests[0], replies[1], side->out_fd, side->err_fd,
+                              scratch_dir, cpu, side->is_student);
+    close(requests[0]);
+    close(replies[1]);
+    if (side->pid < 0)
+        runner_fail_not_student("grading error: the grader could not start a runner");
+    side->request_fd = requests[1];
+    side->reply_fd = replies[0];
+    side->records_valid = 0;
+    wire_msg ready;
+    receive(side, &ready, "loading the code", 1 << 16);
+    wire_free(&ready);
     return side;
 }
 
 grade_side *grade_student(void) { return open_side(&student); }
 grade_side *grade_reference(void) { return open_side(&reference); }
 const char *grade_side_name(const grade_side *side) { return side->label; }
+int grade_side_is_student(const grade_side *side) { return side->is_student; }
 
-void *grade_symbol(grade_side *side, const char *name)
+void sides_stop(void)
 {
-    void *fn = dlsym(side->handle, name);
-    if (!fn) {
-        if (side->is_student)
-            grade_fail("your code does not define %s(): the lab's header declares it; "
-                       "is it still there, with that exact name?", name);
-        grade_fail("grading error: the reference does not define %s()", name);
+    stop_side(&student);
+    stop_side(&reference);
+}
+
+/* A request with no answer but "done". */
+static void request(grade_side *side, wire_msg *m, const char *during)
+{
+    side->records_valid = 0;
+    if (wire_send(side->request_fd, m) != 0)
+        runner_gone(side, during, "closed");
+    wire_free(m);
+    wire_msg reply;
+    receive(side, &reply, during, 1 << 16);
+    wire_free(&reply);
+}
+
+/* ---- calls ----------------------------------------------------------------------------------------- */
+
+#define ARRAYS_MAX 8
+
+struct grade_call {
+    grade_side *side;
+    const char *name;
+    wire_msg request;
+    struct { void *data; size_t size; } back[ARRAYS_MAX];
+    int n_back;
+    size_t reply_max;
+};
+
+grade_call *grade_call_begin(grade_side *side, const char *name)
+{
+    static grade_call call;
+    call.side = side;
+    call.name = name;
+    call.n_back = 0;
+    call.reply_max = 1 << 16;
+    wire_begin(&call.request, WIRE_CALL);
+    wire_put_str(&call.request, name);
+    return &call;
+}
+
+void grade_call_value(grade_call *c, const void *value, size_t size)
+{
+    wire_put_block(&c->request, value, size);
+}
+
+void grade_call_array(grade_call *c, const void *array, long long count, size_t element_size, int back)
+{
+    size_t size = count > 0 ? (size_t)count * element_size : 0;
+    wire_put_u32(&c->request, (uint32_t)back);
+    wire_put_block(&c->request, array, size);
+    if (back && array) {
+        if (c->n_back == ARRAYS_MAX)
+            runner_fail_not_student("grading error: too many output arrays in one call");
+        c->back[c->n_back].data = (void *)array;
+        c->back[c->n_back].size = size;
+        c->n_back++;
+        c->reply_max += size + 16;
     }
-    return fn;
 }
 
-const char *sides_student_todo(void)
+void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
 {
-    if (!student.handle)
-        return NULL;
-    const char *(*pending)(void) = (const char *(*)(void))dlsym(student.handle, "kit_todo_pending");
-    return pending ? pending() : NULL;
+    grade_side *side = c->side;
+    char during[160];
+    snprintf(during, sizeof during, "%s()", c->name);
+    side->records_valid = 0;
+    clear_output(side);
+    if (wire_send(side->request_fd, &c->request) != 0) {
+        wire_free(&c->request);
+        runner_gone(side, during, "closed");
+    }
+    wire_free(&c->request);
+
+    wire_msg reply;
+    receive(side, &reply, during, c->reply_max);
+    if (reply.tag == WIRE_MISSING) {
+        if (side->is_student)
+            grade_fail("your code does not define %s(): the lab's header declares it; is it still there, with that "
+                       "exact name?", c->name);
+        side_fail(side, "it does not define %s()", c->name);
+    }
+    size_t size;
+    int present, ok = reply.tag == WIRE_OK;
+    const void *bytes = wire_get_block(&reply, &size, &present);
+    ok = ok && present && size == ret_size;
+    if (ok && ret_size)
+        memcpy(ret, bytes, ret_size);
+    for (int i = 0; ok && i < c->n_back; i++) {
+        bytes = wire_get_block(&reply, &size, &present);
+        ok = present && size == c->back[i].size;
+        if (ok && size)
+            memcpy(c->back[i].data, bytes, size);
+    }
+    ok = ok && !reply.bad && reply.at == reply.size;
+    wire_free(&reply);
+    if (!ok)
+        side_fail(side, "the runner's answer to %s does not parse: something in the process wrote into the "
+                  "grader's channel", during);
 }
 
-/* ---- each side's harness ---------------------------------------------------------- */
+/* ---- the harness of each side --------------------------------------------------------------------- */
+
+static void simple(grade_side *side, uint32_t tag, int value, const char *what)
+{
+    wire_msg m;
+    wire_begin(&m, tag);
+    wire_put_u32(&m, (uint32_t)value);
+    request(side, &m, what);
+}
 
 void grade_reset_records(grade_side *side)
 {
-    ((void (*)(void))harness(side, "kit_reset_records"))();
+    wire_msg m;
+    wire_begin(&m, WIRE_RESET);
+    request(side, &m, "resetting the harness's records");
 }
 
-void grade_set_snapshots(grade_side *side, int on)
-{
-    ((void (*)(int))harness(side, "kit_set_snapshots"))(on);
-}
-
-void grade_set_timing(grade_side *side, int on)
-{
-    ((void (*)(int))harness(side, "kit_set_timing"))(on);
-}
-
-double grade_timed_ms(grade_side *side)
-{
-    return ((double (*)(void))harness(side, "kit_timed_ms"))();
-}
-
-int grade_launch_count(grade_side *side)
-{
-    return ((int (*)(void))harness(side, "kit_launch_count"))();
-}
-
-const kit_launch *grade_launch_at(grade_side *side, int i)
-{
-    return ((const kit_launch *(*)(int))harness(side, "kit_launch_at"))(i);
-}
-
-int grade_snapshot_count(grade_side *side)
-{
-    return ((int (*)(void))harness(side, "kit_snapshot_count"))();
-}
-
-const kit_snapshot *grade_snapshot_at(grade_side *side, int i)
-{
-    return ((const kit_snapshot *(*)(int))harness(side, "kit_snapshot_at"))(i);
-}
-
-long long grade_device_bytes_in_use(grade_side *side)
-{
-    return ((long long (*)(void))harness(side, "kit_device_bytes_in_use"))();
-}
+void grade_set_snapshots(grade_side *side, int on) { simple(side, WIRE_SNAPSHOTS, on, "turning snapshots on"); }
+void grade_set_timing(grade_side *side, int on) { simple(side, WIRE_TIMING, on, "turning timing on"); }
 
 void grade_set_schedule(grade_side *side, const char *order)
 {
     if (grade_on_gpu())
         return; /* the GPU has its own schedule */
-    ((void (*)(const char *))harness(side, "kit_set_schedule"))(order);
+    wire_msg m;
+    wire_begin(&m, WIRE_SCHEDULE);
+    wire_put_str(&m, order);
+    request(side, &m, "setting the schedule order");
+}
+
+static void free_records(records *r)
+{
+    free(r->todo);
+    for (int i = 0; i < r->n_launches; i++)
+        free(r->launch_files[i]);
+    free(r->launch_files);
+    free(r->launches);
+    for (int i = 0; i < r->n_snapshots; i++) {
+        free((void *)r->snapshots[i].data);
+        free((void *)r->snapshots[i].file);
+    }
+    free(r->snapshots);
+    memset(r, 0, sizeof *r);
+}
+
+/* The records, fetched once after each change. */
+static records *fetch(grade_side *side)
+{
+    if (side->records_valid)
+        return &side->rec;
+    free_records(&side->rec);
+    wire_msg m;
+    wire_begin(&m, WIRE_RECORDS);
+    if (wire_send(side->request_fd, &m) != 0)
+        runner_gone(side, "reading the harness's records", "closed");
+    wire_free(&m);
+    wire_msg reply;
+    receive(side, &reply, "reading the harness's records", WIRE_MESSAGE_MAX);
+    records *r = &side->rec;
+    r->timed_ms = wire_get_f64(&reply);
+    r->device_bytes = (long long)wire_get_u64(&reply);
+    size_t size;
+    int present;
+    const void *todo = wire_get_block(&reply, &size, &present);
+    if (present && size < 256) {
+        r->todo = strndup(todo, size);
+        str_clean(r->todo);
+    }
+    uint32_t n = wire_get_u32(&reply);
+    if (n > RECORDS_MAX)
+        reply.bad = 1;
+    r->launches = calloc(n + 1, sizeof *r->launches);
+    r->launch_files = calloc(n + 1, sizeof *r->launch_files);
+    for (uint32_t i = 0; i < n && !reply.bad; i++) {
+        kit_launch *l = &r->launches[i];
+        char *kernel = wire_get_str(&reply, sizeof l->kernel - 1);
+        snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
+        str_clean(l->kernel);
+        free(kernel);
+        for (int d = 0; d < 3; d++)
+            l->grid[d] = wire_get_u32(&reply);
+        for (int d = 0; d < 3; d++)
+            l->block[d] = wire_get_u32(&reply);
+        l->shmem = wire_get_u64(&reply);
+        l->cooperative = (int)wire_get_u32(&reply);
+        r->launch_files[i] = wire_get_str(&reply, PATH_MAX);
+        str_clean(r->launch_files[i]);
+        l->file = r->launch_files[i];
+        l->line = (int)wire_get_u32(&reply);
+        r->n_launches = (int)i + 1;
+    }
+    n = wire_get_u32(&reply);
+    if (n > RECORDS_MAX)
+        reply.bad = 1;
+    r->snapshots = calloc(n + 1, sizeof *r->snapshots);
+    for (uint32_t i = 0; i < n && !reply.bad; i++) {
+        kit_snapshot *s = &r->snapshots[i];
+        s->round = (int)wire_get_u32(&reply);
+        s->count = wire_get_u64(&reply);
+        s->element_size = wire_get_u64(&reply);
+        const void *data = wire_get_block(&reply, &size, &present);
+        if (!present || s->element_size == 0 || s->element_size > 64 || size != s->count * s->element_size) {
+            reply.bad = 1;
+            break;
+        }
+        void *copy = malloc(size ? size : 1);
+        memcpy(copy, data, size);
+        s->data = copy;
+        char *file = wire_get_str(&reply, PATH_MAX);
+        str_clean(file);
+        s->file = file;
+        s->line = (int)wire_get_u32(&reply);
+        r->n_snapshots = (int)i + 1;
+    }
+    int bad = reply.bad || reply.at != reply.size;
+    wire_free(&reply);
+    if (bad)
+        side_fail(side, "the harness's records do not parse: something in the process wrote into the grader's "
+                  "channel");
+    side->records_valid = 1;
+    return r;
+}
+
+double grade_timed_ms(grade_side *side) { return fetch(side)->timed_ms; }
+int grade_launch_count(grade_side *side) { return fetch(side)->n_launches; }
+int grade_snapshot_count(grade_side *side) { return fetch(side)->n_snapshots; }
+long long grade_device_bytes_in_use(grade_side *side) { return fetch(side)->device_bytes; }
+const char *grade_todo_pending(grade_side *side) { return fetch(side)->todo; }
+
+const kit_launch *grade_launch_at(grade_side *side, int i)
+{
+    records *r = fetch(side);
+    if (i < 0 || i >= r->n_launches)
+        runner_fail_not_student(str_printf("grading error: launch %d asked for, %d recorded", i, r->n_launches));
+    return &r->launches[i];
+}
+
+const kit_snapshot *grade_snapshot_at(grade_side *side, int i)
+{
+    records *r = fetch(side);
+    if (i < 0 || i >= r->n_snapshots)
+        runner_fail_not_student(str_printf("grading error: snapshot %d asked for, %d taken", i, r->n_snapshots));
+    return &r->snapshots[i];
+}
+
+/* The pending TODO of the student's code, for hints: only when a runner of
+ * the student's is alive and answers. */
+const char *sides_student_todo(void)
+{
+    if (student.pid <= 0 || !student.records_valid)
+        return NULL;
+    return student.rec.todo;
+}
+
+const char *grade_device_name(void)
+{
+    static char name[256];
+    if (name[0])
+        return name;
+    grade_side *side = grade_student();
+    wire_msg m;
+    wire_begin(&m, WIRE_DEVICE);
+    if (wire_send(side->request_fd, &m) != 0)
+        runner_gone(side, "asking for the device's name", "closed");
+    wire_free(&m);
+    wire_msg reply;
+    receive(side, &reply, "asking for the device's name", 4096);
+    char *text = wire_get_str(&reply, 255);
+    str_clean(text);
+    snprintf(name, sizeof name, "%s", text);
+    free(text);
+    wire_free(&reply);
+    return name;
 }
 
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps)
@@ -170,7 +526,7 @@ double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int w
         reps = 1;
     double *times = calloc((size_t)reps, sizeof *times);
     if (!times)
-        grade_fail("grading error: out of memory");
+        runner_fail_not_student("grading error: out of memory");
     grade_set_timing(side, 1);
     for (int i = 0; i < warmup; i++)
         call(arg);

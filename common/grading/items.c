@@ -1,15 +1,19 @@
-/* runner.c: grades one lab with Check.
+/* items.c: grades one lab with Check.
  *
  * One Suite per lab, one TCase per scored item, so that each Check result
  * maps to exactly one item.  Every item runs in its own forked child (fork
- * mode always) with a timeout; the parent never loads student code and never
- * calls CUDA, so a crash, a hang or an exit() costs that item only.
+ * mode always) with a timeout.  Neither the parent nor the child ever loads
+ * student code: the child talks to runner processes (sides.c), so a crash, a
+ * hang, an exit() or an attack costs that item only.
  *
  * Pass, failure or error comes from Check's own record.  What Check cannot
- * carry (the full feedback with pictures, notes, a skip, a performance score,
- * an exit() caught by the guard) the child writes into a slot of a shared
- * mapping that the parent made before forking. */
+ * carry (the full feedback with pictures, notes, a skip, a performance score)
+ * the child writes into a slot of a shared mapping that the parent made
+ * before forking; no runner ever sees that mapping (runners are new programs,
+ * started with nothing of the grader's but their pipes).  After each item
+ * the parent kills and reaps every process the item left behind. */
 #include "grader.h"
+#include "contain.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -27,13 +31,14 @@
 #define PICTURES_MAX 8192
 #define REASON_MAX 512
 #define ERROR_LINES 8   /* lines of a failing item's error output shown as feedback */
+#define ERRORS_MAX 4096
 
 typedef struct {
-    int finished;        /* the item returned, failed or skipped: an exit() now is no cheat */
+    int finished;        /* the item returned, failed or skipped */
     int skipped;
-    int exited;          /* code under test called exit() */
-    int exit_status;
     double score;        /* grade_score(), or -1 */
+    char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
+    char todo[128];      /* the first TODO the student's code reported as not implemented */
     char reason[REASON_MAX];
     char feedback[FEEDBACK_MAX];
     char notes[NOTES_MAX];
@@ -48,7 +53,6 @@ static int *tcase_item;      /* the j-th TCase grades lab->items[tcase_item[j]] 
 static int tcase_count, tcase_done, printed;
 static SRunner *runner;
 static double item_started;
-static pid_t parent_pid;
 
 /* In the child only. */
 static item_slot *slot;
@@ -63,56 +67,17 @@ static double now_s(void)
 
 static double round2(double x) { return round(x * 100.0) / 100.0; }
 
-static void error_output_path(char *path, size_t size, int k)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, size, "%s/cudalabs-grader-%ld-%d.err", dir && *dir ? dir : "/tmp", (long)parent_pid, k);
-}
-
 /* ---- in the child ------------------------------------------------------------ */
 
-/* Code under test that calls exit() would otherwise end the child with
- * status 0, which Check counts as a pass. */
-static void exit_guard(int status, void *unused)
-{
-    (void)unused;
-    if (!slot || slot->finished)
-        return;
-    slot->exited = 1;
-    slot->exit_status = status;
-    _exit(86);
-}
-
-static void child_prepare(int k)
-{
-    /* Student output must not mix with the report (or with a machine format
-     * written to stdout): hidden normally, sent to stderr in --verbose. */
-    if (run->verbose) {
-        dup2(2, 1);
-        return;
-    }
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-        dup2(devnull, 1);
-        close(devnull);
-    }
-    char path[512];
-    error_output_path(path, sizeof path, k);
-    int err = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (err >= 0) {
-        dup2(err, 2);
-        close(err);
-    }
-}
+static double item_timeout(const grade_item *item);
 
 START_TEST(run_item)
 {
     slot = &slots[_i];
-    child_prepare(_i);
-    on_exit(exit_guard, NULL);
-    run_enter_item(lab->lab, lab->items[_i].item);
+    run_enter_item(lab->lab, lab->items[_i].item, item_timeout(lab->items[_i].item));
     if (setjmp(skip_jump) == 0)
         lab->items[_i].item->run();
+    sides_stop();
     slot->finished = 1;
 }
 END_TEST
@@ -142,7 +107,7 @@ static void fail_item(const char *message, int todo_hint)
     size_t end = strlen(slot->feedback);
     while (end && slot->feedback[end - 1] == '\n')
         slot->feedback[--end] = 0;
-    const char *todo = todo_hint ? sides_student_todo() : NULL;
+    const char *todo = todo_hint && slot->todo[0] ? slot->todo : NULL;
     if (todo) {
         char hint[256];
         snprintf(hint, sizeof hint, "\n(your code says %s is not implemented yet)", todo);
@@ -204,6 +169,30 @@ void grade_score(double fraction)
     slot->score = fraction > 1 ? 1 : fraction;
 }
 
+/* Keeps the start of the student's stderr; notes the first "TODO n is not
+ * implemented yet" reminder of the kit's, for hints (a hint, never a grade).
+ * In --verbose, everything a side printed goes to the grader's stderr. */
+void runner_add_error_output(int is_student, const char *text)
+{
+    if (!slot || !text || !*text)
+        return;
+    if (run->verbose) {
+        char *clean = str_dup(text);
+        str_clean(clean);
+        fprintf(stderr, "%s", clean);
+        free(clean);
+    }
+    if (!is_student)
+        return;
+    append(slot->errors, ERRORS_MAX, text);
+    const char *note = strstr(text, "note: ");
+    const char *end = note ? strstr(note, " is not implemented yet") : NULL;
+    if (!slot->todo[0] && end && end - note - 6 < (long)sizeof slot->todo && !memchr(note, '\n', (size_t)(end - note)))
+        snprintf(slot->todo, sizeof slot->todo, "%.*s", (int)(end - note - 6), note + 6);
+}
+
+const char *runner_student_program(void) { return lab ? lab->student_program : NULL; }
+
 void runner_append_picture(const char *text)
 {
     if (slot)
@@ -217,26 +206,19 @@ void runner_append_picture(const char *text)
  * feedback already says so. */
 static char *error_output(int k, int skip_todo_notes)
 {
-    char path[512];
-    error_output_path(path, sizeof path, k);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
+    const char *p = slots[k].errors;
     char *text = str_dup("");
-    char line[256];
     int lines = 0, more = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
         if (lines == ERROR_LINES) {
             more = 1;
             break;
         }
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\n')
-            line[len - 1] = 0;
-        else { /* a very long line: keep its start only */
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n') {}
-        }
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)(len < 255 ? len : 255), p);
+        p += len + (end ? 1 : 0);
         if (skip_todo_notes && strstr(line, "is not implemented yet"))
             continue;
         char *next = str_printf("%s\n  %s", text, line);
@@ -244,7 +226,6 @@ static char *error_output(int k, int skip_todo_notes)
         text = next;
         lines++;
     }
-    fclose(f);
     if (!lines) {
         free(text);
         return NULL;
@@ -257,9 +238,7 @@ static char *error_output(int k, int skip_todo_notes)
 static char *describe_error(const item_result *r, const item_slot *s, const char *message, double timeout)
 {
     int sig;
-    if (s->exited)
-        return str_printf("the code called exit(%d) before the item finished: the functions you write "
-                          "must return to their caller, never end the program", s->exit_status);
+    (void)s;
     if (strstr(message, "timeout"))
         return str_printf("did not finish within %.0f s: an endless loop, a deadlock, or far too slow?", timeout);
     if (sscanf(message, "(after this point) Received signal %d", &sig) == 1
@@ -276,7 +255,7 @@ static char *describe_error(const item_result *r, const item_slot *s, const char
 static double item_timeout(const grade_item *item)
 {
     double t = item->timeout_s > 0 ? item->timeout_s : 10.0;
-    return run->on_gpu ? t : 4.0 * t; /* the cpu backend emulates every thread */
+    return (run->on_gpu ? t : 4.0 * t) * run->time_scale; /* the cpu backend emulates every thread */
 }
 
 static void finish_item(int k, TestResult *tr)
@@ -294,10 +273,8 @@ static void finish_item(int k, TestResult *tr)
         r->max_points = 0;
         r->feedback = str_dup(s->reason);
     } else if (type == CK_PASS && !s->finished) {
-        /* _exit(0) skips the exit guard and looks like a pass to Check */
-        r->status = ITEM_ERROR;
-        r->feedback = str_dup("the code ended the process (_exit) before the item finished: the functions "
-                              "you write must return to their caller, never end the program");
+        r->status = ITEM_ERROR; /* the grader's own child ended early: never a pass */
+        r->feedback = str_dup("the item ended before it finished (a fault of the grader)");
     } else if (type == CK_PASS) {
         r->status = ITEM_PASSED;
         r->points = item->kind == GRADE_PERFORMANCE && s->score >= 0 ? round2(item->points * s->score) : item->points;
@@ -321,9 +298,6 @@ static void finish_item(int k, TestResult *tr)
     r->notes = str_dup(s->notes);
     str_clean(r->feedback);
     str_clean(r->notes);
-    char path[512];
-    error_output_path(path, sizeof path, k);
-    unlink(path);
 }
 
 static void print_items_before(int k)
@@ -342,6 +316,7 @@ static void before_item(void)
 
 static void after_item(void)
 {
+    contain_reap_all(); /* every process of the item is gone before its result is read */
     int k = tcase_item[tcase_done];
     int n = srunner_ntests_run(runner);
     TestResult **results = srunner_results(runner);
@@ -389,7 +364,6 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
 {
     run = the_run;
     lab = result;
-    parent_pid = getpid();
     select_items(result);
     for (int k = 0; k < result->count; k++)
         for (int j = 0; j < k; j++)
@@ -400,7 +374,7 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
                 exit(2);
             }
     result->gradable = 1;
-    sides_set_paths(result->student_so, result->reference_so);
+    sides_set_paths(result->lab->dir, result->student_so, result->reference_so, run->runner, run->scratch);
 
     slots = mmap(NULL, (size_t)(result->count + 1) * sizeof *slots, PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -1,0 +1,193 @@
+/* contain.c: see contain.h. */
+#include "contain.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROCESSES_MAX 256              /* threads count too: CUDA starts a few */
+#define FILE_BYTES_MAX (64LL << 20)    /* what one contained program may write to one file */
+#define OPEN_FILES_MAX 256
+
+static int as_root;
+static uid_t runner_uid;
+static gid_t runner_gid;
+static char runner_name[64];
+
+void contain_init(const char *runner_user)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_DUMPABLE, 0);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    as_root = geteuid() == 0;
+    if (!as_root)
+        return;
+    /* the runner user: named, else "cudalabs" where the platform made it, else nobody */
+    const char *names[] = {runner_user, "cudalabs", "nobody"};
+    for (int i = 0; i < 3; i++) {
+        struct passwd *pw = names[i] && *names[i] ? getpwnam(names[i]) : NULL;
+        if (pw && pw->pw_uid != 0) {
+            runner_uid = pw->pw_uid;
+            runner_gid = pw->pw_gid;
+            snprintf(runner_name, sizeof runner_name, "%s", names[i]);
+            return;
+        }
+        if (i == 0 && runner_user && *runner_user) {
+            fprintf(stderr, "grader: the runner user %s does not exist (or is root)\n", runner_user);
+            exit(2);
+        }
+    }
+    fprintf(stderr, "grader: running as root, but there is no unprivileged user to run student code as "
+            "(create one: useradd --system cudalabs)\n");
+    exit(2);
+}
+
+int contain_drops_privilege(void) { return as_root; }
+const char *contain_user_name(void) { return as_root ? runner_name : NULL; }
+
+int contain_give_folder(const char *dir)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    if (as_root && chown(dir, runner_uid, runner_gid) != 0)
+        return -1;
+    return 0;
+}
+
+/* Processes and threads this user has now, from /proc. */
+static int user_tasks(uid_t uid)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(proc))) {
+        char path[300];
+        struct stat st;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/task", e->d_name);
+        if (stat(path, &st) != 0 || st.st_uid != uid)
+            continue;
+        count += st.st_nlink > 2 ? (int)st.st_nlink - 2 : 1;
+    }
+    closedir(proc);
+    return count;
+}
+
+static void limit(int resource, rlim_t value)
+{
+    struct rlimit r = {value, value};
+    setrlimit(resource, &r);
+}
+
+pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int out_fd, int err_fd, const char *cwd,
+                    double cpu_seconds, int as_runner)
+{
+    int drop = as_root && as_runner;
+    /* the process limit counts every task of the user: for the grader's own
+     * user, what it has now and a margin */
+    int processes = drop ? PROCESSES_MAX : user_tasks(geteuid()) + PROCESSES_MAX;
+    fflush(NULL); /* a child inherits unflushed buffers */
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+
+    /* ---- the child: from here on, only calls that are safe after fork ---- */
+    setsid();
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(stdin_fd >= 0 ? stdin_fd : devnull, 0);
+    dup2(out_fd >= 0 ? out_fd : devnull, 1);
+    dup2(err_fd >= 0 ? err_fd : devnull, 2);
+    dup2(fd3 >= 0 ? fd3 : devnull, 3);
+    /* nothing else of the grader's: its results file, Check's pipe, ... */
+    for (int fd = 4; fd < 65536; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            close(fd);
+
+    limit(RLIMIT_CORE, 0);
+    limit(RLIMIT_FSIZE, (rlim_t)FILE_BYTES_MAX);
+    limit(RLIMIT_NOFILE, OPEN_FILES_MAX);
+    limit(RLIMIT_CPU, (rlim_t)(cpu_seconds > 1 ? cpu_seconds : 1));
+    if (drop) {
+        if (setgroups(0, NULL) != 0 || setgid(runner_gid) != 0 || setuid(runner_uid) != 0)
+            _exit(125);
+    }
+    limit(RLIMIT_NPROC, (rlim_t)processes);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after setuid, which clears it */
+    if (getppid() == 1)
+        _exit(125);
+    if (cwd && chdir(cwd) != 0)
+        _exit(125);
+    signal(SIGPIPE, SIG_DFL);
+    execv(argv[0], argv);
+    _exit(127);
+}
+
+/* Sends SIGKILL to every process whose parent is this one; returns how many. */
+static int kill_children(void)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    pid_t me = getpid();
+    int killed = 0;
+    struct dirent *e;
+    while ((e = readdir(proc))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], stat_line[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, stat_line, sizeof stat_line - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        stat_line[n] = 0;
+        const char *after_name = strrchr(stat_line, ')'); /* the name may hold anything */
+        char state;
+        int ppid;
+        if (after_name && sscanf(after_name + 1, " %c %d", &state, &ppid) == 2 && ppid == me) {
+            kill((pid_t)atoi(e->d_name), SIGKILL);
+            killed++;
+        }
+    }
+    closedir(proc);
+    return killed;
+}
+
+void contain_reap_all(void)
+{
+    for (int quiet_rounds = 0;;) {
+        int killed = kill_children();
+        int reaped = 0, status;
+        pid_t p;
+        while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+            reaped++;
+        if (p < 0 && errno == ECHILD)
+            return; /* no child left: every descendant is gone */
+        if (!killed && !reaped) {
+            if (++quiet_rounds > 5000)  /* 5 s of a child that neither dies nor shows: give up waiting */
+                return;
+            usleep(1000);
+        } else {
+            quiet_rounds = 0;
+        }
+    }
+}

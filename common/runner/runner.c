@@ -1,0 +1,301 @@
+/* runner.c: the runner, the only program that loads student code.
+ *
+ *     runner LAB_DIR SHARED_OBJECT
+ *
+ * The grader starts one runner per side (the student's code, the reference)
+ * for each item, in a session of its own, under resource limits and, where
+ * the grader runs as root, as an unprivileged user.  The runner loads the
+ * shared object (which carries the kit's harness), answers "ready", then
+ * serves requests read from fd 0, one reply each on fd 3 (see wire.h):
+ * calls of the lab's entry points and the harness's settings and records.
+ * What the code prints goes to fds 1 and 2, in-memory files that the
+ * grader made and reads itself.
+ *
+ * Nothing the runner says is a verdict: the grader decides from the answers.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kit.h"
+#include "serve.h"
+#include "wire.h"
+
+#define REQUEST_FD 0
+#define REPLY_FD 3
+#define ARRAYS_MAX 8
+
+struct serve_state {
+    wire_msg *request;
+    int bad;
+    int answered;
+    struct { void *data; size_t size; int back; } arrays[ARRAYS_MAX];
+    int n_arrays;
+};
+
+static void *student;        /* the shared object's handle */
+
+/* ---- replies ---------------------------------------------------------------------- */
+
+static void send_or_die(wire_msg *m)
+{
+    if (wire_send(REPLY_FD, m) != 0)
+        _exit(70); /* the grader is gone or the channel was closed under us */
+    wire_free(m);
+}
+
+static void send_text(uint32_t tag, const char *text)
+{
+    wire_msg m;
+    wire_begin(&m, tag);
+    wire_put_str(&m, text);
+    send_or_die(&m);
+}
+
+/* What the code printed is in the grader's hands already (fds 1 and 2 are
+ * in-memory files the grader made); only stdio's buffers need emptying. */
+static void flush_output(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+}
+
+/* The harness's error handler: a failed CHECK or LAUNCH, kit_fail, or an
+ * emulator diagnostic.  It may run deep in an emulated thread: small frames. */
+static void on_kit_error(const char *message)
+{
+    wire_msg m;
+    wire_begin(&m, WIRE_ERROR);
+    wire_put_str(&m, message);
+    flush_output();
+    send_or_die(&m);
+    _exit(0);
+}
+
+/* ---- the harness of the loaded code ----------------------------------------------- */
+
+static void *harness(const char *name)
+{
+    void *fn = dlsym(student, name);
+    if (!fn) {
+        char text[256];
+        snprintf(text, sizeof text, "the shared object lacks the kit's harness function %s(); "
+                 "was it built with the kit's Makefile?", name);
+        send_text(WIRE_ERROR, text);
+        _exit(0);
+    }
+    return fn;
+}
+
+static void send_records(void)
+{
+    wire_msg m;
+    wire_begin(&m, WIRE_OK);
+    wire_put_f64(&m, ((double (*)(void))harness("kit_timed_ms"))());
+    wire_put_u64(&m, (uint64_t)((long long (*)(void))harness("kit_device_bytes_in_use"))());
+    const char *todo = ((const char *(*)(void))harness("kit_todo_pending"))();
+    wire_put_block(&m, todo, todo ? strlen(todo) : 0);
+
+    int launches = ((int (*)(void))harness("kit_launch_count"))();
+    const kit_launch *(*launch_at)(int) = (const kit_launch *(*)(int))harness("kit_launch_at");
+    wire_put_u32(&m, (uint32_t)launches);
+    for (int i = 0; i < launches; i++) {
+        const kit_launch *l = launch_at(i);
+        wire_put_str(&m, l->kernel);
+        for (int d = 0; d < 3; d++)
+            wire_put_u32(&m, l->grid[d]);
+        for (int d = 0; d < 3; d++)
+            wire_put_u32(&m, l->block[d]);
+        wire_put_u64(&m, l->shmem);
+        wire_put_u32(&m, (uint32_t)l->cooperative);
+        wire_put_str(&m, l->file);
+        wire_put_u32(&m, (uint32_t)l->line);
+    }
+
+    int snapshots = ((int (*)(void))harness("kit_snapshot_count"))();
+    const kit_snapshot *(*snapshot_at)(int) = (const kit_snapshot *(*)(int))harness("kit_snapshot_at");
+    wire_put_u32(&m, (uint32_t)snapshots);
+    for (int i = 0; i < snapshots; i++) {
+        const kit_snapshot *s = snapshot_at(i);
+        wire_put_u32(&m, (uint32_t)s->round);
+        wire_put_u64(&m, s->count);
+        wire_put_u64(&m, s->element_size);
+        wire_put_block(&m, s->data, s->count * s->element_size);
+        wire_put_str(&m, s->file);
+        wire_put_u32(&m, (uint32_t)s->line);
+    }
+    send_or_die(&m);
+}
+
+/* ---- calls ------------------------------------------------------------------------------- */
+
+void serve_value(serve_state *s, void *out, size_t size)
+{
+    int present;
+    size_t got;
+    const void *bytes = wire_get_block(s->request, &got, &present);
+    if (!present || got != size) {
+        s->bad = 1;
+        memset(out, 0, size);
+        return;
+    }
+    memcpy(out, bytes, size);
+}
+
+void *serve_array(serve_state *s, size_t element_size)
+{
+    (void)element_size;
+    int back = (int)wire_get_u32(s->request);
+    int present;
+    size_t size;
+    const void *bytes = wire_get_block(s->request, &size, &present);
+    if (!present || s->bad)
+        return NULL;
+    if (s->n_arrays == ARRAYS_MAX) {
+        s->bad = 1;
+        return NULL;
+    }
+    /* page-aligned, as cudaMallocHost memory would be */
+    void *copy = NULL;
+    if (posix_memalign(&copy, 4096, size ? size : 1) != 0) {
+        s->bad = 1;
+        return NULL;
+    }
+    memcpy(copy, bytes, size);
+    s->arrays[s->n_arrays].data = copy;
+    s->arrays[s->n_arrays].size = size;
+    s->arrays[s->n_arrays].back = back;
+    s->n_arrays++;
+    return copy;
+}
+
+int serve_bad(const serve_state *s)
+{
+    if (s->bad || s->request->bad || s->request->at != s->request->size) {
+        send_text(WIRE_BAD_REQUEST, "the call's arguments do not match the lab's description of it");
+        ((serve_state *)s)->answered = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void serve_before(serve_state *s) { (void)s; }
+
+void serve_after(serve_state *s, const void *ret, size_t ret_size)
+{
+    wire_msg m;
+    wire_begin(&m, WIRE_OK);
+    wire_put_block(&m, ret ? ret : "", ret_size);
+    for (int i = 0; i < s->n_arrays; i++)
+        if (s->arrays[i].back)
+            wire_put_block(&m, s->arrays[i].data, s->arrays[i].size);
+    flush_output();
+    send_or_die(&m);
+    s->answered = 1;
+}
+
+static void serve_call(const serve_lab *lab, wire_msg *request)
+{
+    char *name = wire_get_str(request, 128);
+    const serve_entry *entry = NULL;
+    for (int i = 0; i < lab->count && !entry; i++)
+        if (strcmp(lab->entries[i].name, name) == 0)
+            entry = &lab->entries[i];
+    if (!entry) {
+        send_text(WIRE_BAD_REQUEST, "no such entry point in the lab's description");
+    } else {
+        dlerror();
+        void *fn = dlsym(student, name);
+        if (!fn) {
+            send_text(WIRE_MISSING, name);
+        } else {
+            serve_state s = {request, 0, 0, {{0}}, 0};
+            entry->serve(fn, &s);
+            for (int i = 0; i < s.n_arrays; i++)
+                free(s.arrays[i].data);
+            if (!s.answered)
+                send_text(WIRE_BAD_REQUEST, "the call was not answered");
+        }
+    }
+    free(name);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: runner LAB_DIR SHARED_OBJECT (started by the grader, not by people)\n");
+        return 2;
+    }
+    const serve_lab *lab = NULL;
+    for (int i = 0; serve_labs[i]; i++)
+        if (strcmp(serve_labs[i]->dir, argv[1]) == 0)
+            lab = serve_labs[i];
+    if (!lab) {
+        send_text(WIRE_ERROR, "the runner knows no such lab");
+        return 2;
+    }
+    student = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    if (!student) {
+        const char *why = dlerror();
+        char text[4096];
+        snprintf(text, sizeof text, "the shared object could not be loaded:\n%s", why ? why : "?");
+        send_text(WIRE_ERROR, text);
+        return 0;
+    }
+    ((void (*)(kit_error_handler))harness("kit_set_error_handler"))(on_kit_error);
+
+    wire_msg ready;
+    wire_begin(&ready, WIRE_OK);
+    flush_output();
+    send_or_die(&ready);
+
+    for (;;) {
+        wire_msg request;
+        const char *why;
+        if (wire_receive(REQUEST_FD, &request, 0, &why, WIRE_MESSAGE_MAX) != 0)
+            _exit(0); /* the grader closed the channel: done */
+        switch (request.tag) {
+        case WIRE_CALL:
+            serve_call(lab, &request);
+            break;
+        case WIRE_RESET:
+            ((void (*)(void))harness("kit_reset_records"))();
+            send_text(WIRE_OK, "");
+            break;
+        case WIRE_SNAPSHOTS:
+            ((void (*)(int))harness("kit_set_snapshots"))((int)wire_get_u32(&request));
+            send_text(WIRE_OK, "");
+            break;
+        case WIRE_TIMING:
+            ((void (*)(int))harness("kit_set_timing"))((int)wire_get_u32(&request));
+            send_text(WIRE_OK, "");
+            break;
+        case WIRE_SCHEDULE: {
+            char *order = wire_get_str(&request, 64);
+            ((void (*)(const char *))harness("kit_set_schedule"))(order);
+            free(order);
+            send_text(WIRE_OK, "");
+            break;
+        }
+        case WIRE_RECORDS:
+            send_records();
+            break;
+        case WIRE_DEVICE: {
+            wire_msg m;
+            wire_begin(&m, WIRE_OK);
+            wire_put_str(&m, ((const char *(*)(void))harness("kit_device_name"))());
+            wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_on_gpu"))());
+            send_or_die(&m);
+            break;
+        }
+        default:
+            send_text(WIRE_BAD_REQUEST, "unknown request");
+        }
+        wire_free(&request);
+    }
+}
