@@ -95,7 +95,7 @@ static void limit(int resource, rlim_t value)
     setrlimit(resource, &r);
 }
 
-pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int out_fd, int err_fd, const char *cwd,
+pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_fd, int err_fd, const char *cwd,
                     double cpu_seconds, int as_runner)
 {
     int drop = as_root && as_runner;
@@ -114,8 +114,9 @@ pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int out_fd, int e
     dup2(out_fd >= 0 ? out_fd : devnull, 1);
     dup2(err_fd >= 0 ? err_fd : devnull, 2);
     dup2(fd3 >= 0 ? fd3 : devnull, 3);
+    dup2(fd4 >= 0 ? fd4 : devnull, 4);
     /* nothing else of the grader's: its results file, Check's pipe, ... */
-    for (int fd = 4; fd < 65536; fd++)
+    for (int fd = 5; fd < 65536; fd++)
         if (fcntl(fd, F_GETFD) != -1)
             close(fd);
 

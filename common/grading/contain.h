@@ -24,12 +24,12 @@ const char *contain_user_name(void);
 /* Makes `dir` (created if needed) the contained programs' own folder. */
 int contain_give_folder(const char *dir);
 
-/* Starts argv[0] contained, with `stdin_fd` as its fd 0, `fd3` as its fd 3
- * (-1: none), stdout to `out_fd` and stderr to `err_fd` (-1: /dev/null), in folder
+/* Starts argv[0] contained, with `stdin_fd` as its fd 0, `fd3` and `fd4` as
+ * its fds 3 and 4 (-1: none), stdout to `out_fd` and stderr to `err_fd` (-1: /dev/null), in folder
  * `cwd`; `as_runner`: drop to the runner user when root (the reference runs
  * as the grader's own user, out of the student's reach).  Returns the pid, or
  * -1.  `cpu_seconds` limits its CPU time. */
-pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int out_fd, int err_fd, const char *cwd,
+pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_fd, int err_fd, const char *cwd,
                     double cpu_seconds, int as_runner);
 
 /* Kills (SIGKILL) and reaps every child and every orphan that came back to

@@ -161,7 +161,7 @@ static int run_contained(char *const argv[], const char *what, char *report, siz
     int out = memfd_create("output", MFD_CLOEXEC);
     if (out < 0)
         runner_fail_not_student("grading error: no in-memory file for the program's output");
-    pid_t pid = contain_spawn(argv, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 1);
+    pid_t pid = contain_spawn(argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 1);
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");
     int status = 0;

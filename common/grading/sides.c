@@ -47,13 +47,14 @@ struct grade_side {
     pid_t pid;           /* 0: not started */
     int request_fd, reply_fd;
     int out_fd, err_fd;  /* in-memory files: the runner's stdout and stderr */
+    int arena_fd;        /* an in-memory file for the arrays of a call (the runner maps it) */
     int records_valid;
     records rec;
     char *last_out, *last_err;
 };
 
-static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1};
-static grade_side reference = {.label = "the reference", .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1};
+static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
+static grade_side reference = {.label = "the reference", .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
 static const char *lab_dir, *runner_path, *scratch_dir;
 
 void sides_set_paths(const char *dir, const char *student_so, const char *reference_so, const char *runner,
@@ -216,13 +217,14 @@ static grade_side *open_side(grade_side *side)
     if (side->out_fd < 0) {
         side->out_fd = memory_file("stdout");
         side->err_fd = memory_file("stderr");
+        side->arena_fd = memory_file("arrays");
     }
     int requests[2], replies[2];
     if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
         runner_fail_not_student("grading error: the grader could not make pipes for a runner");
     char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
     double cpu = 4 * run_item_seconds() + 10;
-    side->pid = contain_spawn(argv, requests[0], replies[1], side->out_fd, side->err_fd,
+    side->pid = contain_spawn(argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
                               scratch_dir, cpu, side->is_student);
     close(requests[0]);
     close(replies[1]);
@@ -264,14 +266,42 @@ static void request(grade_side *side, wire_msg *m, const char *during)
 
 #define ARRAYS_MAX 8
 
+/* A call's arrays travel through the side's arena, each at a page-aligned
+ * offset: written with pwrite, read back with pread (never mapped here, so
+ * a runner that shrinks the file cannot crash the grader). */
 struct grade_call {
     grade_side *side;
     const char *name;
     wire_msg request;
-    struct { void *data; size_t size; } back[ARRAYS_MAX];
+    struct { void *data; size_t size, offset; } back[ARRAYS_MAX];
     int n_back;
-    size_t reply_max;
+    size_t arena_used;
+    int failed_write;
 };
+
+static int pwrite_all(int fd, const void *bytes, size_t size, size_t offset)
+{
+    const char *p = bytes;
+    while (size) {
+        ssize_t n = pwrite(fd, p, size, (off_t)offset);
+        if (n <= 0)
+            return -1;
+        p += n, size -= (size_t)n, offset += (size_t)n;
+    }
+    return 0;
+}
+
+static int pread_all(int fd, void *bytes, size_t size, size_t offset)
+{
+    char *p = bytes;
+    while (size) {
+        ssize_t n = pread(fd, p, size, (off_t)offset);
+        if (n <= 0)
+            return -1;
+        p += n, size -= (size_t)n, offset += (size_t)n;
+    }
+    return 0;
+}
 
 grade_call *grade_call_begin(grade_side *side, const char *name)
 {
@@ -279,7 +309,10 @@ grade_call *grade_call_begin(grade_side *side, const char *name)
     call.side = side;
     call.name = name;
     call.n_back = 0;
-    call.reply_max = 1 << 16;
+    call.arena_used = 0;
+    call.failed_write = 0;
+    if (ftruncate(side->arena_fd, 0) != 0)
+        call.failed_write = 1;
     wire_begin(&call.request, WIRE_CALL);
     wire_put_str(&call.request, name);
     return &call;
@@ -293,15 +326,23 @@ void grade_call_value(grade_call *c, const void *value, size_t size)
 void grade_call_array(grade_call *c, const void *array, long long count, size_t element_size, int back)
 {
     size_t size = count > 0 ? (size_t)count * element_size : 0;
+    size_t offset = c->arena_used;
+    wire_put_u32(&c->request, array != NULL);
     wire_put_u32(&c->request, (uint32_t)back);
-    wire_put_block(&c->request, array, size);
-    if (back && array) {
+    wire_put_u64(&c->request, offset);
+    wire_put_u64(&c->request, size);
+    if (!array)
+        return;
+    c->arena_used = (offset + size + 4095) / 4096 * 4096 + 4096; /* a page apart */
+    if (ftruncate(c->side->arena_fd, (off_t)c->arena_used) != 0 || pwrite_all(c->side->arena_fd, array, size, offset) != 0)
+        c->failed_write = 1;
+    if (back) {
         if (c->n_back == ARRAYS_MAX)
             runner_fail_not_student("grading error: too many output arrays in one call");
         c->back[c->n_back].data = (void *)array;
         c->back[c->n_back].size = size;
+        c->back[c->n_back].offset = offset;
         c->n_back++;
-        c->reply_max += size + 16;
     }
 }
 
@@ -312,6 +353,8 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     snprintf(during, sizeof during, "%s()", c->name);
     side->records_valid = 0;
     clear_output(side);
+    if (c->failed_write)
+        runner_fail_not_student(str_printf("grading error: no memory for the arrays of %s", during));
     if (wire_send(side->request_fd, &c->request) != 0) {
         wire_free(&c->request);
         runner_gone(side, during, "closed");
@@ -319,7 +362,7 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     wire_free(&c->request);
 
     wire_msg reply;
-    receive(side, &reply, during, c->reply_max);
+    receive(side, &reply, during, 1 << 16);
     if (reply.tag == WIRE_MISSING) {
         if (side->is_student)
             grade_fail("your code does not define %s(): the lab's header declares it; is it still there, with that "
@@ -332,12 +375,10 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     ok = ok && present && size == ret_size;
     if (ok && ret_size)
         memcpy(ret, bytes, ret_size);
-    for (int i = 0; ok && i < c->n_back; i++) {
-        bytes = wire_get_block(&reply, &size, &present);
-        ok = present && size == c->back[i].size;
-        if (ok && size)
-            memcpy(c->back[i].data, bytes, size);
-    }
+    for (int i = 0; ok && i < c->n_back; i++)
+        if (pread_all(side->arena_fd, c->back[i].data, c->back[i].size, c->back[i].offset) != 0)
+            side_fail(side, "the arrays of %s could not be read back: something in the process shrank the grader's "
+                      "memory file", during);
     ok = ok && !reply.bad && reply.at == reply.size;
     wire_free(&reply);
     if (!ok)
