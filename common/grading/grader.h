@@ -68,8 +68,11 @@ void runner_build_failed(grade_run *run, lab_result *result);
 void runner_append_picture(const char *text);
 /* Fails the item for a fault of the reference or the kit: no TODO hint. */
 void runner_fail_not_student(const char *message) __attribute__((noreturn));
-/* What a side wrote to stderr, kept for the feedback of a failing item. */
-void runner_add_error_output(int is_student, const char *text);
+/* What a side printed: its stderr is kept for the feedback of a failing
+ * item; both go to the grader's stderr in --verbose. */
+void runner_add_output(int is_student, const char *out, const char *err);
+/* The item's failure is an error of the code (crash, hang, exit), not a wrong answer. */
+void runner_mark_error(void);
 const char *runner_student_program(void); /* the lab program from the student's code, or NULL */
 
 /* sides.c (in the child) */

@@ -36,6 +36,7 @@
 typedef struct {
     int finished;        /* the item returned, failed or skipped */
     int skipped;
+    int code_error;      /* the student's code crashed, hung or ended its process */
     double score;        /* grade_score(), or -1 */
     char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
     char todo[128];      /* the first TODO the student's code reported as not implemented */
@@ -172,23 +173,29 @@ void grade_score(double fraction)
 /* Keeps the start of the student's stderr; notes the first "TODO n is not
  * implemented yet" reminder of the kit's, for hints (a hint, never a grade).
  * In --verbose, everything a side printed goes to the grader's stderr. */
-void runner_add_error_output(int is_student, const char *text)
+void runner_add_output(int is_student, const char *out, const char *text)
 {
-    if (!slot || !text || !*text)
+    if (!slot)
         return;
-    if (run->verbose) {
-        char *clean = str_dup(text);
+    for (int k = 0; run->verbose && k < 2; k++) {
+        char *clean = str_dup(k ? text : out);
         str_clean(clean);
         fprintf(stderr, "%s", clean);
         free(clean);
     }
-    if (!is_student)
+    if (!is_student || !text || !*text)
         return;
     append(slot->errors, ERRORS_MAX, text);
     const char *note = strstr(text, "note: ");
     const char *end = note ? strstr(note, " is not implemented yet") : NULL;
     if (!slot->todo[0] && end && end - note - 6 < (long)sizeof slot->todo && !memchr(note, '\n', (size_t)(end - note)))
         snprintf(slot->todo, sizeof slot->todo, "%.*s", (int)(end - note - 6), note + 6);
+}
+
+void runner_mark_error(void)
+{
+    if (slot)
+        slot->code_error = 1;
 }
 
 const char *runner_student_program(void) { return lab ? lab->student_program : NULL; }
@@ -280,7 +287,7 @@ static void finish_item(int k, TestResult *tr)
         r->points = item->kind == GRADE_PERFORMANCE && s->score >= 0 ? round2(item->points * s->score) : item->points;
         r->feedback = str_dup("");
     } else if (type == CK_FAILURE) {
-        r->status = ITEM_FAILED;
+        r->status = s->code_error ? ITEM_ERROR : ITEM_FAILED;
         r->feedback = str_dup(s->feedback[0] ? s->feedback : message);
     } else {
         r->status = ITEM_ERROR;

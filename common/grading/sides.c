@@ -118,7 +118,7 @@ static void keep_output(grade_side *side)
     free(side->last_err);
     side->last_out = read_start(side->out_fd, &total);
     side->last_err = read_start(side->err_fd, &total);
-    runner_add_error_output(side->is_student, side->last_err);
+    runner_add_output(side->is_student, side->last_out, side->last_err);
 }
 
 const char *grade_output(grade_side *side, int stream)
@@ -150,14 +150,16 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     if (strcmp(why, "timeout") == 0) {
         stop_side(side);
         keep_output(side);
-        side_fail(side, "%s did not finish within the item's time (%.0f s): an endless loop, a deadlock, or far "
-                  "too slow?", during, run_item_seconds());
+        runner_mark_error();
+        side_fail(side, "%s did not finish within %.0f s (the item's time limit): an endless loop, a deadlock, or "
+                  "far too slow?", during, run_item_seconds());
     }
     kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
     waitpid(pid, &status, 0);
     side->pid = 0;
     stop_side(side);
     keep_output(side);
+    runner_mark_error();
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *hint = sig == SIGSEGV || sig == SIGBUS ? ": an access outside an array, or a device pointer used on the host?"
@@ -171,8 +173,8 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
         side_fail(side, "the runner could not be started (limits, user or folder): a fault of the kit or this machine");
     if (WIFEXITED(status))
-        side_fail(side, "the code ended its process (exit(%d)) during %s: the functions you write must return to "
-                  "their caller, never end the program", WEXITSTATUS(status), during);
+        side_fail(side, "the code called exit(%d) or _exit(%d) during %s: the functions you write must return to "
+                  "their caller, never end the program", WEXITSTATUS(status), WEXITSTATUS(status), during);
     side_fail(side, "the runner's channel broke (%s) during %s", why, during);
 }
 

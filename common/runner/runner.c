@@ -276,9 +276,10 @@ int main(int argc, char **argv)
             send_text(WIRE_OK, "");
             break;
         case WIRE_SCHEDULE: {
-            char *order = wire_get_str(&request, 64);
-            ((void (*)(const char *))harness("kit_set_schedule"))(order);
+            static char *order; /* kept: the harness may keep the pointer */
             free(order);
+            order = wire_get_str(&request, 64);
+            ((void (*)(const char *))harness("kit_set_schedule"))(order);
             send_text(WIRE_OK, "");
             break;
         }
