@@ -73,6 +73,8 @@ $(B)/harness/kit_cuda.o: common/harness/kit_cuda.cu common/harness/kit.h $(BACKE
 # grader and a program for people.  STUDENT_TAG keeps submissions apart.
 STUDENT_DIR ?=
 STUDENT_TAG ?=
+# A submission's __FILE__ names its file alone, not the folder it was copied to.
+STUDENT_PATH_FLAGS = $(if $(STUDENT_DIR),$(if $(filter gpu,$(BACKEND)),-Xcompiler )-fmacro-prefix-map=$(STUDENT_DIR)/=)
 
 define LAB_RULES
 $1_CU := $$(notdir $$(wildcard labs/$1/*.cu))
@@ -87,7 +89,7 @@ $1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
 
 $$($1_SOUT)/student/%.o: $$(if $$(STUDENT_DIR),$$(STUDENT_DIR)/%.cu,labs/$1/%.cu) $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)
-	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
+	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES) $$(STUDENT_PATH_FLAGS))
 ifneq ($$(STUDENT_DIR),)
 $$($1_SOUT)/student/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)

@@ -86,7 +86,7 @@ expect missing "a missing entry point fails its item and names it" all_of '[ $rc
 
 grade kitfail lab1 --student-dir="$students/kitfail"
 expect kitfail "an error the harness reports becomes the item's feedback" all_of '[ $rc -eq 1 ]' \
-    '[ "$(status_of kitfail scale)" = FAIL ]' 'has kitfail "kitfail/fixture.cu:[0-9]*: cudaMalloc(&d_a, bytes) failed: out of memory"'
+    '[ "$(status_of kitfail scale)" = FAIL ]' 'has kitfail "fixture.cu:[0-9]*: cudaMalloc(&d_a, bytes) failed: out of memory"'
 
 grade racy lab1 --student-dir="$students/racy"
 expect racy "the schedules are tried in turn and the failing one is named" all_of '[ $rc -eq 1 ]' \
@@ -95,7 +95,7 @@ expect racy "the schedules are tried in turn and the failing one is named" all_o
 grade nocompile lab1 --student-dir="$students/nocompile"
 expect nocompile "code that does not compile: every item fails with the compiler's error, exit 2" all_of '[ $rc -eq 2 ]' \
     '[ "$(status_of nocompile add_small)" = FAIL ]' '[ "$(status_of nocompile scale)" = FAIL ]' \
-    'has nocompile "your code does not compile"' 'has nocompile "nocompile/fixture.cu:9:[0-9]*: error"'
+    'has nocompile "your code does not compile"' 'has nocompile "fixture.cu:9:[0-9]*: error"'
 
 grade only lab1 --solution --only=add_small,scale
 expect only "--only grades just the items named" all_of '[ $rc -eq 0 ]' \
