@@ -1,5 +1,6 @@
 /* contain.c: see contain.h. */
 #include "contain.h"
+#include "sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,10 +96,9 @@ static void limit(int resource, rlim_t value)
     setrlimit(resource, &r);
 }
 
-pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_fd, int err_fd, const char *cwd,
-                    double cpu_seconds, int as_runner)
+pid_t contain_spawn(const contain_spec *spec)
 {
-    int drop = as_root && as_runner;
+    int drop = as_root && spec->untrusted;
     /* the process limit counts every task of the user: for the grader's own
      * user, what it has now and a margin */
     int processes = drop ? PROCESSES_MAX : user_tasks(geteuid()) + PROCESSES_MAX;
@@ -110,11 +110,13 @@ pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_
     /* ---- the child: from here on, only calls that are safe after fork ---- */
     setsid();
     int devnull = open("/dev/null", O_RDWR);
-    dup2(stdin_fd >= 0 ? stdin_fd : devnull, 0);
-    dup2(out_fd >= 0 ? out_fd : devnull, 1);
-    dup2(err_fd >= 0 ? err_fd : devnull, 2);
-    dup2(fd3 >= 0 ? fd3 : devnull, 3);
-    dup2(fd4 >= 0 ? fd4 : devnull, 4);
+    int wanted[5] = {spec->stdin_fd, spec->out_fd, spec->err_fd, spec->fd3, spec->fd4};
+    int moved[5];
+    for (int i = 0; i < 5; i++) /* out of the way of 0..4 first, so no dup2 clobbers another */
+        moved[i] = fcntl(wanted[i] >= 0 ? wanted[i] : devnull, F_DUPFD, 10);
+    for (int i = 0; i < 5; i++)
+        if (moved[i] < 0 || dup2(moved[i], i) < 0)
+            _exit(125);
     /* nothing else of the grader's: its results file, Check's pipe, ... */
     for (int fd = 5; fd < 65536; fd++)
         if (fcntl(fd, F_GETFD) != -1)
@@ -123,7 +125,7 @@ pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_FSIZE, (rlim_t)FILE_BYTES_MAX);
     limit(RLIMIT_NOFILE, OPEN_FILES_MAX);
-    limit(RLIMIT_CPU, (rlim_t)(cpu_seconds > 1 ? cpu_seconds : 1));
+    limit(RLIMIT_CPU, (rlim_t)(spec->cpu_seconds > 1 ? spec->cpu_seconds : 1));
     if (drop) {
         if (setgroups(0, NULL) != 0 || setgid(runner_gid) != 0 || setuid(runner_uid) != 0)
             _exit(125);
@@ -132,10 +134,18 @@ pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* after setuid, which clears it */
     if (getppid() == 1)
         _exit(125);
-    if (cwd && chdir(cwd) != 0)
+    if (spec->sandboxed) {
+        const char *files[16] = {spec->argv[0]};
+        int n = 1;
+        for (int i = 0; spec->readable && spec->readable[i] && n < 15; i++)
+            files[n++] = spec->readable[i];
+        files[n] = NULL;
+        sandbox_enter(files, spec->cwd);
+    }
+    if (spec->cwd && chdir(spec->cwd) != 0)
         _exit(125);
     signal(SIGPIPE, SIG_DFL);
-    execv(argv[0], argv);
+    execv(spec->argv[0], spec->argv);
     _exit(127);
 }
 

@@ -24,13 +24,22 @@ const char *contain_user_name(void);
 /* Makes `dir` (created if needed) the contained programs' own folder. */
 int contain_give_folder(const char *dir);
 
-/* Starts argv[0] contained, with `stdin_fd` as its fd 0, `fd3` and `fd4` as
- * its fds 3 and 4 (-1: none), stdout to `out_fd` and stderr to `err_fd` (-1: /dev/null), in folder
- * `cwd`; `as_runner`: drop to the runner user when root (the reference runs
- * as the grader's own user, out of the student's reach).  Returns the pid, or
- * -1.  `cpu_seconds` limits its CPU time. */
-pid_t contain_spawn(char *const argv[], int stdin_fd, int fd3, int fd4, int out_fd, int err_fd, const char *cwd,
-                    double cpu_seconds, int as_runner);
+/* What to start, and with what. */
+typedef struct {
+    char *const *argv;      /* argv[0] is a full path */
+    int stdin_fd;           /* its fd 0 (-1: /dev/null) */
+    int fd3, fd4;           /* its fds 3 and 4 (-1: /dev/null) */
+    int out_fd, err_fd;     /* its stdout and stderr (-1: /dev/null) */
+    const char *cwd;        /* its folder, the only one it may write where the kernel enforces it */
+    double cpu_seconds;     /* its CPU time */
+    int untrusted;          /* student code: the runner user when root */
+    int sandboxed;          /* and the sandbox (sandbox.h) */
+    const char *const *readable; /* NULL-terminated files an untrusted program may read besides the system's */
+} contain_spec;
+
+/* Starts a contained program; returns its pid, or -1.  In the child, a
+ * failure to set up exits with status 125 before anything runs. */
+pid_t contain_spawn(const contain_spec *spec);
 
 /* Kills (SIGKILL) and reaps every child and every orphan that came back to
  * this process, until none is left. */

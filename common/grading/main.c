@@ -364,7 +364,12 @@ int main(int argc, char **argv)
         return 2;
     }
     chmod(scratch, 0711);
-    run.scratch = scratch;
+    /* runners work in a folder of the runner user's inside it */
+    run.scratch = str_printf("%s/work", scratch);
+    if (contain_give_folder(run.scratch) != 0) {
+        fprintf(stderr, "grader: cannot make %s: %s\n", run.scratch, strerror(errno));
+        return 2;
+    }
     if (seed) {
         char *end;
         errno = 0;
@@ -414,7 +419,7 @@ int main(int argc, char **argv)
     run_init(&run);
 
     if (contain_drops_privilege())
-        run.runner = copy_for_runner(run.scratch, run.runner, "runner");
+        run.runner = copy_for_runner(scratch, run.runner, "runner");
     for (int k = 0; k < n_chosen; k++) {
         const grade_lab *lab = chosen[k];
         int has_items = 0;
@@ -440,18 +445,18 @@ int main(int argc, char **argv)
         if (contain_drops_privilege()) {
             /* the runner user reads copies in the scratch folder, nothing of the kit */
             char *name = str_printf("%s-student.so", lab->dir);
-            result->student_so = copy_for_runner(run.scratch, result->student_so, name);
+            result->student_so = copy_for_runner(scratch, result->student_so, name);
             free(name);
             if (result->student_program) {
                 name = str_printf("%s-lab", lab->dir);
-                result->student_program = copy_for_runner(run.scratch, result->student_program, name);
+                result->student_program = copy_for_runner(scratch, result->student_program, name);
                 free(name);
             }
         }
         runner_grade_lab(&run, result);
     }
     contain_reap_all();
-    remove_tree(run.scratch);
+    remove_tree(scratch);
     text_run_total(run.live, &run, run.color);
 
     if (strcmp(format, "text") != 0 || out_path) {

@@ -161,7 +161,10 @@ static int run_contained(char *const argv[], const char *what, char *report, siz
     int out = memfd_create("output", MFD_CLOEXEC);
     if (out < 0)
         runner_fail_not_student("grading error: no in-memory file for the program's output");
-    pid_t pid = contain_spawn(argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 1);
+    /* not sandboxed: compute-sanitizer needs its own files and folders; as
+     * root it still runs as the runner user */
+    contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 1, 0, NULL};
+    pid_t pid = contain_spawn(&spec);
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");
     int status = 0;

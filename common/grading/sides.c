@@ -226,8 +226,10 @@ static grade_side *open_side(grade_side *side)
         runner_fail_not_student("grading error: the grader could not make pipes for a runner");
     char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
     double cpu = 4 * run_item_seconds() + 10;
-    side->pid = contain_spawn(argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
-                              scratch_dir, cpu, side->is_student);
+    const char *readable[] = {side->path, NULL};
+    contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
+                         scratch_dir, cpu, side->is_student, side->is_student, readable};
+    side->pid = contain_spawn(&spec);
     close(requests[0]);
     close(replies[1]);
     if (side->pid < 0)
