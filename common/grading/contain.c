@@ -57,6 +57,14 @@ void contain_init(const char *runner_user)
 }
 
 int contain_drops_privilege(void) { return as_root; }
+
+long long contain_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long long half = pages > 0 && page > 0 ? (long long)pages * page / 2 : 8LL << 30;
+    long long most = 16LL << 30;
+    return half < most ? half : most;
+}
 const char *contain_user_name(void) { return as_root ? runner_name : NULL; }
 
 int contain_give_folder(const char *dir)
@@ -126,6 +134,8 @@ pid_t contain_spawn(const contain_spec *spec)
     limit(RLIMIT_FSIZE, (rlim_t)FILE_BYTES_MAX);
     limit(RLIMIT_NOFILE, OPEN_FILES_MAX);
     limit(RLIMIT_CPU, (rlim_t)(spec->cpu_seconds > 1 ? spec->cpu_seconds : 1));
+    if (spec->memory_bytes > 0)
+        limit(RLIMIT_AS, (rlim_t)spec->memory_bytes);
     if (drop) {
         if (setgroups(0, NULL) != 0 || setgid(runner_gid) != 0 || setuid(runner_uid) != 0)
             _exit(125);
@@ -140,7 +150,8 @@ pid_t contain_spawn(const contain_spec *spec)
         for (int i = 0; spec->readable && spec->readable[i] && n < 15; i++)
             files[n++] = spec->readable[i];
         files[n] = NULL;
-        sandbox_enter(files, spec->cwd);
+        const char *folders[] = {spec->cwd, NULL};
+        sandbox_enter(files, folders, NULL);
     }
     if (spec->cwd && chdir(spec->cwd) != 0)
         _exit(125);

@@ -21,6 +21,10 @@ void contain_init(const char *runner_user);
 int contain_drops_privilege(void);
 const char *contain_user_name(void);
 
+/* The address space a runner on the cpu backend gets: half the machine's
+ * memory, at most 16 GiB. */
+long long contain_memory_limit(void);
+
 /* Makes `dir` (created if needed) the contained programs' own folder. */
 int contain_give_folder(const char *dir);
 
@@ -32,6 +36,7 @@ typedef struct {
     int out_fd, err_fd;     /* its stdout and stderr (-1: /dev/null) */
     const char *cwd;        /* its folder, the only one it may write where the kernel enforces it */
     double cpu_seconds;     /* its CPU time */
+    long long memory_bytes; /* its address space (0: no limit; a GPU's driver maps far more than it uses) */
     int untrusted;          /* student code: the runner user when root */
     int sandboxed;          /* and the sandbox (sandbox.h) */
     const char *const *readable; /* NULL-terminated files an untrusted program may read besides the system's */

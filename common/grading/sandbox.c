@@ -44,8 +44,7 @@ static const char *const system_paths[] = {
     "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libexec", "/usr/share", "/usr/local/lib", "/usr/local/cuda",
     "/usr/local/nvidia", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys", "/dev", NULL};
 
-/* Whether absolute folder `dir` holds `kit` or lies inside it. */
-static int overlaps(const char *dir, const char *kit)
+int sandbox_overlaps(const char *dir, const char *kit)
 {
     char real[4096];
     if (dir[0] != '/' || !realpath(dir, real))
@@ -68,9 +67,15 @@ static int allow(int ruleset, const char *path, uint64_t access)
     return ok;
 }
 
-int sandbox_enter(const char *const files[], const char *folder)
+int sandbox_abi(void)
 {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
+}
+
+int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[])
+{
+    long abi = sandbox_abi();
     if (abi < 1)
         return 0;
     uint64_t fs_all = FS_ABI1_ALL | (abi >= 2 ? FS_REFER : 0) | (abi >= 3 ? FS_TRUNCATE : 0)
@@ -95,13 +100,15 @@ int sandbox_enter(const char *const files[], const char *folder)
         strncpy(copy, library_path, sizeof copy - 1);
         copy[sizeof copy - 1] = 0;
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
-            if (!overlaps(dir, here)) /* never the kit's own folders */
+            if (!sandbox_overlaps(dir, here)) /* never the kit's own folders */
                 allow(ruleset, dir, read_only);
     }
-    for (int i = 0; files && files[i]; i++)
-        allow(ruleset, files[i], FS_EXECUTE | FS_READ_FILE);
-    if (folder)
-        allow(ruleset, folder, fs_all & ~FS_REFER);
+    for (int i = 0; readable && readable[i]; i++)
+        allow(ruleset, readable[i], read_only);
+    for (int i = 0; writable && writable[i]; i++)
+        allow(ruleset, writable[i], fs_all & ~FS_REFER);
+    for (int i = 0; listable && listable[i]; i++)
+        allow(ruleset, listable[i], FS_READ_DIR);
 
     int ok = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
     close(ruleset);

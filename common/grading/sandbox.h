@@ -9,9 +9,18 @@
 #ifndef SANDBOX_H
 #define SANDBOX_H
 
-/* In the child, just before exec.  `files`: NULL-terminated paths it may
- * read (and execute); `folder`: the one it may write.  Returns the Landlock
- * ABI version in force, or 0 where the kernel has none. */
-int sandbox_enter(const char *const files[], const char *folder);
+/* In the child, just before exec.  `readable`: NULL-terminated files and
+ * folders it may read (and execute) besides the system's; `writable`: the
+ * folders it may also write; `listable`: folders whose listings (names only,
+ * at every depth) it may read, as make reads its working directory's.
+ * Returns the Landlock ABI version in force, or 0 where the kernel has none. */
+int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[]);
+
+/* Whether folder `dir` (absolute; a relative one counts as overlapping)
+ * holds `kit` or lies inside it. */
+int sandbox_overlaps(const char *dir, const char *kit);
+
+/* The Landlock ABI version this kernel offers (0: none). */
+int sandbox_abi(void);
 
 #endif /* SANDBOX_H */

@@ -27,7 +27,7 @@
 
 #define OUTPUT_KEEP (64 * 1024)     /* bytes of each stream a suite or the feedback sees */
 #define RECORDS_MAX 100000          /* launches or snapshots in one record */
-#define STARTUP_SECONDS 60.0        /* loading a shared object (a GPU context included) */
+#define STARTUP_SECONDS 30.0        /* loading a shared object: its constructors, not CUDA yet */
 
 typedef struct {
     double timed_ms;
@@ -178,13 +178,11 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     side_fail(side, "the runner's channel broke (%s) during %s", why, during);
 }
 
-static double deadline(void) { return run_item_deadline(); }
-
-/* One reply, or the item ends with why there was none. */
-static void receive(grade_side *side, wire_msg *reply, const char *during, size_t max_size)
+/* One reply before `deadline`, or the item ends with why there was none. */
+static void receive_by(grade_side *side, wire_msg *reply, const char *during, size_t max_size, double deadline)
 {
     const char *why = "?";
-    if (wire_receive(side->reply_fd, reply, deadline(), &why, max_size) != 0)
+    if (wire_receive(side->reply_fd, reply, deadline, &why, max_size) != 0)
         runner_gone(side, during, why);
     keep_output(side);
     if (reply->tag == WIRE_ERROR) {
@@ -200,6 +198,11 @@ static void receive(grade_side *side, wire_msg *reply, const char *during, size_
         str_clean(message);
         runner_fail_not_student(str_printf("grading error: the runner refused %s: %s", during, message));
     }
+}
+
+static void receive(grade_side *side, wire_msg *reply, const char *during, size_t max_size)
+{
+    receive_by(side, reply, during, max_size, run_item_deadline());
 }
 
 static int memory_file(const char *name)
@@ -228,7 +231,8 @@ static grade_side *open_side(grade_side *side)
     double cpu = 4 * run_item_seconds() + 10;
     const char *readable[] = {side->path, NULL};
     contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
-                         scratch_dir, cpu, side->is_student, side->is_student, readable};
+                         scratch_dir, cpu, grade_on_gpu() ? 0 : contain_memory_limit(), side->is_student,
+                         side->is_student, readable};
     side->pid = contain_spawn(&spec);
     close(requests[0]);
     close(replies[1]);
@@ -238,7 +242,8 @@ static grade_side *open_side(grade_side *side)
     side->reply_fd = replies[0];
     side->records_valid = 0;
     wire_msg ready;
-    receive(side, &ready, "loading the code", 1 << 16);
+    double by = wire_now() + STARTUP_SECONDS;
+    receive_by(side, &ready, "loading the code", 1 << 16, by < run_item_deadline() ? by : run_item_deadline());
     wire_free(&ready);
     return side;
 }

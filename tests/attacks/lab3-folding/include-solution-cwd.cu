@@ -1,0 +1,5 @@
+/* The whole submission: the reference's source, through the compiler's
+ * working directory.
+ * REPLACES the lab file */
+// expect: build-fails
+#include "/proc/self/cwd/solutions/lab3-folding/fold.cu"

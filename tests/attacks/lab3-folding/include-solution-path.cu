@@ -1,0 +1,5 @@
+/* The whole submission: the reference's source, by the kit's own path
+ * (the test writes it in for @KIT@).
+ * REPLACES the lab file */
+// expect: build-fails
+#include "@KIT@/solutions/lab3-folding/fold.cu"

