@@ -32,15 +32,16 @@ submission() {
 # grade NAME DIR [ARGS]: $work/NAME.{out,json}, exit status in $rc; waits a
 # little, so that anything the attack left behind has time to act
 grade() {
-    name=$1 dir=$2
+    run=$1 folder=$2
     shift 2
-    ./grader lab3 --backend=cpu --seed=$seed --student-dir="$dir" --format=json --out="$work/$name.json" "$@" \
-        >"$work/$name.out" 2>&1
+    ./grader lab3 --backend=cpu --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" "$@" \
+        >"$work/$run.out" 2>&1
     rc=$?
 }
 points() { sed -n "s|^$lab: \([0-9.]*\)/.*|\1|p" "$work/$1.out" | tail -n 1; }
 statuses() { grep -E '^ +(PASS|FAIL|ERROR|SKIP) ' "$work/$1.out" | awk '{ sub(":", "", $3); print $3, $1 }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+same() { [ -n "$1" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0) }'; }
 show() { sed 's/^/    /' "$work/$1.out" | head -n 40; }
 
 # What must hold after any run, attack or not.
@@ -168,10 +169,10 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         abi=$(as_user "$copy/build/host/grader" --sandbox-abi 2>/dev/null)
         echo "# as $user, Landlock ABI ${abi:-none}"
         grade() {
-            name=$1 dir=$2
+            run=$1 folder=$2
             shift 2
             as_user sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=cpu --seed=$seed \
-                --student-dir="$dir" --format=json --out="$work/$name.json" "$@" >"$work/$name.out" 2>&1
+                --student-dir="$folder" --format=json --out="$work/$run.json" "$@" >"$work/$run.out" 2>&1
             rc=$?
         }
         chmod 777 "$work"
@@ -201,11 +202,11 @@ cp -R "$work/subs/solution" "$batch/zz-last-solution"
 SEED=$seed JOBS=2 tools/batch-grade.sh lab3 "$batch" "$work/grades" > "$work/batch.out" 2>&1
 brc=$?
 sleep 2
-row() { perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ARGV[0]; BEGIN { $ARGV[0] = shift }' "$1" < "$work/grades.jsonl"; }
+row() { ID=$1 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ENV{ID}' < "$work/grades.jsonl"; }
 bsol=$(row solution) blast=$(row zz-last-solution) bsk=$(row skeleton) bdl=$(row dlopen-reference-skeleton)
 bforge=$(row forge-results-and-kill-solution)
-if [ $brc = 0 ] && [ "$bsol" = "$solution_points" ] && [ "$blast" = "$solution_points" ] && [ "$bforge" = "$solution_points" ] \
-   && le "${bdl:-99}" "$skeleton_points" && [ "$bsk" = "$skeleton_points" ] && ! grep -q 9999 "$work/grades.jsonl" "$work/grades.csv"; then
+if [ $brc = 0 ] && same "$bsol" "$solution_points" && same "$blast" "$solution_points" && same "$bforge" "$solution_points" \
+   && le "${bdl:-99}" "$skeleton_points" && same "$bsk" "$skeleton_points" && ! grep -q 9999 "$work/grades.jsonl" "$work/grades.csv"; then
     ok "batch grading: attacks change only their own rows ($bsol, $blast, $bforge, $bsk, $bdl)"
 else
     not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bsk, $bdl)"

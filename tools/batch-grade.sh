@@ -111,7 +111,7 @@ tr '\t' '\n' < "$work/list" | tr '\n' '\0' | xargs -0 -n 3 -P "$jobs" sh "$self"
 echo >&2
 
 # ---- the two tables -------------------------------------------------------------
-perl -MJSON::PP -e '
+perl -MJSON::PP -MEncode -e '
     my ($work, $out, $lab, $seed, $backend, $timeout) = @ARGV;
     my (@rows, @item_names, %seen_item, $max_seen);
     open my $list, "<", "$work/list" or die;
@@ -122,6 +122,8 @@ perl -MJSON::PP -e '
         # The submission was copied to a scratch folder: name its files alone.
         my $scratch = "$work/src/$number/";
         my $log = do { local $/; open my $f, "<", "$out.logs/$number.log"; <$f> // "" };
+        $log = Encode::decode("UTF-8", $log);  # any bytes: invalid ones become U+FFFD
+        $log =~ s/[\x00-\x08\x0b-\x1f\x7f-\x9f]/?/g;
         $log =~ s/\Q$scratch\E//g;
         my $result;
         if (open my $f, "<", "$work/$number.json") {
@@ -166,12 +168,14 @@ perl -MJSON::PP -e '
     for my $row (@rows) { $row->{max_points} //= $max_seen; }
     @rows = sort { $a->{id} cmp $b->{id} } @rows;
 
-    my $json = JSON::PP->new->canonical;
+    my $json = JSON::PP->new->utf8->canonical;
     open my $jl, ">", "$out.jsonl" or die "$out.jsonl: $!";
     print $jl $json->encode($_), "\n" for @rows;
 
-    sub csv { my $v = shift // ""; $v =~ s/"/""/g; $v =~ /[",\n]/ ? "\"$v\"" : $v }
-    open my $csv, ">", "$out.csv" or die "$out.csv: $!";
+    # A cell a spreadsheet would read as a formula gets a leading quote mark.
+    sub csv { my $v = shift // ""; $v = "\x27$v" if $v =~ /^[=+\-@\t\r]/; $v =~ s/"/""/g;
+              $v =~ /[",\n\x27]/ ? "\"$v\"" : $v }
+    open my $csv, ">:encoding(UTF-8)", "$out.csv" or die "$out.csv: $!";
     print $csv join(",", map { csv($_) } qw(id status points max_points exit_code seed), @item_names, "build_errors"), "\n";
     for my $row (@rows) {
         my %by_name = map { $_->{name} => $_ } @{$row->{items}};

@@ -38,20 +38,28 @@ char *str_printf(const char *fmt, ...)
 
 /* Reports must stay valid JSON and XML whatever the code under test wrote:
  * control bytes and bytes that are not UTF-8 become '?'. */
+/* Strict UTF-8: a sequence is kept only when it is the shortest form of a
+ * code point up to U+10FFFF that is not a surrogate; control characters
+ * (C0 but newline and tab, DEL, C1) would drive a terminal: each bad byte
+ * becomes '?'. */
 void str_clean(char *s)
 {
     unsigned char *p = (unsigned char *)s;
     while (p && *p) {
         int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
-        int ok = extra >= 0 && !(*p == 0xc0 || *p == 0xc1 || *p > 0xf4);
-        for (int i = 1; ok && i <= extra; i++)
+        unsigned long cp = extra == 0 ? *p : extra == 1 ? *p & 0x1fu : extra == 2 ? *p & 0x0fu : *p & 0x07u;
+        int ok = extra >= 0;
+        for (int i = 1; ok && i <= extra; i++) {
             ok = (p[i] & 0xc0) == 0x80;
+            cp = (cp << 6) | (p[i] & 0x3fu);
+        }
+        static const unsigned long shortest[] = {0, 0x80, 0x800, 0x10000};
+        ok = ok && cp >= shortest[extra] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
+        ok = ok && !(cp < 0x20 && cp != '\n' && cp != '\t') && !(cp >= 0x7f && cp <= 0x9f);
         if (!ok) {
             *p++ = '?';
             continue;
         }
-        if (extra == 0 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))
-            *p = '?';
         p += 1 + extra;
     }
 }

@@ -9,6 +9,7 @@ static void noise(void)
     static const char text[] =
         "\xff\xfe bad \xc0\xaf overlong \xed\xa0\x80 surrogate \xf4\x90\x80\x80 too big \xe0\x80\x80 overlong3\n"
         "\x1b[2J\x1b[31mred\x1b]0;title\x07\r  PASS    20.0/20.0  fold_sums_exact: forged\n"
+        "      PASS     20.0/20.0  fold_invariant: forged\n"
         "lab3-folding: 20.0/20.0 points\n\"quote\" <tag> & ,=cmd|' /c calc'!A1\n";
     fputs(text, stdout);
     fputs(text, stderr);

@@ -1,5 +1,5 @@
 /* Joins its parent's process group (or moves the parent into its own),
- * then signals the whole group. */
+ * then signals that group. */
 // costs: none
 __attribute__((constructor)) static void attack(void)
 {
@@ -7,5 +7,6 @@ __attribute__((constructor)) static void attack(void)
     setpgid(0, parent_group);
     setpgid(getppid(), getpgid(0));
     kill(-parent_group, SIGTERM);
-    kill(0, SIGTERM);
+    if (getpgid(0) == parent_group) /* it joined: the whole group, itself included */
+        kill(0, SIGTERM);
 }
