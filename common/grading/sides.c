@@ -50,6 +50,7 @@ struct grade_side {
     int arena_fd;        /* an in-memory file for the arrays of a call (the runner maps it) */
     int records_valid;
     records rec;
+    double bytes_in;     /* bytes of input arrays sent in calls so far */
     char *last_out, *last_err;
 };
 
@@ -338,6 +339,8 @@ void grade_call_array(grade_call *c, const void *array, long long count, size_t 
     size_t offset = c->arena_used;
     wire_put_u32(&c->request, array != NULL);
     wire_put_u32(&c->request, (uint32_t)back);
+    if (array)
+        c->side->bytes_in += (double)size;
     wire_put_u64(&c->request, offset);
     wire_put_u64(&c->request, size);
     if (!array)
@@ -549,25 +552,43 @@ const char *sides_student_todo(void)
     return student.rec.todo;
 }
 
-const char *grade_device_name(void)
+/* The device as `side`'s runner sees it: its name and peak bandwidth. */
+static void ask_device(grade_side *side, char *name, size_t size, double *peak_gbs)
 {
-    static char name[256];
-    if (name[0])
-        return name;
-    grade_side *side = grade_student();
     wire_msg m;
     wire_begin(&m, WIRE_DEVICE);
     if (wire_send(side->request_fd, &m) != 0)
-        runner_gone(side, "asking for the device's name", "closed");
+        runner_gone(side, "asking about the device", "closed");
     wire_free(&m);
     wire_msg reply;
-    receive(side, &reply, "asking for the device's name", 4096);
+    receive(side, &reply, "asking about the device", 4096);
     char *text = wire_get_str(&reply, 255);
     str_clean(text);
-    snprintf(name, sizeof name, "%s", text);
+    snprintf(name, size, "%s", text);
     free(text);
+    wire_get_u32(&reply);
+    *peak_gbs = wire_get_f64(&reply);
     wire_free(&reply);
+}
+
+const char *grade_device_name(void)
+{
+    static char name[256];
+    double peak;
+    if (!name[0])
+        ask_device(grade_student(), name, sizeof name, &peak);
     return name;
+}
+
+/* The device's peak bandwidth as the reference's runner reads it (the
+ * student's runner could say anything). */
+static double device_peak_gbs(void)
+{
+    static double peak = -1;
+    char name[256];
+    if (peak < 0)
+        ask_device(grade_reference(), name, sizeof name, &peak);
+    return peak;
 }
 
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps)
@@ -580,6 +601,7 @@ double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int w
     grade_set_timing(side, 1);
     for (int i = 0; i < warmup; i++)
         call(arg);
+    double bytes_before = side->bytes_in;
     for (int i = 0; i < reps; i++) {
         grade_reset_records(side);
         call(arg);
@@ -588,5 +610,17 @@ double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int w
     grade_set_timing(side, 0);
     double median = kit_median(times, reps);
     free(times);
+    /* Evidence, checked: kernels that read their inputs cannot take less
+     * time than reading them once at the device's peak bandwidth (inputs
+     * far larger than any cache, on a GPU). */
+    double bytes = (side->bytes_in - bytes_before) / reps;
+    if (side->is_student && grade_on_gpu() && bytes >= 256.0 * (1 << 20)) {
+        double peak = device_peak_gbs();
+        double floor_ms = peak > 0 ? bytes / (peak * 1e6) : 0;
+        if (median < 0.9 * floor_ms)
+            grade_fail("the recorded kernel time, %.3f ms, is shorter than reading the call's %.0f MB of input once at "
+                       "the device's peak bandwidth (%.0f GB/s) takes, %.3f ms: no kernel can do that, so the timing "
+                       "records do not come from the kernels", median, bytes / 1e6, peak, floor_ms);
+    }
     return median;
 }

@@ -168,6 +168,7 @@ void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int m
 /* ---- The device, as the lab programs print it ------------------------------ */
 const char *kit_device_name(void);          /* "NVIDIA H100 80GB HBM3", or the emulated device */
 int kit_on_gpu(void);                       /* 1 on the gpu backend, 0 on the cpu backend */
+double kit_device_peak_gbs(void);           /* the device memory's peak bandwidth in GB/s (0: unknown) */
 void kit_set_schedule(const char *order);   /* cpu backend: "fwd", "rev", "rand:SEED"; gpu: no-op */
 long long kit_device_bytes_in_use(void);    /* cpu backend: live cudaMalloc bytes; gpu: -1 */
 

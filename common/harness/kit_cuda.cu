@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The records themselves live in kit.c. */
-extern "C" void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round, const char *file, int line);
-extern "C" void kit_keep_launch(const kit_launch *launch);
-extern "C" void kit_add_timed_ms(double ms);
+/* The records themselves live in kit.c (hidden from the exported symbols). */
+#define KIT_INTERNAL __attribute__((visibility("hidden")))
+extern "C" KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round,
+                                               const char *file, int line);
+extern "C" KIT_INTERNAL void kit_keep_launch(const kit_launch *launch);
+extern "C" KIT_INTERNAL void kit_add_timed_ms(double ms);
 
 /* ---- 1. Checking ---------------------------------------------------------- */
 
@@ -105,6 +107,16 @@ extern "C" const char *kit_device_name(void)
             strcpy(name, "no CUDA device");
     }
     return name;
+}
+
+extern "C" double kit_device_peak_gbs(void)
+{
+    int device = 0, clock_khz = 0, bus_bits = 0;
+    if (cudaGetDevice(&device) != cudaSuccess
+        || cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess
+        || cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+        return 0;
+    return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9; /* double data rate */
 }
 
 extern "C" int kit_on_gpu(void)

@@ -291,6 +291,7 @@ int main(int argc, char **argv)
             wire_begin(&m, WIRE_OK);
             wire_put_str(&m, ((const char *(*)(void))harness("kit_device_name"))());
             wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_on_gpu"))());
+            wire_put_f64(&m, ((double (*)(void))harness("kit_device_peak_gbs"))());
             send_or_die(&m);
             break;
         }
