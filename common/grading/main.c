@@ -1,18 +1,18 @@
-/* main.c: the grader program (build/host/grader).  People run ./grader, which
- * builds what is stale and then calls this with the shared objects to load:
+/* main.c: the grader program (build/host/grader).  The ./grader script only
+ * makes sure this program is built, then hands it the command line; this
+ * program owns the rest: its options, the builds (build.c), and the grading.
  *
  *   grader [options] LAB...      grade (LAB: lab3, 3, folding, lab3-folding or all)
- *   grader --list                the labs and their items
- *   grader --resolve NAME        print the lab directories NAME stands for
+ *   grader list                  the labs and their items
+ *   grader --help                the options people use
  *
- * Options: --student-so=LAB:PATH --reference-so=LAB:PATH (default:
- * build/<backend>/LAB/{student,reference}.so), --build-failed=LAB:LOG,
- * --backend=gpu|cpu, --seed=S, --only=ITEM[,ITEM], --verbose,
- * --format=text|tap|junit|json|gradescope|prairielearn, --out=FILE,
- * --color=auto|always|never, --replay=COMMAND (shown with the seed).
+ * For tests and platforms it also takes what to grade directly, building
+ * nothing: --student-so=LAB:PATH --reference-so=LAB:PATH
+ * --student-program=LAB:PATH --build-failed=LAB:LOG.
  *
  * Exit status: 0 full marks, 1 points lost, 2 could not grade. */
 #include "grader.h"
+#include "build.h"
 #include "contain.h"
 #include "sandbox.h"
 
@@ -33,6 +33,46 @@ static void usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n");
     exit(2);
+}
+
+static void usage(FILE *out)
+{
+    fputs("Usage: ./grader [options] LAB...      grade your code (LAB: lab3, 3, folding, lab3-folding, or all)\n"
+          "       ./grader list                  the labs and what each one grades\n"
+          "Options:\n"
+          "  --solution           grade the reference solution instead of your code\n"
+          "  --backend=gpu|cpu    gpu: a real NVIDIA GPU; cpu: the kit's emulation (default: gpu where present)\n"
+          "  --seed=S             replay a run: the same inputs as the run that printed seed S\n"
+          "  --only=ITEM[,ITEM]   grade only these items (names as ./grader list shows them)\n"
+          "  --verbose            show notes of passing items and your code's output (on stderr)\n"
+          "  --format=F           also write results as text, tap, junit, json, gradescope or prairielearn\n"
+          "  --out=FILE           write the results there (default: stdout; the report then goes to stderr)\n"
+          "  --student-dir=DIR    grade the lab's .cu files found in DIR (a submission) instead of labs/LAB/\n"
+          "  --color=auto|always|never\n"
+          "  --runner-user=NAME   as root: the unprivileged user that runs student code (default: cudalabs, else nobody)\n"
+          "Exit status: 0 full marks, 1 points lost, 2 could not grade (build error, unknown lab, no item run).\n"
+          "On a slow machine, CK_TIMEOUT_MULTIPLIER=2 ./grader ... gives every item twice its time (1 to 20).\n"
+          "Student code runs in separate runner processes (DESIGN: \"Trust\"), sandboxed where the kernel allows.\n",
+          out);
+}
+
+/* The backend with no --backend: tools/detect-backend.sh's answer. */
+static const char *detect_backend(void)
+{
+    FILE *p = popen("tools/detect-backend.sh", "r");
+    char answer[16] = "";
+    if (p) {
+        if (!fgets(answer, sizeof answer, p))
+            answer[0] = 0;
+        pclose(p);
+    }
+    return strncmp(answer, "gpu", 3) == 0 ? "gpu" : "cpu";
+}
+
+/* `path` (relative to where the grader was started) made absolute. */
+static char *from_start(const char *start, const char *path)
+{
+    return path[0] == '/' ? str_dup(path) : str_printf("%s/%s", start, path);
 }
 
 static int lab_count(void)
@@ -204,24 +244,6 @@ static char *copy_for_runner(const char *scratch, const char *from, const char *
     return to;
 }
 
-static void remove_tree(const char *path)
-{
-    DIR *dir = opendir(path);
-    if (dir) {
-        struct dirent *e;
-        while ((e = readdir(dir)))
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                char *child = str_printf("%s/%s", path, e->d_name);
-                remove_tree(child);
-                free(child);
-            }
-        closedir(dir);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 /* Timeouts can be made longer for a slow machine, never switched off. */
 static double time_scale(void)
 {
@@ -252,48 +274,8 @@ static int write_results(const char *path, const char *format, const grade_run *
     return failed ? -1 : 0;
 }
 
-/* grader --sandboxed-build WRITABLE READABLE... -- COMMAND...: runs the
- * build of a student's code inside the sandbox (sandbox.h), so that a
- * submission cannot compile in what it may not read (solutions/, the
- * suites, the references).  The system's compilers and headers stay
- * readable; so do the kit parts the ./grader script names. */
-static int sandboxed_build(int argc, char **argv)
-{
-    int dash = 2;
-    while (dash < argc && strcmp(argv[dash], "--") != 0)
-        dash++;
-    if (dash < 3 || dash + 1 >= argc) {
-        fprintf(stderr, "grader: --sandboxed-build WRITABLE READABLE... -- COMMAND...\n");
-        return 2;
-    }
-    static const char *const tools[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/include", "/usr/local/bin",
-                                        "/usr/local/include", "/usr/local/cuda", "/usr/local/nvidia", NULL};
-    const char *readable[64];
-    int n = 0;
-    for (int i = 0; tools[i]; i++)
-        readable[n++] = tools[i];
-    for (int i = 3; i < dash && n < 48; i++)
-        readable[n++] = argv[i];
-    /* the compilers on the PATH, where they lie outside the kit */
-    char here[PATH_MAX], *path = getenv("PATH") ? str_dup(getenv("PATH")) : NULL;
-    if (path && getcwd(here, sizeof here))
-        for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir && n < 62; dir = strtok_r(NULL, ":", &save))
-            if (!sandbox_overlaps(dir, here))
-                readable[n++] = dir;
-    readable[n] = NULL;
-    const char *writable[] = {argv[2], NULL};
-    setenv("TMPDIR", argv[2], 1); /* compilers' temporary files */
-    const char *listable[] = {".", NULL};
-    sandbox_enter(readable, writable, listable);
-    execvp(argv[dash + 1], argv + dash + 1);
-    fprintf(stderr, "grader: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
-    return 127;
-}
-
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--sandboxed-build") == 0)
-        return sandboxed_build(argc, argv);
     if (argc > 1 && strcmp(argv[1], "--sandbox-abi") == 0) {
         printf("%d\n", sandbox_abi());
         return 0;
@@ -302,33 +284,31 @@ int main(int argc, char **argv)
     const char *format = "text", *out_path = NULL, *color = "auto", *only = NULL, *seed = NULL;
     lab_value students[64], references[64], failed[64], programs[64];
     int n_students = 0, n_references = 0, n_failed = 0, n_programs = 0;
-    const char *runner_user = NULL;
+    const char *runner_user = NULL, *student_dir = NULL, *backend = NULL;
+    int machine_to_stdout = 0;
+    int solution = 0;
     const grade_lab *chosen[64];
     int n_chosen = 0;
 
-    run.backend = "cpu";
-    run.replay = NULL;
+    char start[PATH_MAX];
+    if (!getcwd(start, sizeof start)) {
+        fprintf(stderr, "grader: cannot tell the current folder: %s\n", strerror(errno));
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define OPTION(name) (strncmp(a, name "=", sizeof name) == 0 ? (a + sizeof name) : NULL)
         const char *v;
-        if (strcmp(a, "--list") == 0) {
+        if (strcmp(a, "--list") == 0 || strcmp(a, "list") == 0) {
             list_labs();
             return 0;
-        } else if (strcmp(a, "--resolve") == 0) {
-            if (i + 1 >= argc)
-                usage_error("%s wants a lab name", a);
-            const char *name = argv[++i];
-            if (strcmp(name, "all") == 0) {
-                for (int k = 0; grade_labs[k]; k++)
-                    printf("%s\n", grade_labs[k]->dir);
-                return grade_labs[0] ? 0 : 2;
-            }
-            const grade_lab *lab = find_lab(name);
-            if (!lab)
-                unknown_lab(name);
-            printf("%s\n", lab->dir);
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0) {
+            usage(stdout);
             return 0;
+        } else if (strcmp(a, "--solution") == 0) {
+            solution = 1;
+        } else if ((v = OPTION("--student-dir"))) {
+            student_dir = from_start(start, v);
         } else if ((v = OPTION("--student-so"))) {
             if (n_students < 64) students[n_students++] = parse_lab_value("--student-so", v);
         } else if ((v = OPTION("--reference-so"))) {
@@ -342,7 +322,7 @@ int main(int argc, char **argv)
         } else if ((v = OPTION("--backend"))) {
             if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0)
                 usage_error("--backend is gpu or cpu, not %s", v);
-            run.backend = v;
+            backend = v;
         } else if ((v = OPTION("--seed"))) {
             seed = v;
         } else if ((v = OPTION("--only"))) {
@@ -354,15 +334,13 @@ int main(int argc, char **argv)
                 usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn)", v);
             format = v;
         } else if ((v = OPTION("--out"))) {
-            out_path = v;
-        } else if ((v = OPTION("--color"))) {
+            out_path = from_start(start, v);
+        } else if ((v = OPTION("--color")) || (v = OPTION("--colour"))) {
             if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
                 usage_error("--color is auto, always or never, not %s", v);
             color = v;
-        } else if ((v = OPTION("--replay"))) {
-            run.replay = v;
         } else if (a[0] == '-') {
-            usage_error("unknown option %s", a);
+            usage_error("unknown option %s (./grader --help lists them)", a);
         } else if (strcmp(a, "all") == 0) {
             for (int k = 0; grade_labs[k] && n_chosen < 64; k++)
                 chosen[n_chosen++] = grade_labs[k];
@@ -379,9 +357,26 @@ int main(int argc, char **argv)
 #undef OPTION
     }
     if (!n_chosen) {
+        usage(stderr);
         fprintf(stderr, "grader: which lab? (%s)\n", lab_count() ? "for example: ./grader lab1; ./grader list shows them all" : "no lab has a grading suite yet");
         return 2;
     }
+    if (solution && student_dir)
+        usage_error("--solution and --student-dir exclude each other%s", "");
+    struct stat st;
+    if (student_dir && (stat(student_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        usage_error("--student-dir: %s is not a folder", student_dir);
+
+    /* From here on the kit's folder is the working folder (the program is
+     * <kit>/build/host/grader). */
+    char *folder = program_folder();
+    char *kit = str_printf("%s/../..", folder);
+    if (chdir(kit) != 0) {
+        fprintf(stderr, "grader: cannot enter the kit's folder %s: %s\n", kit, strerror(errno));
+        return 2;
+    }
+    run.backend = backend ? backend : detect_backend();
+    int direct = n_students || n_references || n_failed;
 
     signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
     /* Check obeys these; a stray one would silently drop items. */
@@ -396,7 +391,6 @@ int main(int argc, char **argv)
     run.have_sanitizer = run.sanitizer != NULL;
     run.time_scale = time_scale();
     contain_init(runner_user);
-    char *folder = program_folder();
     run.runner = str_printf("%s/runner", folder);
     if (access(run.runner, X_OK) != 0) {
         fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run.runner);
@@ -424,7 +418,7 @@ int main(int argc, char **argv)
     } else {
         run.seed = fresh_seed();
     }
-    if (!run.replay) {
+    {
         char buffer[32];
         char *replay = str_dup("./grader");
         for (int k = 0; k < n_chosen; k++) {
@@ -432,7 +426,16 @@ int main(int argc, char **argv)
             free(replay);
             replay = more;
         }
-        run.replay = replay;
+        char *more = str_printf("%s%s%s%s%s%s --backend=%s", replay, solution ? " --solution" : "",
+                                student_dir ? " --student-dir='" : "", student_dir ? student_dir : "",
+                                student_dir ? "'" : "", "", run.backend);
+        free(replay);
+        if (only) {
+            replay = str_printf("%s --only=%s", more, only);
+            free(more);
+            more = replay;
+        }
+        run.replay = more;
     }
 
     /* --only: every name must be an item of a chosen lab; labs left with no
@@ -455,7 +458,7 @@ int main(int argc, char **argv)
         }
     }
 
-    int machine_to_stdout = strcmp(format, "text") != 0 && !out_path;
+    machine_to_stdout = strcmp(format, "text") != 0 && !out_path;
     run.live = machine_to_stdout ? stderr : stdout;
     run.color = strcmp(color, "always") == 0
              || (strcmp(color, "auto") == 0 && isatty(fileno(run.live)) && !getenv("NO_COLOR")
@@ -465,6 +468,10 @@ int main(int argc, char **argv)
 
     if (contain_drops_privilege())
         run.runner = copy_for_runner(scratch, run.runner, "runner");
+    if (!direct)
+        build_check_tools(run.backend);
+    build_plan plan = {run.backend, solution, student_dir, run.on_gpu && run.have_sanitizer,
+                       !isatty(2) || machine_to_stdout};
     for (int k = 0; k < n_chosen; k++) {
         const grade_lab *lab = chosen[k];
         int has_items = 0;
@@ -476,16 +483,24 @@ int main(int argc, char **argv)
         result->lab = lab;
         const char *student = value_for(students, n_students, lab);
         const char *reference = value_for(references, n_references, lab);
+        const char *program = value_for(programs, n_programs, lab);
+        result->build_log = value_for(failed, n_failed, lab);
+        if (!direct) {
+            lab_build built;
+            build_lab(&plan, lab, &built);
+            student = built.student_so;
+            reference = built.reference_so;
+            program = built.student_program;
+            result->build_log = built.failed_log;
+        }
         result->student_so = student ? student : str_printf("build/%s/%s/student.so", run.backend, lab->dir);
         result->reference_so = reference ? reference : str_printf("build/%s/%s/reference.so", run.backend, lab->dir);
-        result->build_log = value_for(failed, n_failed, lab);
         if (result->build_log) {
             runner_build_failed(&run, result);
             continue;
         }
         result->student_so = absolute_path(result->student_so);
         result->reference_so = absolute_path(result->reference_so);
-        const char *program = value_for(programs, n_programs, lab);
         result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
         if (contain_drops_privilege()) {
             /* the runner user reads copies in the scratch folder, nothing of the kit */
@@ -501,7 +516,8 @@ int main(int argc, char **argv)
         runner_grade_lab(&run, result);
     }
     contain_reap_all();
-    remove_tree(scratch);
+    build_remove_tree(scratch);
+    build_cleanup();
     text_run_total(run.live, &run, run.color);
 
     if (strcmp(format, "text") != 0 || out_path) {
