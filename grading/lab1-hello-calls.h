@@ -4,4 +4,6 @@
 
 CALL_VOID(describe_device, 1, (OUT, lab1_device_info, info, 1))
 CALL(int, hello, 2, (VAL, int, blocks), (VAL, int, threads_per_block))
-CALL_VOID(fill_global_indices, 4, (OUT, int, out, n), (VAL, int, n), (VAL, lab1_shape, grid), (VAL, lab1_shape, block))
+/* out has room for one int per thread of the launch, whatever n is */
+CALL_VOID(fill_global_indices, 4, (INOUT, int, out, (long long)grid.x * grid.y * grid.z * block.x * block.y * block.z),
+          (VAL, int, n), (VAL, lab1_shape, grid), (VAL, lab1_shape, block))

@@ -77,6 +77,24 @@ else
     sed 's/^/    /' "$work/run.log" | tail -n 20
 fi
 
+# Attacks from tests/attacks that act at load, on a correct submission: a
+# forged results file and a killed grader, a detached process that rewrites
+# the results afterwards.  The results must stay the grader's, full marks.
+for attack in forge-results-and-kill detached-rewriter; do
+    rm -f "$root/submission"/* "$root/results/results.json"
+    cp solutions/$lab/*.cu "$root/submission/"
+    cat tests/attacks/helpers.inc "tests/attacks/lab3-folding/$attack.cu" >> "$root/submission/$first"
+    AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+    sleep 2
+    set -- $(gradescope_summary "$root/results/results.json")
+    if [ "${1:-}" = valid ] && [ "$3" = "$4" ] && ! grep -q 9999 "$root/results/results.json"; then
+        ok "gradescope: the attack $attack changes nothing ($3/$4)"
+    else
+        not_ok "gradescope: the attack $attack changes nothing (${*:-no valid results.json})"
+        sed 's/^/    /' "$work/run.log" | tail -n 20
+    fi
+done
+
 rm -f "$root/submission"/* "$root/results/results.json"
 cp solutions/$lab/*.cu "$root/submission/"
 echo 'this line is not C and does not compile;' >> "$root/submission/$first"
@@ -125,7 +143,7 @@ grade_pl() {   # grade_pl SUBMISSION_DIR: a fresh /grade, as PrairieLearn makes 
     cp -R "$package/serverFilesCourse" "$work/grade/serverFilesCourse"
     cp -R "$package/questions/cuda-labs/$lab/tests" "$work/grade/tests"
     cp "$1"/* "$work/grade/student/"
-    PL_ROOT="$work/grade" GRADER_USER=no-such-user sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
+    PL_ROOT="$work/grade" GRADER_USER=$user sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
 }
 mkdir -p "$work/good" "$work/bad"
 cp solutions/$lab/*.cu "$work/good/"
@@ -138,6 +156,20 @@ if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)
 else
     not_ok "prairielearn: a correct submission is gradable with score 1 (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
 fi
+for attack in forge-results-and-kill detached-rewriter; do
+    mkdir -p "$work/$attack"
+    cp solutions/$lab/*.cu "$work/$attack/"
+    cat tests/attacks/helpers.inc "tests/attacks/lab3-folding/$attack.cu" >> "$work/$attack/$first"
+    grade_pl "$work/$attack"
+    sleep 2
+    set -- $(pl_summary "$work/grade/results/results.json")
+    if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" \
+       && ! grep -q 9999 "$work/grade/results/results.json"; then
+        ok "prairielearn: the attack $attack changes nothing (score $3)"
+    else
+        not_ok "prairielearn: the attack $attack changes nothing (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
+    fi
+done
 grade_pl "$work/bad"
 set -- $(pl_summary "$work/grade/results/results.json")
 if [ "${1:-}" = valid ] && [ "$2" = not_gradable ]; then

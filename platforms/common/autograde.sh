@@ -8,8 +8,9 @@
 # The lab's .cu files are taken from anywhere inside the submission folder,
 # the kit is copied to a scratch folder, prepared if it still holds its
 # solutions (platforms/common/prepare-kit.sh), and ./grader runs there on the
-# student's files.  As root, and when the user NAME exists, the grader (and
-# so the student's code) runs as that unprivileged user.  When the grader
+# student's files.  As root, and when the user NAME exists, the grader stays
+# root and runs the student's code as that unprivileged user
+# (--runner-user), which can read neither the kit nor the results.  When the grader
 # leaves no valid results (it was stopped, or the kit itself did not build),
 # this script writes them: score 0 with the reason (Gradescope), or
 # gradable false (PrairieLearn).
@@ -100,12 +101,11 @@ set -- ./grader "$short" --student-dir="$work/student" --format="$platform" --ou
 as_user=""
 if [ "$(id -u)" = 0 ] && [ -n "$user" ] && id "$user" >/dev/null 2>&1; then
     as_user=$user
-    chown -R "$user" "$work"
-    chmod 755 "$work"
+    set -- "$@" --runner-user="$user"
 fi
 if [ -n "$as_user" ]; then
-    chmod -R go-rwx "$kit" 2>/dev/null   # the kit's sources are not the student's to read
-    (cd "$work/kit" && timeout -k 10 "$timeout_s" runuser -u "$as_user" -- env HOME="$work" "$@") >>"$log" 2>&1
+    chmod -R go-rwx "$kit" "$work" 2>/dev/null   # neither the kit nor the results are the student's to read
+    (cd "$work/kit" && timeout -k 10 "$timeout_s" "$@") >>"$log" 2>&1
 else
     [ "$(id -u)" = 0 ] && echo "autograde: no user '${user:-}' here: the student's code runs as root" >> "$log"
     (cd "$work/kit" && timeout -k 10 "$timeout_s" "$@") >>"$log" 2>&1
