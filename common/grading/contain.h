@@ -17,6 +17,11 @@
  * of the same user can read or write its memory), the runner user chosen. */
 void contain_init(const char *runner_user);
 
+/* As root: makes the kit's secrets (solutions/, prebuilt/, grading/,
+ * tests/, build/) unreadable to other users, the runner user among them,
+ * where they are not already.  A no-op for an ordinary user. */
+void contain_protect_kit(void);
+
 /* Whether contained programs run as another user (the grader is root). */
 int contain_drops_privilege(void);
 const char *contain_user_name(void);

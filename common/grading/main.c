@@ -391,6 +391,7 @@ int main(int argc, char **argv)
     run.have_sanitizer = run.sanitizer != NULL;
     run.time_scale = time_scale();
     contain_init(runner_user);
+    contain_protect_kit();
     run.runner = str_printf("%s/runner", folder);
     if (access(run.runner, X_OK) != 0) {
         fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run.runner);

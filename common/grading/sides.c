@@ -27,6 +27,7 @@
 
 #define OUTPUT_KEEP (64 * 1024)     /* bytes of each stream a suite or the feedback sees */
 #define RECORDS_MAX 100000          /* launches or snapshots in one record */
+#define RECORDS_BYTES_MAX ((size_t)512 << 20) /* all of them, snapshots' data included */
 #define STARTUP_SECONDS 30.0        /* loading a shared object: its constructors, not CUDA yet */
 
 typedef struct {
@@ -455,7 +456,7 @@ static records *fetch(grade_side *side)
         runner_gone(side, "reading the harness's records", "closed");
     wire_free(&m);
     wire_msg reply;
-    receive(side, &reply, "reading the harness's records", WIRE_MESSAGE_MAX);
+    receive(side, &reply, "reading the harness's records", RECORDS_BYTES_MAX);
     records *r = &side->rec;
     r->timed_ms = wire_get_f64(&reply);
     r->device_bytes = (long long)wire_get_u64(&reply);

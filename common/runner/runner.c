@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -231,6 +232,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: runner LAB_DIR SHARED_OBJECT (started by the grader, not by people)\n");
         return 2;
     }
+    /* No other process of this user may read or trace this one (the other
+     * side's runner included); nothing to dump either. */
+    prctl(PR_SET_DUMPABLE, 0);
     const serve_lab *lab = NULL;
     for (int i = 0; serve_labs[i]; i++)
         if (strcmp(serve_labs[i]->dir, argv[1]) == 0)
