@@ -99,6 +99,9 @@ static int live_part_holds(const int *a, const int *state, int n, int round)
 
 enum { PICTURE_MAX = 40 };
 
+#define ROUNDS_STAY_ON_DEVICE "the rounds fold the array where it is, in device memory; nothing from the host enters " \
+                              "it between rounds"
+
 /* ---- fold_invariant -------------------------------------------------------------- */
 
 /* Checks every snapshot of one run of the student's fold_sum on a[]. */
@@ -108,8 +111,9 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
     grade_reset_records(you);
     grade_set_snapshots(you, 1);
     grade_set_schedule(you, schedule);
-    GRADE_FN(you, fold_sum)(a, n);
+    int got = GRADE_FN(you, fold_sum)(a, n);
     grade_set_snapshots(you, 0);
+    grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);
 
     int rounds = round_count(n), top = power_of_two_above(n);
     int taken = grade_snapshot_count(you);
@@ -150,6 +154,9 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
                 "%s: found %d snapshots, but n = %d needs %d rounds, so %d snapshots (round 0, then one after every "
                 "round); the loop makes one round too %s, or SNAPSHOT is missing",
                 where, taken, n, rounds, rounds + 1, taken > rounds + 1 ? "many" : "few");
+    const int *last = grade_snapshot_at(you, rounds)->data;
+    grade_check(got == last[0], "%s: fold_sum returned %d, but after the last round A[0] = %d: the sum returned is "
+                "the one the rounds left in A[0], copied back", where, got, last[0]);
 }
 
 static void fold_invariant(void)
@@ -186,6 +193,8 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
                        ? ""
                        : " (n is not a power of two: does the first round fold onto the power of two above n?)");
     }
+    grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);
+    grade_require_from_device(you, "fold_sum", "the sum it returned", &got, sizeof got, n > 1);
     free(a);
 }
 

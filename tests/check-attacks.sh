@@ -6,7 +6,6 @@
 # meet a few of the attacks in check-platforms.sh.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the cpu pass grades the attacks; the gpu pass shares the grader)"; finish; }
 lab=lab3-folding file=fold.cu
 [ -d "solutions/$lab" ] || { ok "attacks # SKIP no solution of $lab in this copy"; finish; }
 work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
@@ -34,7 +33,7 @@ submission() {
 grade() {
     run=$1 folder=$2
     shift 2
-    ./grader lab3 --backend=cpu --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" "$@" \
+    ./grader lab3 --backend=$BACKEND --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" "$@" \
         >"$work/$run.out" 2>&1
     rc=$?
 }
@@ -82,6 +81,7 @@ run_attacks() { # run_attacks MODE: the attacks as this user
     mode=$1
     for attack in "$attacks"/*.cu; do
         name=$(basename "$attack" .cu)
+        [ -n "${ATTACKS_ONLY:-}" ] && case " $ATTACKS_ONLY " in *" $name "*) ;; *) continue ;; esac
         costs=$(sed -n 's|^// costs: ||p' "$attack")
         if grep -q '^// expect: build-fails' "$attack"; then
             submission "$name" "labs/$lab/$file" "$attack"
@@ -142,13 +142,13 @@ grade resubmit-2 "$work/subs/resubmit"
 [ "$(points resubmit-2)" = "$skeleton_points" ] && ok "a resubmitted file older than the last build is rebuilt" \
     || { not_ok "a resubmitted file older than the last build is rebuilt ($(points resubmit-2))"; show resubmit-2; }
 grade together-1 "$work/subs/solution" & first=$!
-./grader lab3 --backend=cpu --seed=$seed --student-dir="$work/subs/skeleton" >"$work/together-2.out" 2>&1
+./grader lab3 --backend=$BACKEND --seed=$seed --student-dir="$work/subs/skeleton" >"$work/together-2.out" 2>&1
 second=$?
 wait $first
 [ "$(points together-1)" = "$solution_points" ] && [ "$(points together-2)" = "$skeleton_points" ] \
     && ok "two graders at once in one checkout: both right" \
     || { not_ok "two graders at once in one checkout: both right ($(points together-1), $(points together-2), $second)"; show together-2; }
-CK_TIMEOUT_MULTIPLIER=0 ./grader lab3 --backend=cpu --seed=$seed --student-dir="$work/subs/solution" --only=fold_launches \
+CK_TIMEOUT_MULTIPLIER=0 ./grader lab3 --backend=$BACKEND --seed=$seed --student-dir="$work/subs/solution" --only=fold_launches \
     >"$work/multiplier.out" 2>&1
 rc=$?
 [ $rc = 0 ] && ok "CK_TIMEOUT_MULTIPLIER=0 is ignored (timeouts stay on)" || not_ok "CK_TIMEOUT_MULTIPLIER=0 is ignored (exit $rc)"
@@ -165,13 +165,13 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         [ -d .deps ] && cp -R .deps "$copy/"
         chown -R "$user" "$copy" "$work/subs"
         as_user() { setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups --reset-env "$@"; }
-        as_user sh -c "cd '$copy' && PATH='$PATH' make -s build/host/grader build-$lab BACKEND=cpu" >"$work/user-build.out" 2>&1
+        as_user sh -c "cd '$copy' && PATH='$PATH' make -s build/host/grader build-$lab BACKEND=$BACKEND" >"$work/user-build.out" 2>&1
         abi=$(as_user "$copy/build/host/grader" --sandbox-abi 2>/dev/null)
         echo "# as $user, Landlock ABI ${abi:-none}"
         grade() {
             run=$1 folder=$2
             shift 2
-            as_user sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=cpu --seed=$seed \
+            as_user sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=$BACKEND --seed=$seed \
                 --student-dir="$folder" --format=json --out="$work/$run.json" "$@" >"$work/$run.out" 2>&1
             rc=$?
         }
@@ -192,10 +192,11 @@ else
 fi
 
 # ---- batch grading -----------------------------------------------------------------------------
+[ -n "${ATTACKS_ONLY:-}" ] && { ok "batch grading # SKIP ATTACKS_ONLY is set"; finish; }
 batch="$work/batch"
 mkdir -p "$batch"
 for name in solution skeleton forge-results-and-kill-solution detached-rewriter-solution other-items-state-skeleton \
-            dlopen-reference-skeleton bytes-and-escapes-skeleton fork-bomb-solution; do
+            dlopen-reference-skeleton bytes-and-escapes-skeleton fork-bomb-solution driver-start-solution; do
     [ -d "$work/subs/$name" ] && cp -R "$work/subs/$name" "$batch/$name"
 done
 cp -R "$work/subs/solution" "$batch/zz-last-solution"
@@ -204,12 +205,13 @@ brc=$?
 sleep 2
 row() { ID=$1 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ENV{ID}' < "$work/grades.jsonl"; }
 bsol=$(row solution) blast=$(row zz-last-solution) bsk=$(row skeleton) bdl=$(row dlopen-reference-skeleton)
-bforge=$(row forge-results-and-kill-solution)
+bforge=$(row forge-results-and-kill-solution) bdrv=$(row driver-start-solution)
 if [ $brc = 0 ] && same "$bsol" "$solution_points" && same "$blast" "$solution_points" && same "$bforge" "$solution_points" \
+   && same "$bdrv" "$solution_points" \
    && le "${bdl:-99}" "$skeleton_points" && same "$bsk" "$skeleton_points" && ! grep -q 9999 "$work/grades.jsonl" "$work/grades.csv"; then
-    ok "batch grading: attacks change only their own rows ($bsol, $blast, $bforge, $bsk, $bdl)"
+    ok "batch grading: attacks change only their own rows ($bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
 else
-    not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bsk, $bdl)"
+    not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
     sed 's/^/    /' "$work/batch.out" | tail -n 15
 fi
 perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$work/grades.jsonl" \

@@ -18,6 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SYS_close_range
+#define SYS_close_range 436 /* the same number on every architecture */
+#endif
+
 #define PROCESSES_MAX 256              /* threads count too: CUDA starts a few */
 #define FILE_BYTES_MAX (64LL << 20)    /* what one contained program may write to one file */
 #define OPEN_FILES_MAX 256
@@ -134,10 +138,12 @@ pid_t contain_spawn(const contain_spec *spec)
     for (int i = 0; i < 5; i++)
         if (moved[i] < 0 || dup2(moved[i], i) < 0)
             _exit(125);
-    /* nothing else of the grader's: its results file, Check's pipe, ... */
-    for (int fd = 5; fd < 65536; fd++)
-        if (fcntl(fd, F_GETFD) != -1)
-            close(fd);
+    /* nothing else of the grader's: its results file, Check's pipe, ...
+     * (one call since Linux 5.9; else one by one, which costs milliseconds) */
+    if (syscall(SYS_close_range, 5U, ~0U, 0U) != 0)
+        for (int fd = 5; fd < 65536; fd++)
+            if (fcntl(fd, F_GETFD) != -1)
+                close(fd);
 
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_FSIZE, (rlim_t)FILE_BYTES_MAX);

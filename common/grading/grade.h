@@ -82,6 +82,22 @@ const kit_snapshot *grade_snapshot_at(grade_side *side, int i);
 long long grade_device_bytes_in_use(grade_side *side);
 const char *grade_todo_pending(grade_side *side);               /* the first unfinished TODO it reported, or NULL */
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
+int grade_copy_count(grade_side *side);                         /* cudaMemcpy calls since the last reset */
+const kit_copy *grade_copy_at(grade_side *side, int i);
+
+/* ---- evidence that the device did the work (from the copy record) ----------- */
+/* Fails the item unless the `size` bytes at `bytes` (what `fn` returned or
+ * wrote, named `what` in the feedback) are what one cudaMemcpy brought back
+ * from the device; with `kernels_needed`, also unless a kernel ran on that
+ * device memory after the host last wrote it, and the bytes did not simply
+ * go to the device and back. */
+void grade_require_from_device(grade_side *side, const char *fn, const char *what, const void *bytes, size_t size,
+                               int kernels_needed);
+/* Fails the item if `fn` copied anything from the host to the device after
+ * its first launch; `why` says why the lab forbids it. */
+void grade_require_no_upload_after_launch(grade_side *side, const char *fn, const char *why);
+/* Fails the item if `fn` copied more than `most` bytes back to the host. */
+void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why);
 
 /* ---- outcome of the current item -------------------------------------------- */
 void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -92,6 +92,9 @@ int sandbox_enter(const char *const readable[], const char *const writable[], co
     for (int i = 0; system_paths[i]; i++)
         allow(ruleset, system_paths[i], strcmp(system_paths[i], "/dev") == 0 ? devices : read_only);
     allow(ruleset, "/dev/shm", fs_all & ~FS_REFER);
+    /* CUDA's driver fails to start (cudaErrorOperatingSystem) unless it may
+     * write files of its own threads; this process's own tasks only */
+    allow(ruleset, "/proc/self/task", devices);
     /* driver libraries named by the environment (containers put them there) */
     const char *library_path = getenv("LD_LIBRARY_PATH");
     char here[4096];

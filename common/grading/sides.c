@@ -39,6 +39,8 @@ typedef struct {
     int n_launches;
     kit_snapshot *snapshots;
     int n_snapshots;
+    kit_copy *copies;
+    int n_copies;
 } records;
 
 struct grade_side {
@@ -430,6 +432,9 @@ static void free_records(records *r)
         free((void *)r->snapshots[i].file);
     }
     free(r->snapshots);
+    for (int i = 0; i < r->n_copies; i++)
+        free((void *)r->copies[i].file);
+    free(r->copies);
     memset(r, 0, sizeof *r);
 }
 
@@ -502,6 +507,23 @@ static records *fetch(grade_side *side)
         s->line = (int)wire_get_u32(&reply);
         r->n_snapshots = (int)i + 1;
     }
+    n = wire_get_u32(&reply);
+    if (n > RECORDS_MAX)
+        reply.bad = 1;
+    r->copies = calloc(n + 1, sizeof *r->copies);
+    for (uint32_t i = 0; i < n && !reply.bad; i++) {
+        kit_copy *c = &r->copies[i];
+        c->direction = (kit_copy_direction)wire_get_u32(&reply);
+        c->bytes = wire_get_u64(&reply);
+        c->device_address = wire_get_u64(&reply);
+        c->launches_before = (int)wire_get_u32(&reply);
+        c->checksum = wire_get_u64(&reply);
+        char *file = wire_get_str(&reply, PATH_MAX);
+        str_clean(file);
+        c->file = file;
+        c->line = (int)wire_get_u32(&reply);
+        r->n_copies = (int)i + 1;
+    }
     int bad = reply.bad || reply.at != reply.size;
     wire_free(&reply);
     if (bad)
@@ -523,6 +545,16 @@ const kit_launch *grade_launch_at(grade_side *side, int i)
     if (i < 0 || i >= r->n_launches)
         runner_fail_not_student(str_printf("grading error: launch %d asked for, %d recorded", i, r->n_launches));
     return &r->launches[i];
+}
+
+int grade_copy_count(grade_side *side) { return fetch(side)->n_copies; }
+
+const kit_copy *grade_copy_at(grade_side *side, int i)
+{
+    records *r = fetch(side);
+    if (i < 0 || i >= r->n_copies)
+        runner_fail_not_student(str_printf("grading error: copy %d asked for, %d recorded", i, r->n_copies));
+    return &r->copies[i];
 }
 
 const kit_snapshot *grade_snapshot_at(grade_side *side, int i)

@@ -233,6 +233,38 @@ KIT_INTERNAL void kit_keep_launch(const kit_launch *launch)
     launches[launch_total++] = *launch;
 }
 
+static kit_copy *copies;
+static int copy_total, copy_capacity;
+
+int kit_copy_count(void) { return copy_total; }
+const kit_copy *kit_copy_at(int i) { return i >= 0 && i < copy_total ? &copies[i] : NULL; }
+
+KIT_INTERNAL void kit_keep_copy(const kit_copy *copy)
+{
+    if (copy_total == copy_capacity)
+        copies = grow(copies, &copy_capacity, sizeof *copies);
+    copies[copy_total] = *copy;
+    copies[copy_total++].launches_before = launch_total;
+}
+
+/* Eight bytes at a time, so that checking a copy of 64 MB costs a few
+ * milliseconds; not cryptographic, only unlikely to match by accident. */
+uint64_t kit_checksum(const void *bytes, size_t size)
+{
+    const unsigned char *p = bytes;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ size;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t word;
+        memcpy(&word, p + i, 8);
+        h = (h ^ word) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < size; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 static double timed_total_ms;
 KIT_INTERNAL void kit_add_timed_ms(double ms) { timed_total_ms += ms; }
 double kit_timed_ms(void) { return timed_total_ms; }
@@ -243,6 +275,7 @@ void kit_reset_records(void)
         free((void *)snapshots[i].data);
     snapshot_total = 0;
     launch_total = 0;
+    copy_total = 0;
     timed_total_ms = 0;
 }
 

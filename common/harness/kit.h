@@ -11,9 +11,10 @@
  *   6. round snapshots                       SNAPSHOT(d_array, count, round)
  *   7. the launch record                     kit_launch_count(), kit_launch_at()
  *   8. pictures of small arrays              kit_draw_ints(), kit_draw_floats()
+ *   9. the copy record                       kit_copy_count(), kit_copy_at()
  *
- * Parts 3, 4, 5 and 8 are plain C and usable from any .c file.  Parts 1, 2
- * and 6 need CUDA and exist only in .cu files (on either backend).
+ * Parts 3, 4, 5 and 8 are plain C and usable from any .c file.  Parts 1, 2,
+ * 6 and 9 need CUDA and exist only in .cu files (on either backend).
  */
 #ifndef KIT_H
 #define KIT_H
@@ -154,7 +155,34 @@ typedef struct {
 } kit_launch;
 int kit_launch_count(void);
 const kit_launch *kit_launch_at(int i);
-void kit_reset_records(void); /* forget launches, snapshots and timed time */
+void kit_reset_records(void); /* forget launches, snapshots, copies and timed time */
+
+/* ---- 9. The copy record ------------------------------------------------------
+ * In a .cu file that includes kit.h, every cudaMemcpy is recorded: which
+ * way it went, how many bytes, the device address, how many launches came
+ * before it, and a checksum of the bytes.  The grader uses the record to
+ * tell results the kernels computed from results the host computed: what a
+ * lab function returns must be what came back from the device.  The copy
+ * itself is CUDA's own; nothing else changes. */
+typedef enum { KIT_TO_DEVICE, KIT_TO_HOST, KIT_ON_DEVICE, KIT_ON_HOST, KIT_EITHER_WAY } kit_copy_direction;
+typedef struct {
+    kit_copy_direction direction;  /* KIT_EITHER_WAY: cudaMemcpyDefault */
+    size_t bytes;
+    uint64_t device_address;       /* the device side (the destination of a copy on the device) */
+    int launches_before;
+    uint64_t checksum;             /* kit_checksum() of the bytes copied */
+    const char *file;
+    int line;
+} kit_copy;
+int kit_copy_count(void);
+const kit_copy *kit_copy_at(int i);
+uint64_t kit_checksum(const void *bytes, size_t size); /* plain C, for the grader too */
+#ifdef KIT_HAS_CUDA
+cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+#ifndef KIT_HARNESS_SOURCE
+#define cudaMemcpy(...) kit_memcpy(__FILE__, __LINE__, __VA_ARGS__)
+#endif
+#endif
 
 /* ---- 8. Pictures of small arrays ---------------------------------------------
  * Draws a row of boxes such as

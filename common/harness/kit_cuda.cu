@@ -1,5 +1,6 @@
 /* kit_cuda.cu: the CUDA half of the harness (see kit.h).
  * Checked calls and launches, event timing, snapshots and the device. */
+#define KIT_HARNESS_SOURCE /* cudaMemcpy here is CUDA's own */
 #include "kit.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@ extern "C" KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t 
                                                const char *file, int line);
 extern "C" KIT_INTERNAL void kit_keep_launch(const kit_launch *launch);
 extern "C" KIT_INTERNAL void kit_add_timed_ms(double ms);
+extern "C" KIT_INTERNAL void kit_keep_copy(const kit_copy *copy);
 
 /* ---- 1. Checking ---------------------------------------------------------- */
 
@@ -91,6 +93,32 @@ extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t
     /* cudaMemcpy waits for the round's kernel, so the copy shows its result. */
     kit_check(cudaMemcpy(copy, device_array, bytes, cudaMemcpyDeviceToHost), "the snapshot's cudaMemcpy", file, line);
     kit_keep_snapshot(copy, count, element_size, round, file, line);
+}
+
+/* ---- 9. The copy record ------------------------------------------------------------ */
+
+extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes,
+                                  cudaMemcpyKind kind)
+{
+    cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
+    if (err != cudaSuccess)
+        return err;
+    kit_copy copy;
+    memset(&copy, 0, sizeof copy);
+    copy.bytes = bytes;
+    copy.file = file;
+    copy.line = line;
+    const void *host = NULL;
+    switch (kind) {
+    case cudaMemcpyHostToDevice: copy.direction = KIT_TO_DEVICE, host = src, copy.device_address = (uintptr_t)dst; break;
+    case cudaMemcpyDeviceToHost: copy.direction = KIT_TO_HOST, host = dst, copy.device_address = (uintptr_t)src; break;
+    case cudaMemcpyDeviceToDevice: copy.direction = KIT_ON_DEVICE, copy.device_address = (uintptr_t)dst; break;
+    case cudaMemcpyHostToHost: copy.direction = KIT_ON_HOST, host = dst; break;
+    default: copy.direction = KIT_EITHER_WAY; break; /* the host side is not known here */
+    }
+    copy.checksum = host ? kit_checksum(host, bytes) : 0;
+    kit_keep_copy(&copy);
+    return err;
 }
 
 /* ---- The device ---------------------------------------------------------------------- */

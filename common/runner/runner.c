@@ -130,6 +130,20 @@ static void send_records(void)
         wire_put_str(&m, s->file);
         wire_put_u32(&m, (uint32_t)s->line);
     }
+
+    int copies = ((int (*)(void))harness("kit_copy_count"))();
+    const kit_copy *(*copy_at)(int) = (const kit_copy *(*)(int))harness("kit_copy_at");
+    wire_put_u32(&m, (uint32_t)copies);
+    for (int i = 0; i < copies; i++) {
+        const kit_copy *c = copy_at(i);
+        wire_put_u32(&m, (uint32_t)c->direction);
+        wire_put_u64(&m, c->bytes);
+        wire_put_u64(&m, c->device_address);
+        wire_put_u32(&m, (uint32_t)c->launches_before);
+        wire_put_u64(&m, c->checksum);
+        wire_put_str(&m, c->file);
+        wire_put_u32(&m, (uint32_t)c->line);
+    }
     send_or_die(&m);
 }
 

@@ -1,0 +1,88 @@
+/* evidence.c: that the device did the work, from the harness's copy record.
+ *
+ * A lab function's result counts only if it is what one cudaMemcpy brought
+ * back from the device, unchanged, and (where kernels are needed) a kernel
+ * ran on that device memory after the host last wrote it.  The record comes
+ * from the student's own process, so this is evidence a determined cheater
+ * could fake with effort; a host computation written as a student would
+ * write it is caught, and the feedback says what the kernels must do. */
+#include <string.h>
+
+#include "grade.h"
+
+static int comes_back(const kit_copy *c) { return c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY; }
+
+/* The last copy to the host of exactly these bytes, or -1. */
+static int matching_download(grade_side *side, size_t size, uint64_t sum)
+{
+    for (int i = grade_copy_count(side) - 1; i >= 0; i--) {
+        const kit_copy *c = grade_copy_at(side, i);
+        if (comes_back(c) && c->bytes == size && c->checksum == sum)
+            return i;
+    }
+    return -1;
+}
+
+void grade_require_from_device(grade_side *side, const char *fn, const char *what, const void *bytes, size_t size,
+                               int kernels_needed)
+{
+    if (size == 0)
+        return;
+    uint64_t sum = kit_checksum(bytes, size);
+    int found = matching_download(side, size, sum);
+    if (found < 0) {
+        int back = -1;
+        for (int i = grade_copy_count(side) - 1; i >= 0 && back < 0; i--)
+            if (comes_back(grade_copy_at(side, i)))
+                back = i;
+        if (back < 0)
+            grade_fail("%s: %s never came back from the device: no cudaMemcpy to the host was made, so the host "
+                       "computed it; the kernels compute it in device memory and one cudaMemcpy brings it back",
+                       fn, what);
+        const kit_copy *c = grade_copy_at(side, back);
+        grade_fail("%s: %s is not what your code copied back from the device (the last cudaMemcpy to the host, at "
+                   "%s:%d, brought back %zu bytes that differ): the kernels compute the result; after the copy back "
+                   "the host must not change it or compute it again",
+                   fn, what, c->file, c->line, c->bytes);
+    }
+    if (!kernels_needed)
+        return;
+    const kit_copy *down = grade_copy_at(side, found);
+    /* the last time the host wrote that device memory, before the copy back */
+    int launches_since = down->launches_before;
+    for (int i = 0; i < found; i++) {
+        const kit_copy *up = grade_copy_at(side, i);
+        if (up->direction == KIT_TO_DEVICE && up->device_address == down->device_address)
+            launches_since = down->launches_before - up->launches_before;
+        if (up->direction == KIT_TO_DEVICE && up->bytes == size && up->checksum == sum)
+            grade_fail("%s: %s went from the host to the device (cudaMemcpy at %s:%d) and came back unchanged "
+                       "(%s:%d): the host computed it; the kernels must", fn, what, up->file, up->line, down->file,
+                       down->line);
+    }
+    grade_check(launches_since > 0,
+                "%s: %s was copied back (%s:%d) with no kernel launched since the host last wrote that device "
+                "memory: the kernels must compute it", fn, what, down->file, down->line);
+}
+
+void grade_require_no_upload_after_launch(grade_side *side, const char *fn, const char *why)
+{
+    for (int i = 0; i < grade_copy_count(side); i++) {
+        const kit_copy *c = grade_copy_at(side, i);
+        grade_check(c->direction != KIT_TO_DEVICE || c->launches_before == 0,
+                    "%s copied %zu bytes from the host to the device after its first launch (cudaMemcpy at %s:%d): %s",
+                    fn, c->bytes, c->file, c->line, why);
+    }
+}
+
+void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why)
+{
+    size_t total = 0;
+    const kit_copy *last = NULL;
+    for (int i = 0; i < grade_copy_count(side); i++) {
+        const kit_copy *c = grade_copy_at(side, i);
+        if (comes_back(c))
+            total += c->bytes, last = c;
+    }
+    grade_check(total <= most, "%s copied %zu bytes back to the host (the last at %s:%d) where %zu are needed: %s",
+                fn, total, last ? last->file : "?", last ? last->line : 0, most, why);
+}
