@@ -3,7 +3,9 @@
  * what went wrong into a message that names whose fault it is. */
 #include "build.h"
 #include "grader.h"
+#include "contain.h"
 #include "sandbox.h"
+#include "wire.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -89,9 +91,10 @@ typedef struct {
     int locked;                    /* a kit build: take the build lock */
 } make_run;
 
-/* make -s BACKEND=... VARIABLES... TARGET; returns its exit status (124 when
- * stopped by the time limit). */
-static int run_make(const make_run *how, const char *backend, const char *target, const char *const vars[])
+/* make -s BACKEND=... VARIABLES... TARGET [ALSO]; returns its exit status
+ * (124 when stopped by the time limit). */
+static int run_make2(const make_run *how, const char *backend, const char *target, const char *also,
+                     const char *const vars[])
 {
     char *argv[16];
     int argc = 0;
@@ -102,6 +105,8 @@ static int run_make(const make_run *how, const char *backend, const char *target
     for (int i = 0; vars && vars[i] && argc < 13; i++)
         argv[argc++] = (char *)vars[i];
     argv[argc++] = (char *)target;
+    if (also)
+        argv[argc++] = (char *)also;
     argv[argc] = NULL;
 
     int lock = -1;
@@ -127,15 +132,10 @@ static int run_make(const make_run *how, const char *backend, const char *target
         _exit(127);
     }
     int status = 0, stopped = 0;
-    double deadline = how->seconds > 0 ? (double)time(NULL) + how->seconds : 0;
-    while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
-        if (deadline && time(NULL) > deadline) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            stopped = 1;
-            break;
-        }
-        usleep(20000);
+    if (pid > 0 && contain_wait(pid, &status, how->seconds > 0 ? wire_now() + how->seconds : 0) != 0) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        stopped = 1;
     }
     if (lock >= 0)
         close(lock);
@@ -153,10 +153,17 @@ static int run_make(const make_run *how, const char *backend, const char *target
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-static int kit_make(const char *backend, const char *target, const char *log)
+static int run_make(const make_run *how, const char *backend, const char *target, const char *const vars[])
+{
+    return run_make2(how, backend, target, NULL, vars);
+}
+
+/* One make for two targets where it can: each start of make costs tens of
+ * milliseconds, a good part of grading a small lab. */
+static int kit_make(const char *backend, const char *target, const char *also, const char *log)
 {
     make_run how = {log, 0, NULL, NULL, 1};
-    return run_make(&how, backend, target, NULL);
+    return run_make2(&how, backend, target, also, NULL);
 }
 
 /* ---- a submission -------------------------------------------------------------------- */
@@ -292,12 +299,14 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     mkdir("build/logs", 0755);
     char *reference_log = str_printf("build/logs/%s-reference.log", lab->dir);
     char *solutions = str_printf("solutions/%s", lab->dir);
+    /* what a submission's build reads from the kit's own build */
+    char *main_o = str_printf("build/%s/%s/main.o", backend, lab->dir);
     struct stat st;
     if (stat(solutions, &st) == 0) {
         if (!plan->quiet)
             fprintf(stderr, "building the reference of %s (%s backend)...\n", lab->dir, backend);
         out->reference_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
-        if (kit_make(backend, out->reference_so, reference_log) != 0 || access(out->reference_so, R_OK) != 0) {
+        if (kit_make(backend, out->reference_so, main_o, reference_log) != 0 || access(out->reference_so, R_OK) != 0) {
             char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
                                     "kit, not of your code); %s says:", lab->dir, backend, reference_log);
             kit_fault("%s", what, reference_log);
@@ -309,15 +318,13 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
                                     out->reference_so);
             kit_fault("%s", what, NULL);
         }
+        kit_make(backend, main_o, NULL, reference_log);
     }
-    /* what a submission's build reads from the kit's own build */
-    char *main_o = str_printf("build/%s/%s/main.o", backend, lab->dir);
-    kit_make(backend, main_o, reference_log);
 
     if (plan->solution) {
         out->student_so = str_dup(out->reference_so);
         char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
-        if (plan->lab_programs && kit_make(backend, program, reference_log) == 0)
+        if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
             out->student_program = program;
         return;
     }

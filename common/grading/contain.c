@@ -1,11 +1,13 @@
 /* contain.c: see contain.h. */
 #include "contain.h"
 #include "sandbox.h"
+#include "wire.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -173,6 +175,38 @@ pid_t contain_spawn(const contain_spec *spec)
     signal(SIGPIPE, SIG_DFL);
     execv(spec->argv[0], spec->argv);
     _exit(127);
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int contain_wait(pid_t pid, int *status, double deadline)
+{
+    /* a pidfd becomes readable when the child ends (Linux 5.3); elsewhere, a
+     * short poll */
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR))
+            break;
+        double left = deadline > 0 ? deadline - wire_now() : 1.0;
+        if (left <= 0) {
+            if (fd >= 0)
+                close(fd);
+            return -1;
+        }
+        int ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+        if (fd >= 0) {
+            struct pollfd p = {fd, POLLIN, 0};
+            poll(&p, 1, ms);
+        } else {
+            usleep(ms < 2 ? 1000 : 2000);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return 0;
 }
 
 /* Sends SIGKILL to every process whose parent is this one; returns how many. */

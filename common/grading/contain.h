@@ -51,6 +51,11 @@ typedef struct {
  * failure to set up exits with status 125 before anything runs. */
 pid_t contain_spawn(const contain_spec *spec);
 
+/* Waits for child `pid` until `deadline` (wire_now()'s clock; 0: no limit):
+ * 0 with its wait status in *status once it has ended, -1 at the deadline
+ * (the child is left running).  Wakes the moment the child ends. */
+int contain_wait(pid_t pid, int *status, double deadline);
+
 /* Kills (SIGKILL) and reaps every child and every orphan that came back to
  * this process, until none is left. */
 void contain_reap_all(void);

@@ -168,14 +168,11 @@ static int run_contained(char *const argv[], const char *what, char *report, siz
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");
     int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (wire_now() > item_deadline) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
-        }
-        usleep(10000);
+    if (contain_wait(pid, &status, item_deadline) != 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
     }
     ssize_t n = pread(out, report, size - 1, 0);
     report[n > 0 ? n : 0] = 0;
