@@ -87,8 +87,9 @@ $1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
 
 -include labs/$1/lab.mk
 
-$$($1_SOUT)/student/%.o: $$(if $$(STUDENT_DIR),$$(STUDENT_DIR)/%.cu,labs/$1/%.cu) $$($1_HEADERS) $$(BACKEND_DEPS)
+$$($1_SOUT)/student/%.o: $$(if $$(STUDENT_DIR),$$(STUDENT_DIR)/%.cu,labs/$1/%.cu) $$($1_HEADERS) $$(BACKEND_DEPS) $$(FRONT_CHECK)
 	@mkdir -p $$(@D)
+	$$(if $$(FRONT_CHECK),@$$(call front_check,$$<,$$($1_INCLUDES)))
 	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES) $$(STUDENT_PATH_FLAGS))
 ifneq ($$(STUDENT_DIR),)
 $$($1_SOUT)/student/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
@@ -105,7 +106,7 @@ $(B)/$1/reference/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)
 	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
 endif
-$(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS)
+$(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS) | $$(FRONT_CHECK)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Ilabs/$1 -c $$< -o $$@
 

@@ -29,4 +29,19 @@ for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu "$out"/mutants/*/*.
         head -20 "$obj.log" | sed 's/^/    /'
     fi
 done
+# What g++ accepts and nvcc does not (a host function called from a kernel)
+# must not build on the cpu backend either, and the student sees nvcc's words.
+sub="$out/host-call-in-kernel"
+mkdir -p "$sub"
+{ cat solutions/lab3-folding/fold.cu
+  printf '\nstatic int host_only(int x) { return x + 1; }\n__global__ void uses_host(int *a) { a[0] = host_only(a[0]); }\n'
+} > "$sub/fold.cu"
+./grader lab3 --backend=cpu --student-dir="$sub" > "$out/host-call.out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "does not compile" "$out/host-call.out" && grep -q "__host__ function" "$out/host-call.out"; then
+    ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message"
+else
+    not_ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message (exit $rc)"
+    head -20 "$out/host-call.out" | sed 's/^/    /'
+fi
 finish

@@ -5,6 +5,8 @@
 #   so_link     $(call so_link,OUT.so,OBJS)                   a shared object for the grader
 #   exe_link    $(call exe_link,OUT,OBJS)                     a program
 #   BACKEND_DEPS                                             built before any of these run
+#   front_check $(call front_check,SRC.cu,FLAGS)             nvcc's verdict on a student's file
+#   FRONT_CHECK                                              what front_check needs, built with the kit
 #   EMU_SANITIZE_FLAGS                                       added to C objects linked with them
 #
 # A .cu file builds in three steps, all next to the object:
@@ -50,3 +52,18 @@ cu_compile = mkdir -p $(dir $2) && \
 	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
 so_link = $(EMU_CXX) -shared -Wl,-Bsymbolic $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
 exe_link = $(EMU_CXX) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
+
+# ---- nvcc as a front end ------------------------------------------------------------
+# g++ accepts some code that is not CUDA (a host function called from a
+# kernel); where nvcc is installed, a student's file must also pass nvcc's
+# own checks (errors only, no code made), so that what builds here builds on
+# a GPU.  The stamp records the nvcc that works with the kit's harness, or
+# nothing: an nvcc that cannot compile the kit (no host compiler it
+# supports) must not fail students.  NVCC_CHECK=no turns the check off.
+FRONT_CHECK := $(B)/harness/nvcc-check
+$(FRONT_CHECK): common/harness/kit_cuda.cu common/harness/kit.h | $(B)/harness/
+	@nvcc=$$(command -v nvcc 2>/dev/null); \
+	 if [ -n "$$nvcc" ] && "$$nvcc" -std=c++17 -w -Icommon/harness -x cu -ptx -o /dev/null $< >/dev/null 2>&1; \
+	 then echo "$$nvcc" > $@; else : > $@; fi
+front_check = nvcc=$$(cat $(FRONT_CHECK)); [ -z "$$nvcc" ] || [ "$(NVCC_CHECK)" = no ] || \
+	"$$nvcc" -std=c++17 -w -Icommon/harness $2 -x cu -ptx -o /dev/null $1

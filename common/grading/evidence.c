@@ -40,10 +40,13 @@ void grade_require_from_device(grade_side *side, const char *fn, const char *wha
                        "computed it; the kernels compute it in device memory and one cudaMemcpy brings it back",
                        fn, what);
         const kit_copy *c = grade_copy_at(side, back);
+        if (c->bytes != size)
+            grade_fail("%s: %s (%zu bytes) did not come back from the device in one cudaMemcpy (the last copy to "
+                       "the host, at %s:%d, brought back %zu bytes): copy the result back whole, as the kernels left "
+                       "it, and return or store exactly that", fn, what, size, c->file, c->line, c->bytes);
         grade_fail("%s: %s is not what your code copied back from the device (the last cudaMemcpy to the host, at "
-                   "%s:%d, brought back %zu bytes that differ): the kernels compute the result; after the copy back "
-                   "the host must not change it or compute it again",
-                   fn, what, c->file, c->line, c->bytes);
+                   "%s:%d, brought back other values): the kernels compute the result; after the copy back the host "
+                   "must not change it or compute it again", fn, what, c->file, c->line);
     }
     if (!kernels_needed)
         return;
@@ -52,9 +55,11 @@ void grade_require_from_device(grade_side *side, const char *fn, const char *wha
     int launches_since = down->launches_before;
     for (int i = 0; i < found; i++) {
         const kit_copy *up = grade_copy_at(side, i);
-        if (up->direction == KIT_TO_DEVICE && up->device_address == down->device_address)
-            launches_since = down->launches_before - up->launches_before;
-        if (up->direction == KIT_TO_DEVICE && up->bytes == size && up->checksum == sum)
+        if (up->direction != KIT_TO_DEVICE || up->device_address != down->device_address)
+            continue;
+        launches_since = down->launches_before - up->launches_before;
+        if (up->bytes == size && up->checksum == sum) /* (a caller passes kernels_needed = 0 where the right
+                                                          result may equal what went up) */
             grade_fail("%s: %s went from the host to the device (cudaMemcpy at %s:%d) and came back unchanged "
                        "(%s:%d): the host computed it; the kernels must", fn, what, up->file, up->line, down->file,
                        down->line);

@@ -90,7 +90,8 @@ const kit_copy *grade_copy_at(grade_side *side, int i);
  * wrote, named `what` in the feedback) are what one cudaMemcpy brought back
  * from the device; with `kernels_needed`, also unless a kernel ran on that
  * device memory after the host last wrote it, and the bytes did not simply
- * go to the device and back. */
+ * go to that device memory and back (so pass 0 where the right result may
+ * equal an input). */
 void grade_require_from_device(grade_side *side, const char *fn, const char *what, const void *bytes, size_t size,
                                int kernels_needed);
 /* Fails the item if `fn` copied anything from the host to the device after

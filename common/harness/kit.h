@@ -179,8 +179,12 @@ const kit_copy *kit_copy_at(int i);
 uint64_t kit_checksum(const void *bytes, size_t size); /* plain C, for the grader too */
 #ifdef KIT_HAS_CUDA
 cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+/* cudaMemcpyAsync too; a copy to the host waits for its stream, to be read */
+cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
+                             cudaMemcpyKind kind, cudaStream_t stream = 0);
 #ifndef KIT_HARNESS_SOURCE
 #define cudaMemcpy(...) kit_memcpy(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaMemcpyAsync(...) kit_memcpy_async(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 #endif
 

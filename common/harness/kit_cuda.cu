@@ -97,12 +97,31 @@ extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t
 
 /* ---- 9. The copy record ------------------------------------------------------------ */
 
-extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes,
-                                  cudaMemcpyKind kind)
+/* Which way a cudaMemcpyDefault went.  On a GPU the runtime knows; on the
+ * cpu backend every address is readable, so the destination is read and the
+ * copy counts either way. */
+static cudaMemcpyKind resolved(cudaMemcpyKind kind, void *dst, const void *src)
 {
-    cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
-    if (err != cudaSuccess)
-        return err;
+#ifdef __CUDAEMU__
+    (void)dst, (void)src;
+    return kind;
+#else
+    if (kind != cudaMemcpyDefault)
+        return kind;
+    cudaPointerAttributes to, from;
+    if (cudaPointerGetAttributes(&to, dst) != cudaSuccess || cudaPointerGetAttributes(&from, src) != cudaSuccess) {
+        cudaGetLastError(); /* not the student's error */
+        return kind;
+    }
+    int to_device = to.type == cudaMemoryTypeDevice, from_device = from.type == cudaMemoryTypeDevice;
+    return to_device ? (from_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                     : (from_device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+#endif
+}
+
+static void record_copy(const char *file, int line, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    kind = resolved(kind, dst, src);
     kit_copy copy;
     memset(&copy, 0, sizeof copy);
     copy.bytes = bytes;
@@ -114,10 +133,34 @@ extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const v
     case cudaMemcpyDeviceToHost: copy.direction = KIT_TO_HOST, host = dst, copy.device_address = (uintptr_t)src; break;
     case cudaMemcpyDeviceToDevice: copy.direction = KIT_ON_DEVICE, copy.device_address = (uintptr_t)dst; break;
     case cudaMemcpyHostToHost: copy.direction = KIT_ON_HOST, host = dst; break;
-    default: copy.direction = KIT_EITHER_WAY; break; /* the host side is not known here */
+    default: /* cudaMemcpyDefault, not resolved */
+        copy.direction = KIT_EITHER_WAY;
+#ifdef __CUDAEMU__
+        host = dst; /* readable, wherever it is */
+#endif
+        break;
     }
     copy.checksum = host ? kit_checksum(host, bytes) : 0;
     kit_keep_copy(&copy);
+}
+
+extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes,
+                                  cudaMemcpyKind kind)
+{
+    cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
+    if (err == cudaSuccess)
+        record_copy(file, line, dst, src, bytes, kind);
+    return err;
+}
+
+extern "C" cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
+                                        cudaMemcpyKind kind, cudaStream_t stream)
+{
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    if (err == cudaSuccess && resolved(kind, dst, src) != cudaMemcpyHostToDevice)
+        err = cudaStreamSynchronize(stream); /* the bytes must have arrived to be read */
+    if (err == cudaSuccess)
+        record_copy(file, line, dst, src, bytes, kind);
     return err;
 }
 
