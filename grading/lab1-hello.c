@@ -7,6 +7,9 @@
  *   global_index_1d        every thread of 1D launches writes its global index
  *   global_index_2d_3d     the same for 2D and 3D grids and blocks, odd shapes too
  *   global_index_bounds    threads whose index is n or more write nothing
+ * The global_index items also require that the device did the work: out is
+ * what one cudaMemcpy brought back after the launch, unchanged
+ * (common/grading/evidence.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +182,23 @@ static void item_launch_error_reported(void)
 
 static int shape_size(lab1_shape s) { return s.x * s.y * s.z; }
 
+/* The bytes of out that one copy back must account for.  Only out[0..n-1]
+ * is written and the rest keeps its value, so copying back the whole array
+ * and copying back only its first n elements are both right: the whole
+ * array when a copy to the host brought back exactly that, else the first n. */
+static size_t bytes_back(grade_side *side, const int *out, int total, int n)
+{
+    size_t whole = (size_t)total * sizeof *out;
+    uint64_t sum = kit_checksum(out, whole);
+    for (int i = 0; i < grade_copy_count(side); i++) {
+        const kit_copy *c = grade_copy_at(side, i);
+        int back = c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY;
+        if (back && c->bytes == whole && c->checksum == sum)
+            return whole;
+    }
+    return (size_t)n * sizeof *out;
+}
+
 /* Runs fill_global_indices on a poisoned array and checks every element and the launch. */
 static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *why)
 {
@@ -221,6 +241,8 @@ static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *
                        "dimension", shape, i, i);
         grade_fail("%s: out[%d] = %d, expected %d (each thread writes g at out[g])", shape, i, out[i], expected);
     }
+    /* Right; and the kernel must have written it, not the host. */
+    grade_require_from_device(student, shape, "out", out, bytes_back(student, out, total, n), 1);
     free(out);
 }
 

@@ -7,6 +7,9 @@
  *   dot_exact               dot_product exact on small-integer data (any order is exact)
  *   dot_random              dot_product on random data within the tolerance policy
  *   phase_times             dot_product times each of its four phases
+ * The items on results also require that the device did the work: each
+ * result (for dot_product, the products it adds up) is what one cudaMemcpy
+ * brought back after a kernel ran, unchanged (common/grading/evidence.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +56,20 @@ static void expect_products(const char *what, const float *got, const float *a, 
     }
 }
 
+/* Requires that `result`, right already, is what one cudaMemcpy brought
+ * back after a kernel ran (`what` names the call, `name` the array).
+ * evidence.c takes bytes that went to the device and came back unchanged
+ * for the host's work; a right result can be one of the inputs (b[i] = 1
+ * everywhere, as small whole numbers give often enough for small n), and
+ * then that would blame correct code, so only the copy back is required. */
+static void require_from_device(const char *what, const char *name, const float *result, const float *a,
+                                const float *b, int n)
+{
+    size_t size = (size_t)n * sizeof(float);
+    int an_input = n > 0 && (memcmp(result, a, size) == 0 || memcmp(result, b, size) == 0);
+    grade_require_from_device(grade_student(), what, name, result, size, !an_input);
+}
+
 /* ---- products_exact ---------------------------------------------------------------------- */
 
 static void item_products_exact(void)
@@ -67,13 +84,16 @@ static void item_products_exact(void)
         kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
         poison(c, n + 1);
 
-        GRADE_FN(grade_student(), vector_mult)(a, b, c, n);
+        grade_side *student = grade_student();
+        grade_reset_records(student);
+        GRADE_FN(student, vector_mult)(a, b, c, n);
 
         char what[96];
         snprintf(what, sizeof what, "vector_mult with n = %d (seed %llu)", n, (unsigned long long)seed);
         expect_products(what, c, a, b, n);
         grade_check(isnan(c[n]), "%s: c[%d], one past the end, was written; only c[0..n-1] belong to the result",
                     what, n);
+        require_from_device(what, "c", c, a, b, n); /* right, and the kernel's work */
         free(a), free(b), free(c);
     }
 }
@@ -126,6 +146,7 @@ static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
         grade_fail("%s: a[%d] = %.9g, expected a[%d] * b[%d] = %.9g * %.9g = %.9g", what, i, a[i], i, i,
                    original[i], b[i], want);
     }
+    require_from_device(what, "a", a, original, b, n); /* right, and the kernel's work */
     free(a), free(b), free(original);
 }
 
@@ -190,15 +211,34 @@ static void item_memory_released(void)
 
 /* ---- dot_exact and dot_random ------------------------------------------------------------------------ */
 
+/* lab2.h splits the work: the products on the device, their sum on the
+ * host.  So the sum itself never comes from the device; what must is the n
+ * products, each a[i] * b[i] rounded to float (one rounding, the same on
+ * the device and here), in the one copy back that the host then adds up. */
+static void expect_products_from_device(const char *what, const float *a, const float *b, int n)
+{
+    float *products = new_floats(n);
+    for (int i = 0; i < n; i++)
+        products[i] = a[i] * b[i];
+    require_from_device(what, "the array of products a[i] * b[i] that it adds up", products, a, b, n);
+    free(products);
+}
+
 /* exact_lo > 0 or < 0: whole numbers in [exact_lo, 3], where any order is exact; 0: random data. */
 static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int exact_lo)
 {
     lab2_phase_times t;
-    float got = GRADE_FN(grade_student(), dot_product)(a, b, n, &t);
+    grade_side *student = grade_student();
+    grade_reset_records(student);
+    float got = GRADE_FN(student, dot_product)(a, b, n, &t);
     double exact = kit_dot(a, b, (size_t)n), abs_sum = kit_abs_dot(a, b, (size_t)n);
+    char what[96];
+    snprintf(what, sizeof what, "dot_product with n = %d (seed %llu)", n, (unsigned long long)seed);
     if (exact_lo != 0) {
-        if ((double)got == exact)
+        if ((double)got == exact) {
+            expect_products_from_device(what, a, b, n);
             return;
+        }
         double missing = exact - (double)got;
         const char *hint = "";
         if (n > 1 && missing == (double)a[n - 1] * b[n - 1])
@@ -214,6 +254,7 @@ static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int
                 "units of u * sum|a[i] * b[i]| (u = 2^-24), more than the %d any correct order of summation stays "
                 "within", n, (unsigned long long)seed, got, exact, kit_error_units(got, exact, abs_sum),
                 DOT_TOLERANCE);
+    expect_products_from_device(what, a, b, n);
 }
 
 static void item_dot_exact(void)

@@ -9,6 +9,9 @@
  *   tournament_predicate_rejects          ... and rejects wrong ones
  *
  * The data are small integers, so every sum is exact whatever the order.
+ * The invariant and sums items also check, from the copy record, that the
+ * device did the work: the sum returned is A[0] as the rounds left it, copied
+ * back, and nothing goes from the host to the device between rounds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +107,9 @@ static sum_fn student_sum(int compact)
 
 static const char *mapping_name(int compact) { return compact ? "tournament_sum_compact" : "tournament_sum_naive"; }
 
+#define ROUNDS_STAY_ON_DEVICE "the rounds play the tournament where it is, in device memory; nothing from the host " \
+                              "enters it between rounds"
+
 /* ---- the invariant on every snapshot ------------------------------------------------ */
 
 static void check_rounds(int compact, const int *a, int n, uint64_t seed, const char *schedule)
@@ -112,7 +118,7 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
     grade_reset_records(you);
     grade_set_snapshots(you, 1);
     grade_set_schedule(you, schedule);
-    student_sum(compact)(a, n);
+    int got = student_sum(compact)(a, n);
     grade_set_snapshots(you, 0);
 
     int rounds = round_count(n), taken = grade_snapshot_count(you);
@@ -152,6 +158,10 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
                 "%s: found %d snapshots, but n = %d needs %d rounds, so %d snapshots (round 0, then one after every "
                 "round); the loop makes one round too %s, or SNAPSHOT is missing",
                 where, taken, n, rounds, rounds + 1, taken > rounds + 1 ? "many" : "few");
+    const int *last = grade_snapshot_at(you, rounds)->data;
+    grade_check(got == last[0], "%s: it returned %d, but after the last round A[0] = %d: the sum returned is the one "
+                "the rounds left in A[0], copied back", where, got, last[0]);
+    grade_require_no_upload_after_launch(you, mapping_name(compact), ROUNDS_STAY_ON_DEVICE);
 }
 
 static void check_invariant(int compact)
@@ -176,7 +186,8 @@ static void compact_invariant(void) { check_invariant(1); }
 static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
 {
     int *a = seeded_ints(n, lo, hi, seed);
-    grade_reset_records(grade_student());
+    grade_side *you = grade_student();
+    grade_reset_records(you);
     int got = student_sum(compact)(a, n);
     long long expected = kit_sum_ints(a, (size_t)n);
     if (got != expected) {
@@ -185,6 +196,9 @@ static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld", n,
                    (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected);
     }
+    grade_require_no_upload_after_launch(you, mapping_name(compact), ROUNDS_STAY_ON_DEVICE);
+    /* n = 1 needs no round: its sum goes to the device and back as it is */
+    grade_require_from_device(you, mapping_name(compact), "the sum it returned", &got, sizeof got, n > 1);
     free(a);
 }
 

@@ -15,7 +15,11 @@
  *   block_max_speed         GPU only: time against the reference
  *
  * A maximum is exact whatever the order, so every result must equal the
- * largest input bit for bit.
+ * largest input bit for bit.  The items that check results also check, from
+ * the copy record, that the device did the work: the maximum returned is what
+ * came back from the device (after the rounds, or the launch), nothing goes
+ * from the host to the device after the first launch, and block_max brings
+ * back one value, not the blocks' results.
  */
 #include <math.h>
 #include <stdio.h>
@@ -91,6 +95,11 @@ static float *seeded_floats(int n, int lo, int hi, uint64_t seed)
     return a;
 }
 
+#define ROUNDS_STAY_ON_DEVICE "the rounds play the pairs in device memory, from one device array to the other; " \
+                              "nothing from the host enters them between rounds"
+#define BLOCKS_COMBINE_ON_DEVICE "lab5.h: the blocks' results are combined on the device, and the maximum is " \
+                                 "copied back as one value; the host takes no part after the launch"
+
 /* ---- tmax_invariant ------------------------------------------------------------ */
 
 static void check_rounds(const float *a, int n, uint64_t seed, const char *schedule)
@@ -99,7 +108,7 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
     grade_reset_records(you);
     grade_set_snapshots(you, 1);
     grade_set_schedule(you, schedule);
-    GRADE_FN(you, tournament_max)(a, n);
+    float got = GRADE_FN(you, tournament_max)(a, n);
     grade_set_snapshots(you, 0);
 
     int rounds = round_count(n), taken = grade_snapshot_count(you);
@@ -138,6 +147,10 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
                 "%s: found %d snapshots, but n = %d needs %d rounds, so %d snapshots (round 0, then one after every "
                 "round); the loop makes one round too %s, or SNAPSHOT is missing",
                 where, taken, n, rounds, rounds + 1, taken > rounds + 1 ? "many" : "few");
+    const float *last = grade_snapshot_at(you, rounds)->data;
+    grade_check(got == last[0], "%s: tournament_max returned %.9g, but after the last round B[0] = %.9g: the maximum "
+                "returned is the one value the rounds left, copied back", where, got, last[0]);
+    grade_require_no_upload_after_launch(you, "tournament_max", ROUNDS_STAY_ON_DEVICE);
 }
 
 static void tmax_invariant(void)
@@ -159,13 +172,15 @@ static void tmax_invariant(void)
 
 static const char *input_kind;
 
-static void check_max(max_fn fn, const char *name, const float *a, int n, uint64_t seed)
+/* The student's result for a[], checked against the largest value; returns it. */
+static float check_max(max_fn fn, const char *name, const float *a, int n, uint64_t seed)
 {
+    grade_reset_records(grade_student());
     float got = fn(a, n);
     long long at;
     float expected = block_best(a, 0, n, &at);
     if (got == expected && !isnan(got))
-        return;
+        return got;
     if (n <= PICTURE_MAX)
         grade_picture_floats("the input", a, n, (int)at, (int)at + 1);
     grade_fail("n = %d (seed %llu, %s): %s returned %.9g but the largest value is a[%lld] = %.9g%s", n,
@@ -177,6 +192,49 @@ static void check_max(max_fn fn, const char *name, const float *a, int n, uint64
 static max_fn student_tournament(void) { return GRADE_FN(grade_student(), tournament_max); }
 static max_fn student_blocks(void) { return GRADE_FN(grade_student(), block_max); }
 
+static void check_tournament_max(const float *a, int n, uint64_t seed)
+{
+    float got = check_max(student_tournament(), "tournament_max", a, n, seed);
+    grade_side *you = grade_student();
+    grade_require_no_upload_after_launch(you, "tournament_max", ROUNDS_STAY_ON_DEVICE);
+    /* n = 1 needs no round: its one value goes to the device and back as it is */
+    grade_require_from_device(you, "tournament_max", "the maximum it returned", &got, sizeof got, n > 1);
+}
+
+/* atomicMax has no float form, so the blocks' results often meet as integer
+ * keys that order like the floats, and the key is what comes back: the
+ * float's own bits, the skeleton's signed key (negative floats with all but
+ * the sign bit flipped) or the unsigned key (the sign bit flipped for the
+ * non-negative, every bit for the negative).  The form that one 4-byte copy
+ * to the host holds, else the float's bits. */
+static uint32_t form_copied_back(grade_side *you, float got)
+{
+    uint32_t bits;
+    memcpy(&bits, &got, sizeof bits);
+    uint32_t forms[3] = {bits, bits >> 31 ? bits ^ 0x7fffffffu : bits, bits >> 31 ? ~bits : bits | 0x80000000u};
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < grade_copy_count(you); i++) {
+            const kit_copy *c = grade_copy_at(you, i);
+            if (c->direction == KIT_TO_HOST && c->bytes == sizeof forms[f]
+                && c->checksum == kit_checksum(&forms[f], sizeof forms[f]))
+                return forms[f];
+        }
+    return bits;
+}
+
+static void check_block_max(const float *a, int n, uint64_t seed)
+{
+    float got = check_max(student_blocks(), "block_max", a, n, seed);
+    grade_side *you = grade_student();
+    grade_require_bytes_back_at_most(you, "block_max", sizeof(float), BLOCKS_COMBINE_ON_DEVICE);
+    grade_require_no_upload_after_launch(you, "block_max", BLOCKS_COMBINE_ON_DEVICE);
+    /* With n = 1 the one value goes to the device and may come back as its
+     * own key (a non-negative float's key is its bits), which is not a round
+     * trip of the host's result; block_max_launches counts the launch. */
+    uint32_t form = form_copied_back(you, got);
+    grade_require_from_device(you, "block_max", "the maximum it returned", &form, sizeof form, n > 1);
+}
+
 static void tmax_results(void)
 {
     static const int primes_above[] = {1031, 2039, 4093, 8191, 65537};
@@ -184,7 +242,7 @@ static void tmax_results(void)
         int negative = n % 3 == 0;
         input_kind = negative ? "whole numbers in [-999, -1]" : "whole numbers in [-999, 999]";
         float *a = seeded_floats(n, -999, negative ? -1 : 999, grade_seed_for(n));
-        check_max(student_tournament(), "tournament_max", a, n, grade_seed_for(n));
+        check_tournament_max(a, n, grade_seed_for(n));
         free(a);
     }
     input_kind = "uniform in [-1, 0)";
@@ -192,7 +250,7 @@ static void tmax_results(void)
         int n = primes_above[k];
         float *a = new_floats(n);
         kit_fill_uniform(a, (size_t)n, -1.0f, 0.0f, grade_seed_for(2000 + k));
-        check_max(student_tournament(), "tournament_max", a, n, grade_seed_for(2000 + k));
+        check_tournament_max(a, n, grade_seed_for(2000 + k));
         free(a);
     }
 }
@@ -377,7 +435,7 @@ static void block_max_negative(void)
         int n = sizes[k];
         float *a = new_floats(n);
         kit_fill_uniform(a, (size_t)n, -1000.0f, -1.0f, grade_seed_for(k));
-        check_max(student_blocks(), "block_max", a, n, grade_seed_for(k));
+        check_block_max(a, n, grade_seed_for(k));
         free(a);
     }
 }
@@ -393,22 +451,22 @@ static void block_max_edges(void)
 
         input_kind = "the maximum first";
         a[0] = 100.0f;
-        check_max(student_blocks(), "block_max", a, n, seed);
+        check_block_max(a, n, seed);
 
         input_kind = "the maximum last";
         a[0] = -100.0f;
         a[n - 1] = 100.0f;
-        check_max(student_blocks(), "block_max", a, n, seed);
+        check_block_max(a, n, seed);
 
         input_kind = "the maximum repeated every 7 elements";
         for (int i = 0; i < n; i += 7)
             a[i] = 100.0f;
-        check_max(student_blocks(), "block_max", a, n, seed);
+        check_block_max(a, n, seed);
 
         input_kind = "every value the same, -3.5";
         for (int i = 0; i < n; i++)
             a[i] = -3.5f;
-        check_max(student_blocks(), "block_max", a, n, seed);
+        check_block_max(a, n, seed);
         free(a);
     }
 }
@@ -425,7 +483,7 @@ static void block_max_random(void)
         float *a = new_floats(n);
         input_kind = k % 2 ? "uniform in [-1e30, 1e30)" : "uniform in [-1e-30, 1e-30)";
         kit_fill_uniform(a, (size_t)n, k % 2 ? -1e30f : -1e-30f, k % 2 ? 1e30f : 1e-30f, seed);
-        check_max(student_blocks(), "block_max", a, n, seed);
+        check_block_max(a, n, seed);
         free(a);
     }
 }
@@ -449,7 +507,7 @@ static void block_max_schedules(void)
                 snprintf(kind, sizeof kind, "the maximum at a[%d]%s%s", at, grade_on_gpu() ? "" : ", schedule ",
                          grade_on_gpu() ? "" : grade_schedule_name(s));
                 input_kind = kind;
-                check_max(student_blocks(), "block_max", a, n, seed);
+                check_block_max(a, n, seed);
             }
         }
         free(a);
@@ -488,7 +546,7 @@ static void block_max_speed(void)
     float *a = new_floats(n);
     kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, grade_seed_for(1));
     input_kind = "uniform in [-1, 1)";
-    check_max(student_blocks(), "block_max", a, n, grade_seed_for(1));
+    check_block_max(a, n, grade_seed_for(1));
     struct timed_input yours = {student_blocks(), a, n};
     struct timed_input reference = {GRADE_FN(grade_reference(), block_max), a, n};
     double your_ms = grade_time_ms(grade_student(), call_max, &yours, 2, 10);

@@ -17,6 +17,11 @@
  * every summation order gives the same, exact float: any difference is a
  * dropped or doubled element, never rounding.  Random data are judged by
  * the tolerance policy: |s - S| <= 2000 u sum|x_i y_i|, u = 2^-24.
+ *
+ * Once a result is right, the copy record (kit.h part 9) must show that the
+ * device computed it: the products of steps 1-2 and the partials of steps
+ * 3-7 are what came back from the device (the host adds them up, as the
+ * lab says), and in step 8 one float comes back and is the result.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +112,36 @@ static void check_tolerance(const char *call, float got, const vectors *v, const
                hint ? ". " : "", hint ? hint : "");
 }
 
+/* ---- evidence that the device did the work ------------------------------------------ */
+
+#define PARTIALS_STAY_ON_DEVICE "the kernels compute from x and y alone; nothing from the host enters device memory " \
+                                "after the first launch (zero a result before it, or with cudaMemset)"
+
+/* The `count` floats at `values`, named `what`, came back from the device
+ * and (where that can be told) a kernel computed them. */
+static void require_floats_from_device(const char *fn, const char *what, const float *values, int count,
+                                       const vectors *v)
+{
+    size_t size = (size_t)count * sizeof(float);
+    if (!dot_all_zero(values, size))
+        grade_require_from_device(grade_student(), fn, what, values, size, !dot_same_as_input(values, size, v));
+}
+
+/* Steps 1-2: the host adds up the products, but the products themselves are
+ * the kernel's: what the host added must be what came back from the device.
+ * One float multiplication rounds the same on every device, so the grader
+ * knows them exactly. */
+static void require_products_from_device(const vectors *v)
+{
+    float *products = malloc((size_t)v->n * sizeof(float));
+    if (!products)
+        grade_fail("grading error: out of host memory");
+    for (int i = 0; i < v->n; i++)
+        products[i] = v->x[i] * v->y[i];
+    require_floats_from_device("dot_sum_on_host", "the array of products x[i]*y[i] it added up", products, v->n, v);
+    free(products);
+}
+
 /* ---- host_sum_exact, host_sum_random ------------------------------------------------- */
 
 static void host_sum_exact(void)
@@ -114,9 +149,11 @@ static void host_sum_exact(void)
     static const int sizes[] = {1, 2, 3, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
         vectors v = exact_vectors(sizes[k], grade_seed_for(k));
+        grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
         check_exact("dot_sum_on_host", got, &v,
                     "Does products_kernel cover every element, and the host loop add all n products?");
+        require_products_from_device(&v);
         free_vectors(&v);
     }
 }
@@ -129,12 +166,14 @@ static void host_sum_random(void)
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
         vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
+        grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
         check_tolerance("dot_sum_on_host", got, &v,
                         v.n < (1 << 24) ? NULL
                                         : "A float that adds millions of terms one after the other stops growing: "
                                           "once the sum is large, each small product is below half a unit of its "
                                           "last place and is rounded away. Add them up in a double");
+        require_products_from_device(&v);
         free_vectors(&v);
     }
 }
@@ -185,6 +224,15 @@ static int blocks_for(const shape *s)
     return s->blocks > 0 ? s->blocks : GRADE_FN(grade_student(), dot_choose_blocks)(s->n, s->block_size);
 }
 
+/* Steps 3-7: the partials the host adds up are the first pass's, copied
+ * back from the device; nothing from the host enters device memory after
+ * the launch. */
+static void require_partials_from_device(const float *partials, int blocks, const vectors *v)
+{
+    grade_require_no_upload_after_launch(grade_student(), "dot_host_finish", PARTIALS_STAY_ON_DEVICE);
+    require_floats_from_device("dot_host_finish", "the array of partials (one per block)", partials, blocks, v);
+}
+
 /* Runs dot_host_finish and checks every partial against the ownership rule. */
 static void check_partials(const vectors *v, int block_size, int blocks, const char *schedule)
 {
@@ -196,6 +244,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
     for (int b = 0; b < blocks; b++)
         partials[b] = NAN; /* so a partial never written shows */
     grade_set_schedule(you, schedule);
+    grade_reset_records(you);
     GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, partials);
     owned_sums(v, block_size, blocks, dot, abs_dot);
     for (int b = 0; b < blocks; b++) {
@@ -225,6 +274,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
                          "barrier before reading a slot another thread wrote?"
                        : "Does every level of the tree wait (__syncthreads) until the level before is done?");
     }
+    require_partials_from_device(partials, blocks, v);
     free(partials);
     free(dot);
     free(abs_dot);
@@ -248,6 +298,29 @@ static void partials_invariant(void)
         }
 }
 
+/* dot_host_finish on exact data: the total, then the partials it added,
+ * which on exact data the grader knows (every partial is exact). */
+static void check_host_finish_exact(const vectors *v, int block_size, int blocks, const char *hint)
+{
+    grade_side *you = grade_student();
+    char call[96];
+    snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s",
+             block_size);
+    grade_reset_records(you);
+    check_exact(call, GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, NULL), v, hint);
+    double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
+    float *partials = malloc((size_t)blocks * sizeof(float));
+    if (!dot || !abs_dot || !partials)
+        grade_fail("grading error: out of host memory");
+    owned_sums(v, block_size, blocks, dot, abs_dot);
+    for (int b = 0; b < blocks; b++)
+        partials[b] = (float)dot[b];
+    require_partials_from_device(partials, blocks, v);
+    free(dot);
+    free(abs_dot);
+    free(partials);
+}
+
 static void host_finish_exact(void)
 {
     int c = 0;
@@ -256,20 +329,15 @@ static void host_finish_exact(void)
         const shape shapes[] = {{1, b, 0}, {b - 1, b, 0}, {b + 1, b, 0}, {3 * b + 5, b, 2}, {1009, b, 0}, {65537, b, 5}};
         for (int j = 0; j < (int)(sizeof shapes / sizeof shapes[0]); j++) {
             vectors v = exact_vectors(shapes[j].n, grade_seed_for(c++));
-            char call[96];
-            int blocks = blocks_for(&shapes[j]);
-            snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
-            check_exact(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
-                        "Are the partials added up on the host, all of them?");
+            check_host_finish_exact(&v, b, blocks_for(&shapes[j]),
+                                    "Are the partials added up on the host, all of them?");
             free_vectors(&v);
         }
     }
     /* Large: 2^22 on the cpu backend, 2^24 on a GPU (whole numbers in [0, 1]). */
     vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
     shape s = {v.n, 256, 0};
-    int blocks = blocks_for(&s);
-    check_exact("dot_host_finish with 256-thread blocks",
-                GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, 256, blocks, NULL), &v, NULL);
+    check_host_finish_exact(&v, 256, blocks_for(&s), NULL);
     free_vectors(&v);
 }
 
@@ -286,8 +354,14 @@ static void host_finish_random(void)
         int blocks = blocks_for(&s);
         char call[96];
         snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
+        grade_reset_records(grade_student());
         check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
                         "Are the partials added up in a double on the host?");
+        /* Random partials depend on the order of the tree: only how much comes back is known. */
+        grade_require_no_upload_after_launch(grade_student(), "dot_host_finish", PARTIALS_STAY_ON_DEVICE);
+        grade_require_bytes_back_at_most(grade_student(), "dot_host_finish", (size_t)blocks * sizeof(float),
+                                         "only the partials come back, one float per block: the blocks add up "
+                                         "their elements on the device");
         free_vectors(&v);
     }
 }
@@ -429,6 +503,18 @@ static void predicate_rejects(void)
 
 /* ---- device_finish_exact, device_finish_random ---------------------------------------- */
 
+/* Step 8: the partials are added up where they are, on the device; one
+ * float comes back, and it is the result. */
+static void require_one_float_from_device(float got, const vectors *v)
+{
+    grade_side *you = grade_student();
+    grade_require_bytes_back_at_most(you, "dot_device_finish", sizeof(float),
+                                     "only one float comes back: the partials are added up on the device, by a "
+                                     "second launch or by one atomicAdd per block");
+    grade_require_no_upload_after_launch(you, "dot_device_finish", PARTIALS_STAY_ON_DEVICE);
+    require_floats_from_device("dot_device_finish", "the dot product it returned", &got, 1, v);
+}
+
 static void device_finish_exact(void)
 {
     grade_side *you = grade_student();
@@ -448,11 +534,14 @@ static void device_finish_exact(void)
                 snprintf(call, sizeof call, "dot_device_finish with %d block%s of %d threads%s", blocks,
                          blocks == 1 ? "" : "s", b, schedule_text(schedule));
                 grade_set_schedule(you, schedule);
-                check_exact(call, GRADE_FN(you, dot_device_finish)(v.x, v.y, v.n, b, blocks), &v,
+                grade_reset_records(you);
+                float got = GRADE_FN(you, dot_device_finish)(v.x, v.y, v.n, b, blocks);
+                check_exact(call, got, &v,
                             blocks & (blocks - 1)
                                 ? "The block count is not a power of two: does the finishing pass add every "
                                   "partial, whatever their number?"
                                 : NULL);
+                require_one_float_from_device(got, &v);
             }
             free_vectors(&v);
         }
@@ -472,7 +561,10 @@ static void device_finish_random(void)
         int blocks = blocks_for(&s);
         char call[96];
         snprintf(call, sizeof call, "dot_device_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
-        check_tolerance(call, GRADE_FN(grade_student(), dot_device_finish)(v.x, v.y, v.n, b, blocks), &v, NULL);
+        grade_reset_records(grade_student());
+        float got = GRADE_FN(grade_student(), dot_device_finish)(v.x, v.y, v.n, b, blocks);
+        check_tolerance(call, got, &v, NULL);
+        require_one_float_from_device(got, &v);
         free_vectors(&v);
     }
 }

@@ -15,6 +15,10 @@
  * Exact data are whole numbers whose partial sums all stay below 2^24, so
  * every summation order, atomics included, gives the same exact float: any
  * difference is an element dropped or counted twice, never rounding.
+ *
+ * Once a result is right, the copy record (kit.h part 9) must show that the
+ * device computed it: every function here brings back one value, the
+ * result the blocks added their totals into, and returns it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +78,47 @@ static void check_tolerance(const char *call, float got, const vectors *v, const
                hint ? ". " : "", hint ? hint : "");
 }
 
+/* ---- evidence that the device did the work ------------------------------------------ */
+
+#define RESULT_STAYS_ON_DEVICE "the blocks add their totals into the result in device memory; nothing from the host " \
+                               "enters device memory after the launch (upload() zeroes the result before it, with " \
+                               "cudaMemset)"
+
+/* Whether `fn` brought back a float, rather than the double of the given code. */
+static int came_back_as_float(grade_side *side)
+{
+    for (int i = 0; i < grade_copy_count(side); i++) {
+        const kit_copy *c = grade_copy_at(side, i);
+        if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(float))
+            return 1;
+    }
+    return 0;
+}
+
+/* One value comes back per dot product, and it is what `fn` returned.  The
+ * given code adds up into a double and returns it rounded to a float, and
+ * the copy record keeps only a checksum of the double: on exact data that
+ * double is the exact dot, which the grader knows; on random data only
+ * how much came back can be checked.  A result kept in a float is checked
+ * as the float returned. */
+static void require_dot_from_device(const char *fn, float got, const vectors *v, int exact)
+{
+    grade_side *you = grade_student();
+    grade_require_bytes_back_at_most(you, fn, sizeof(double),
+                                     "one value comes back per dot product: the blocks add up their totals on the "
+                                     "device");
+    grade_require_no_upload_after_launch(you, fn, RESULT_STAYS_ON_DEVICE);
+    double dot = kit_dot(v->x, v->y, (size_t)v->n);
+    if (came_back_as_float(you)) {
+        if (!dot_all_zero(&got, sizeof got))
+            grade_require_from_device(you, fn, "the dot product it returned", &got, sizeof got,
+                                      !dot_same_as_input(&got, sizeof got, v));
+    } else if (exact && !dot_all_zero(&dot, sizeof dot)) {
+        grade_require_from_device(you, fn, "the dot product (the double it rounds to the float it returns)", &dot,
+                                  sizeof dot, !dot_same_as_input(&dot, sizeof dot, v));
+    }
+}
+
 /* ---- the three block reductions -------------------------------------------------------- */
 
 enum variant { BLOCK_SYNC, TILE_SHUFFLE, CG_REDUCE };
@@ -120,7 +165,10 @@ static void exact_item(enum variant which)
                 snprintf(call, sizeof call, "%s with blocks of %d threads%s", variant_names[which], b,
                          schedule_text(schedule));
                 grade_set_schedule(you, schedule);
-                check_exact(call, call_variant(you, which, &v, b), &v, variant_hints[which]);
+                grade_reset_records(you);
+                float got = call_variant(you, which, &v, b);
+                check_exact(call, got, &v, variant_hints[which]);
+                require_dot_from_device(variant_names[which], got, &v, 1);
             }
             free_vectors(&v);
         }
@@ -129,7 +177,10 @@ static void exact_item(enum variant which)
     vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
     char call[128];
     snprintf(call, sizeof call, "%s with blocks of 256 threads", variant_names[which]);
-    check_exact(call, call_variant(you, which, &v, 256), &v, "Does every block add its total with one atomicAdd?");
+    grade_reset_records(you);
+    float got = call_variant(you, which, &v, 256);
+    check_exact(call, got, &v, "Does every block add its total with one atomicAdd?");
+    require_dot_from_device(variant_names[which], got, &v, 1);
     free_vectors(&v);
 }
 
@@ -144,7 +195,10 @@ static void random_item(enum variant which)
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
-        check_tolerance(call, call_variant(grade_student(), which, &v, b), &v, variant_hints[which]);
+        grade_reset_records(grade_student());
+        float got = call_variant(grade_student(), which, &v, b);
+        check_tolerance(call, got, &v, variant_hints[which]);
+        require_dot_from_device(variant_names[which], got, &v, 0);
         free_vectors(&v);
     }
 }
@@ -203,10 +257,13 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
 {
     grade_side *you = grade_student();
     grade_set_schedule(you, schedule);
+    grade_reset_records(you);
     float got = GRADE_FN(you, dot_vectorized)(v->x, v->y, v->n, block_size, offset);
     double exact = kit_dot(v->x, v->y, (size_t)v->n);
-    if (got == (float)exact)
+    if (got == (float)exact) {
+        require_dot_from_device("dot_vectorized", got, v, 1);
         return;
+    }
     char why[600] = "";
     explain_vector(why, sizeof why, v, offset, got);
     grade_fail("dot_vectorized with blocks of %d threads, offset %d%s, %s: returned %.9g but the dot product is "
@@ -249,8 +306,11 @@ static void vector_random(void)
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);
-        check_tolerance(call, GRADE_FN(grade_student(), dot_vectorized)(v.x, v.y, v.n, b, offset), &v,
+        grade_reset_records(grade_student());
+        float got = GRADE_FN(grade_student(), dot_vectorized)(v.x, v.y, v.n, b, offset);
+        check_tolerance(call, got, &v,
                         "Do the head, the body and the tail of TODO 5 together cover every element once?");
+        require_dot_from_device("dot_vectorized", got, &v, 0);
         free_vectors(&v);
     }
 }
@@ -286,6 +346,7 @@ static void grid_sync(void)
     }
     check_exact("dot_grid_sync with blocks of 256 threads", got, &first, NULL);
     grid_launch(you, "your code", first.n, 256);
+    require_dot_from_device("dot_grid_sync", got, &first, 1);
     free_vectors(&first);
 
     int c = 1;
@@ -296,9 +357,12 @@ static void grid_sync(void)
             vectors v = exact_vectors(sizes[j], grade_seed_for(c++));
             char call[96];
             snprintf(call, sizeof call, "dot_grid_sync with blocks of %d threads", b);
-            check_exact(call, GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, b), &v,
+            grade_reset_records(you);
+            float got = GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, b);
+            check_exact(call, got, &v,
                         "Do the partials of all blocks get written before this_grid().sync(), and does block 0 add "
                         "every one of them after it?");
+            require_dot_from_device("dot_grid_sync", got, &v, 1);
             free_vectors(&v);
         }
     }
@@ -306,8 +370,9 @@ static void grid_sync(void)
     /* Large and random; the grid must fill the device, as the reference's does. */
     vectors v = random_vectors(grade_on_gpu() ? 1 << 24 : 1 << 20, grade_seed_for(c++), 0.0f, 1.0f);
     grade_reset_records(you);
-    check_tolerance("dot_grid_sync with blocks of 256 threads", GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, 256), &v,
-                    NULL);
+    got = GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, 256);
+    check_tolerance("dot_grid_sync with blocks of 256 threads", got, &v, NULL);
+    require_dot_from_device("dot_grid_sync", got, &v, 0);
     const kit_launch *mine = grid_launch(you, "your code", v.n, 256);
     grade_reset_records(ref);
     GRADE_FN(ref, dot_grid_sync)(v.x, v.y, v.n, 256);

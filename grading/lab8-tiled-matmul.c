@@ -14,6 +14,9 @@
  *
  * On the cpu backend every product is computed once per schedule order, so
  * a missing barrier (after the tile loads or after the products) shows.
+ * The items on C also require that the device did the work: a right C is
+ * what one cudaMemcpy brought back after the launch, unchanged
+ * (common/grading/evidence.c).
  *
  * The tolerance: a float dot product of k terms, summed in any order, with
  * or without fused multiply-adds, is off by less than 1.01 k u sum|terms|
@@ -142,6 +145,17 @@ static size_t first_wrong(const float *c, const product *p, size_t count, int k,
     return count;
 }
 
+/* Is C byte for byte A or B?  evidence.c takes bytes that went to the
+ * device and came back unchanged for the host's work, which would blame
+ * correct code whose C is an input (B the identity, or 1 x 1 x 1 with
+ * B = 1); for such a C only the copy back is required. */
+static int same_as_input(const float *c, const float *a, const float *b, const shape *s)
+{
+    size_t count = (size_t)s->m * s->n;
+    return (count == (size_t)s->m * s->k && memcmp(c, a, count * sizeof(float)) == 0)
+           || (count == (size_t)s->k * s->n && memcmp(c, b, count * sizeof(float)) == 0);
+}
+
 /* Runs your matmul_tiled on one shape in every schedule order and fails at
  * the first wrong element, with what it should be and a hint.  A result
  * that changes with the order of the threads means a race. */
@@ -158,11 +172,18 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
         for (size_t e = 0; e < count; e++)
             c[e] = NAN; /* an element your code never writes stays NaN */
         grade_set_schedule(you, grade_schedule_name(o));
+        grade_reset_records(you); /* so that the copy record is this call's alone */
         GRADE_FN(you, matmul_tiled)(a, b, c, s->m, s->k, s->n, s->tile);
         if (wrong_order < 0 && first_wrong(c, &p, count, s->k, exact_data) < count)
             wrong_order = o;
     }
     if (wrong_order < 0) {
+        /* Right in every order; and the last C must be the kernel's, what
+         * one cudaMemcpy brought back after the launch, not the host's. */
+        char where[160];
+        const float *last = results + count * (size_t)(orders - 1);
+        describe_shape(where, sizeof where, s, seed, grade_schedule_name(orders - 1));
+        grade_require_from_device(you, where, "C", last, count * sizeof(float), !same_as_input(last, a, b, s));
         free(results);
         free_product(&p);
         return;

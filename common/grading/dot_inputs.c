@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "grade.h"
 
@@ -44,4 +45,18 @@ const char *case_text(const vectors *v)
     static char text[160];
     snprintf(text, sizeof text, "n = %d (%s, seed %llu)", v->n, v->kind, (unsigned long long)v->seed);
     return text;
+}
+
+int dot_all_zero(const void *bytes, size_t size)
+{
+    const unsigned char *p = bytes;
+    for (size_t i = 0; i < size; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+int dot_same_as_input(const void *bytes, size_t size, const vectors *v)
+{
+    return size == (size_t)v->n * sizeof(float) && (!memcmp(bytes, v->x, size) || !memcmp(bytes, v->y, size));
 }

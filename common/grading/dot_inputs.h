@@ -3,6 +3,7 @@
 #ifndef DOT_INPUTS_H
 #define DOT_INPUTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct {
@@ -20,5 +21,15 @@ vectors random_vectors(int n, uint64_t seed, float lo, float hi);
 void free_vectors(vectors *v);
 /* "n = 1000 (whole numbers in [0, 3], seed 123)" (a static buffer) */
 const char *case_text(const vectors *v);
+
+/* For the checks that the device did the work (evidence.c):
+ * whether `size` bytes are all zero: the right result is then also what
+ * code that never ran a kernel (an unfinished TODO, say) leaves, so it
+ * proves nothing either way, and the feedback on the next case says more; */
+int dot_all_zero(const void *bytes, size_t size);
+/* whether `bytes` are those of x or y (n = 1 with y[0] = 1, say): then "a
+ * kernel computed it" cannot be told from "it went to the device and back",
+ * so only "it came back from the device" can be required. */
+int dot_same_as_input(const void *bytes, size_t size, const vectors *v);
 
 #endif
