@@ -16,7 +16,7 @@
 
 enum wire_tag {
     /* requests */
-    WIRE_CALL = 1,       /* entry point name, then its arguments as its description says */
+    WIRE_CALL = 1,       /* flags (1: reset the records first), the entry point name, its arguments as its description says; answered by the result, then the records */
     WIRE_RESET,          /* forget launches, snapshots, copies and timed time */
     WIRE_SNAPSHOTS,      /* u32 on */
     WIRE_TIMING,         /* u32 on */

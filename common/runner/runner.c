@@ -210,10 +210,13 @@ void serve_after(serve_state *s, const void *ret, size_t ret_size)
     flush_output();
     send_or_die(&m);
     s->answered = 1;
+    send_records(); /* the grader reads them next: no request, no wait */
 }
 
 static void serve_call(const serve_lab *lab, wire_msg *request)
 {
+    if (wire_get_u32(request) & 1) /* the grader's reset, sent with the call */
+        ((void (*)(void))harness("kit_reset_records"))();
     char *name = wire_get_str(request, 128);
     const serve_entry *entry = NULL;
     for (int i = 0; i < lab->count && !entry; i++)
