@@ -339,7 +339,13 @@ static void fold_unfold_item(void)
         int *a = seeded_ints(n, -9, 9, seed);
         int *state = new_ints(n);
         fold_state(a, n, round_count(n), state);
-        GRADE_FN(grade_student(), fold_unfold)(state, n);
+        grade_side *you = grade_student();
+        GRADE_FN(you, fold_unfold)(state, n);
+        const char *todo = grade_todo_pending(you);
+        if (todo && strstr(todo, "TODO 5")) {
+            free(state), free(a);
+            grade_skip("going further (TODOs 4 and 5) not attempted: it neither adds nor costs points");
+        }
         for (int i = 0; i < n; i++)
             if (state[i] != a[i]) {
                 if (n <= PICTURE_MAX) {

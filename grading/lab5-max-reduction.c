@@ -350,6 +350,7 @@ static void tmax_predicate_accepts(void)
         free_states(states, n);
         free(a);
     }
+    grade_require_written(grade_student(), "max_invariant_holds", "it accepts every state, right or wrong");
 }
 
 static void offer_wrong(const float *a, const float *wrong, int n, int round, uint64_t seed, const char *what, int mark)

@@ -428,6 +428,7 @@ static void predicate_accepts(void)
             free_vectors(&v);
         }
     }
+    grade_require_written(grade_student(), "dot_partials_hold", "it accepts any partials, right or wrong");
 }
 
 static void offer_wrong(const vectors *v, const shape *s, const float *wrong, const char *what)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every lab: the reference solution gets full marks, and the untouched
 # skeleton builds, is graded item by item without crashing the grader, and
-# scores low (under half of the points).
+# scores nothing (a going-further step not attempted is skipped).
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
@@ -25,10 +25,10 @@ for suite in grading/lab*.c; do
     rc=$?
     total=$(json_total "$out/$lab-skeleton.json" 2>/dev/null)
     set -- $total
-    if [ "$rc" -eq 1 ] && [ -n "$total" ] && perl -e 'exit !($ARGV[0] < 0.5 * $ARGV[1])' "$1" "$2"; then
-        ok "$lab: the skeleton is graded and scores low ($1/$2, exit 1)"
+    if [ "$rc" -eq 1 ] && [ -n "$total" ] && perl -e 'exit !($ARGV[0] == 0)' "$1"; then
+        ok "$lab: the skeleton is graded and scores nothing ($1/$2, exit 1)"
     else
-        not_ok "$lab: the skeleton is graded and scores low (exit $rc, points ${total:-none})"
+        not_ok "$lab: the skeleton is graded and scores nothing (exit $rc, points ${total:-none})"
         sed 's/^/    /' "$out/log" | head -40
     fi
 done

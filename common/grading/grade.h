@@ -81,6 +81,9 @@ int grade_snapshot_count(grade_side *side);
 const kit_snapshot *grade_snapshot_at(grade_side *side, int i);
 long long grade_device_bytes_in_use(grade_side *side);
 const char *grade_todo_pending(grade_side *side);               /* the first unfinished TODO it reported, or NULL */
+/* Fails the item while `side` reports an unfinished TODO: what the untouched
+ * skeleton does (`meaning`: "it accepts every state") earns nothing. */
+void grade_require_written(grade_side *side, const char *fn, const char *meaning);
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
 int grade_copy_count(grade_side *side);                         /* cudaMemcpy calls since the last reset */
 const kit_copy *grade_copy_at(grade_side *side, int i);

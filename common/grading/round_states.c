@@ -55,6 +55,7 @@ void expect_accepts(const invariant_check *c, const int *a, int n, int **states,
                        "(seed %llu): an invariant must hold on every correct run",
                        c->name, n, r, r, (unsigned long long)seed);
         }
+    grade_require_written(grade_student(), c->name, "it accepts every state, right or wrong");
 }
 
 void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,

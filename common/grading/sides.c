@@ -582,6 +582,12 @@ int grade_snapshot_count(grade_side *side) { return fetch(side)->n_snapshots; }
 long long grade_device_bytes_in_use(grade_side *side) { return fetch(side)->device_bytes; }
 const char *grade_todo_pending(grade_side *side) { return fetch(side)->todo; }
 
+void grade_require_written(grade_side *side, const char *fn, const char *meaning)
+{
+    const char *todo = grade_todo_pending(side);
+    grade_check(!todo, "%s is not written yet: %s still calls kit_not_implemented (%s)", fn, todo ? todo : "", meaning);
+}
+
 const kit_launch *grade_launch_at(grade_side *side, int i)
 {
     records *r = fetch(side);
