@@ -299,8 +299,10 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     mkdir("build/logs", 0755);
     char *reference_log = str_printf("build/logs/%s-reference.log", lab->dir);
     char *solutions = str_printf("solutions/%s", lab->dir);
-    /* what a submission's build reads from the kit's own build */
-    char *main_o = str_printf("build/%s/%s/main.o", backend, lab->dir);
+    /* what a submission's build reads from the kit's own build (a lab
+     * without a program, such as the tests' fixture, has none) */
+    char *main_c = str_printf("labs/%s/main.c", lab->dir);
+    char *main_o = access(main_c, R_OK) == 0 ? str_printf("build/%s/%s/main.o", backend, lab->dir) : NULL;
     struct stat st;
     if (stat(solutions, &st) == 0) {
         if (!plan->quiet)
@@ -318,7 +320,8 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
                                     out->reference_so);
             kit_fault("%s", what, NULL);
         }
-        kit_make(backend, main_o, NULL, reference_log);
+        if (main_o)
+            kit_make(backend, main_o, NULL, reference_log);
     }
 
     if (plan->solution) {
