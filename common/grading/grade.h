@@ -125,6 +125,14 @@ const char *grade_schedule_name(int i);
 /* Performance: median kernel time (ms) of `call(arg)` on `side`, timing on,
  * after `warmup` calls, over `reps` calls. */
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps);
+/* On the cpu backend: whether `call(arg, result)` (a call of the student's
+ * code writing `size` bytes to `result`) gives different results in
+ * different thread orders, which names a race (a missing barrier) better
+ * than any wrong value can.  Always 0 on a GPU.  Leaves the first order set. */
+int grade_depends_on_order(void (*call)(void *arg, void *result), void *arg, size_t size);
+#define GRADE_RACE_HINT "your result changes with the order in which the threads of a block run (the cpu backend " \
+                        "tried several): threads race on shared memory, so a barrier (__syncthreads) is missing " \
+                        "between a write and another thread's read of it"
 /* Full points up to 1.2x the reference time, reference/student beyond, 0 past 10x. */
 double grade_perf_fraction(double student_ms, double reference_ms);
 /* Sanitizer items: runs the student's lab program with `program_args` under

@@ -113,6 +113,23 @@ const char *grade_schedule_name(int i)
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
+int grade_depends_on_order(void (*call)(void *arg, void *result), void *arg, size_t size)
+{
+    if (grade_on_gpu() || size == 0)
+        return 0; /* a GPU's order cannot be chosen */
+    unsigned char *first = malloc(size), *other = malloc(size);
+    int differs = 0;
+    for (int s = 0; first && other && s < grade_schedule_count() && !differs; s++) {
+        grade_set_schedule(grade_student(), grade_schedule_name(s));
+        call(arg, s ? other : first);
+        differs = s && memcmp(first, other, size) != 0;
+    }
+    grade_set_schedule(grade_student(), grade_schedule_name(0));
+    free(first);
+    free(other);
+    return differs;
+}
+
 double grade_perf_fraction(double student_ms, double reference_ms)
 {
     if (!(student_ms > 0) || !(reference_ms > 0))
