@@ -42,15 +42,6 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
 #define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
 
-static const char *schedule_text(const char *schedule)
-{
-    static char text[64];
-    if (grade_on_gpu())
-        return "";
-    snprintf(text, sizeof text, ", schedule %s", schedule);
-    return text;
-}
-
 /* The exact partials of the ownership rule, and the sums of |x_i y_i|. */
 static void owned_sums(const vectors *v, int block_size, int blocks, double *dot, double *abs_dot)
 {
@@ -82,35 +73,6 @@ static void owned_ranges(char *out, size_t size, int n, int block_size, int bloc
 }
 
 /* ---- checks of one result ------------------------------------------------------------ */
-
-static void check_exact(const char *call, float got, const vectors *v, const char *hint)
-{
-    double exact = kit_dot(v->x, v->y, (size_t)v->n);
-    if (got == (float)exact)
-        return;
-    if (isnan(got))
-        grade_fail("%s, %s: returned NaN but the dot product is %.0f. %s%s%s", call, case_text(v), exact,
-                   grade_on_gpu() ? "The data hold no NaN, so something read memory that was never written"
-                                  : "On the cpu backend shared memory starts out filled with NaN, so a NaN means "
-                                    "something read a slot of shared memory that no thread had written yet (a "
-                                    "missing barrier, or a slot past the ones in use)",
-                   hint ? ". " : "", hint ? hint : "");
-    grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
-               "every order of the sum is exact: the difference is elements dropped or counted twice%s%s",
-               call, case_text(v), got, exact, got - exact, hint ? ". " : "", hint ? hint : "");
-}
-
-static void check_tolerance(const char *call, float got, const vectors *v, const char *hint)
-{
-    double exact = kit_dot(v->x, v->y, (size_t)v->n);
-    double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
-    if (kit_within_tolerance(got, exact, abs_dot, DOT_TOLERANCE_C))
-        return;
-    grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
-               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
-               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, DOT_TOLERANCE_C,
-               hint ? ". " : "", hint ? hint : "");
-}
 
 /* ---- evidence that the device did the work ------------------------------------------ */
 
@@ -151,8 +113,8 @@ static void host_sum_exact(void)
         vectors v = exact_vectors(sizes[k], grade_seed_for(k));
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
-        check_exact("dot_sum_on_host", got, &v,
-                    "Does products_kernel cover every element, and the host loop add all n products?");
+        dot_check_exact("dot_sum_on_host", got, &v,
+                        "Does products_kernel cover every element, and the host loop add all n products?");
         require_products_from_device(&v);
         free_vectors(&v);
     }
@@ -168,11 +130,11 @@ static void host_sum_random(void)
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
-        check_tolerance("dot_sum_on_host", got, &v,
-                        v.n < (1 << 24) ? NULL
-                                        : "A float that adds millions of terms one after the other stops growing: "
-                                          "once the sum is large, each small product is below half a unit of its "
-                                          "last place and is rounded away. Add them up in a double");
+        dot_check_tolerance("dot_sum_on_host", got, &v, DOT_TOLERANCE_C,
+                            v.n < (1 << 24) ? NULL
+                                            : "A float that adds millions of terms one after the other stops growing: "
+                                              "once the sum is large, each small product is below half a unit of its "
+                                              "last place and is rounded away. Add them up in a double");
         require_products_from_device(&v);
         free_vectors(&v);
     }
@@ -263,7 +225,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
         grade_fail("dot_host_finish, %s, %d block%s of %d threads%s: after the first pass partial[%d] = %.9g, but "
                    "block %d owns the elements with (i / %d) %% %d == %d (%s) and their products add up to %.0f. "
                    "%s",
-                   case_text(v), blocks, blocks == 1 ? "" : "s", block_size, schedule_text(schedule), b, partials[b], b,
+                   case_text(v), blocks, blocks == 1 ? "" : "s", block_size, dot_schedule_text(schedule), b, partials[b], b,
                    block_size, blocks, b,
                    ranges, dot[b],
                    isnan(partials[b]) ? "Nothing was written there: does thread 0 of every block store cache[0]?"
@@ -332,7 +294,7 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
     grade_reset_records(you);
     float got = GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, NULL);
     finish_call again = {v, block_size, blocks, 0};
-    check_exact(call, got, v, finish_hint(got, &again, hint)); /* (reruns only for a wrong total, then fails) */
+    dot_check_exact(call, got, v, finish_hint(got, &again, hint)); /* (reruns only for a wrong total, then fails) */
     double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
     float *partials = malloc((size_t)blocks * sizeof(float));
     if (!dot || !abs_dot || !partials)
@@ -380,8 +342,8 @@ static void host_finish_random(void)
         char call[96];
         snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
         grade_reset_records(grade_student());
-        check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
-                        "Are the partials added up in a double on the host?");
+        dot_check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
+                            DOT_TOLERANCE_C, "Are the partials added up in a double on the host?");
         /* Random partials depend on the order of the tree: only how much comes back is known. */
         grade_require_no_upload_after_launch(grade_student(), "dot_host_finish", PARTIALS_STAY_ON_DEVICE);
         grade_require_bytes_back_at_most(grade_student(), "dot_host_finish", (size_t)blocks * sizeof(float),
@@ -558,17 +520,17 @@ static void device_finish_exact(void)
             for (int o = 0; o < orders; o++) {
                 const char *schedule = grade_schedule_name(o);
                 snprintf(call, sizeof call, "dot_device_finish with %d block%s of %d threads%s", blocks,
-                         blocks == 1 ? "" : "s", b, schedule_text(schedule));
+                         blocks == 1 ? "" : "s", b, dot_schedule_text(schedule));
                 grade_set_schedule(you, schedule);
                 grade_reset_records(you);
                 float got = GRADE_FN(you, dot_device_finish)(v.x, v.y, v.n, b, blocks);
                 finish_call again = {&v, b, blocks, 1};
-                check_exact(call, got, &v,
-                            finish_hint(got, &again,
-                                        blocks & (blocks - 1)
-                                            ? "The block count is not a power of two: does the finishing pass add "
-                                              "every partial, whatever their number?"
-                                            : NULL));
+                dot_check_exact(call, got, &v,
+                                finish_hint(got, &again,
+                                            blocks & (blocks - 1)
+                                                ? "The block count is not a power of two: does the finishing pass add "
+                                                  "every partial, whatever their number?"
+                                                : NULL));
                 require_one_float_from_device(got, &v);
             }
             free_vectors(&v);
@@ -591,7 +553,7 @@ static void device_finish_random(void)
         snprintf(call, sizeof call, "dot_device_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_device_finish)(v.x, v.y, v.n, b, blocks);
-        check_tolerance(call, got, &v, NULL);
+        dot_check_tolerance(call, got, &v, DOT_TOLERANCE_C, NULL);
         require_one_float_from_device(got, &v);
         free_vectors(&v);
     }
@@ -620,7 +582,8 @@ static void performance(void)
     timed_call mine = {you, &v, b, GRADE_FN(you, dot_choose_blocks)(v.n, b), 0};
     timed_call theirs = {ref, &v, b, GRADE_FN(ref, dot_choose_blocks)(v.n, b), 0};
     call_device_finish(&mine);
-    check_tolerance("dot_device_finish (the timed run)", mine.result, &v, "Only a correct result is timed");
+    dot_check_tolerance("dot_device_finish (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
+                        "Only a correct result is timed");
     double my_ms = grade_time_ms(you, call_device_finish, &mine, 2, 9);
     double ref_ms = grade_time_ms(ref, call_device_finish, &theirs, 2, 9);
     double bytes = 2.0 * v.n * sizeof(float);

@@ -37,46 +37,7 @@
 static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
 #define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
 
-static const char *schedule_text(const char *schedule)
-{
-    static char text[64];
-    if (grade_on_gpu())
-        return "";
-    snprintf(text, sizeof text, ", schedule %s", schedule);
-    return text;
-}
-
 /* ---- checks of one result ------------------------------------------------------------ */
-
-static void check_exact(const char *call, float got, const vectors *v, const char *hint)
-{
-    double exact = kit_dot(v->x, v->y, (size_t)v->n);
-    if (got == (float)exact)
-        return;
-    if (isnan(got))
-        grade_fail("%s, %s: returned NaN but the dot product is %.0f. %s%s%s", call, case_text(v), exact,
-                   grade_on_gpu() ? "The data hold no NaN, so something read memory that was never written"
-                                  : "On the cpu backend shared memory starts out filled with NaN, so a NaN means "
-                                    "something read a slot of shared memory that no thread had written yet (a "
-                                    "missing barrier, or a slot past the ones in use)",
-                   hint ? ". " : "", hint ? hint : "");
-    grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
-               "every order of the sum is exact: the difference is elements dropped or counted twice, or a lost "
-               "update%s%s",
-               call, case_text(v), got, exact, got - exact, hint ? ". " : "", hint ? hint : "");
-}
-
-static void check_tolerance(const char *call, float got, const vectors *v, const char *hint)
-{
-    double exact = kit_dot(v->x, v->y, (size_t)v->n);
-    double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
-    if (kit_within_tolerance(got, exact, abs_dot, DOT_TOLERANCE_C))
-        return;
-    grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
-               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
-               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, DOT_TOLERANCE_C,
-               hint ? ". " : "", hint ? hint : "");
-}
 
 /* ---- evidence that the device did the work ------------------------------------------ */
 
@@ -163,11 +124,11 @@ static void exact_item(enum variant which)
                 const char *schedule = grade_schedule_name(o);
                 char call[128];
                 snprintf(call, sizeof call, "%s with blocks of %d threads%s", variant_names[which], b,
-                         schedule_text(schedule));
+                         dot_schedule_text(schedule));
                 grade_set_schedule(you, schedule);
                 grade_reset_records(you);
                 float got = call_variant(you, which, &v, b);
-                check_exact(call, got, &v, variant_hints[which]);
+                dot_check_exact(call, got, &v, variant_hints[which]);
                 require_dot_from_device(variant_names[which], got, &v, 1);
             }
             free_vectors(&v);
@@ -179,7 +140,7 @@ static void exact_item(enum variant which)
     snprintf(call, sizeof call, "%s with blocks of 256 threads", variant_names[which]);
     grade_reset_records(you);
     float got = call_variant(you, which, &v, 256);
-    check_exact(call, got, &v, "Does every block add its total with one atomicAdd?");
+    dot_check_exact(call, got, &v, "Does every block add its total with one atomicAdd?");
     require_dot_from_device(variant_names[which], got, &v, 1);
     free_vectors(&v);
 }
@@ -197,7 +158,7 @@ static void random_item(enum variant which)
         snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
         grade_reset_records(grade_student());
         float got = call_variant(grade_student(), which, &v, b);
-        check_tolerance(call, got, &v, variant_hints[which]);
+        dot_check_tolerance(call, got, &v, DOT_TOLERANCE_C, variant_hints[which]);
         require_dot_from_device(variant_names[which], got, &v, 0);
         free_vectors(&v);
     }
@@ -268,7 +229,7 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
     explain_vector(why, sizeof why, v, offset, got);
     grade_fail("dot_vectorized with blocks of %d threads, offset %d%s, %s: returned %.9g but the dot product is "
                "%.0f.%s (TODO 5)",
-               block_size, offset, schedule_text(schedule), case_text(v), got, exact, why);
+               block_size, offset, dot_schedule_text(schedule), case_text(v), got, exact, why);
 }
 
 static void vector_tail(void)
@@ -308,8 +269,8 @@ static void vector_random(void)
         snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_vectorized)(v.x, v.y, v.n, b, offset);
-        check_tolerance(call, got, &v,
-                        "Do the head, the body and the tail of TODO 5 together cover every element once?");
+        dot_check_tolerance(call, got, &v, DOT_TOLERANCE_C,
+                            "Do the head, the body and the tail of TODO 5 together cover every element once?");
         require_dot_from_device("dot_vectorized", got, &v, 0);
         free_vectors(&v);
     }
@@ -344,7 +305,7 @@ static void grid_sync(void)
         free_vectors(&first);
         grade_skip("going further (TODO 6) not attempted: it neither adds nor costs points");
     }
-    check_exact("dot_grid_sync with blocks of 256 threads", got, &first, NULL);
+    dot_check_exact("dot_grid_sync with blocks of 256 threads", got, &first, NULL);
     grid_launch(you, "your code", first.n, 256);
     require_dot_from_device("dot_grid_sync", got, &first, 1);
     free_vectors(&first);
@@ -359,9 +320,9 @@ static void grid_sync(void)
             snprintf(call, sizeof call, "dot_grid_sync with blocks of %d threads", b);
             grade_reset_records(you);
             float got = GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, b);
-            check_exact(call, got, &v,
-                        "Do the partials of all blocks get written before this_grid().sync(), and does block 0 add "
-                        "every one of them after it?");
+            dot_check_exact(call, got, &v,
+                            "Do the partials of all blocks get written before this_grid().sync(), and does block 0 add "
+                            "every one of them after it?");
             require_dot_from_device("dot_grid_sync", got, &v, 1);
             free_vectors(&v);
         }
@@ -371,7 +332,7 @@ static void grid_sync(void)
     vectors v = random_vectors(grade_on_gpu() ? 1 << 24 : 1 << 20, grade_seed_for(c++), 0.0f, 1.0f);
     grade_reset_records(you);
     got = GRADE_FN(you, dot_grid_sync)(v.x, v.y, v.n, 256);
-    check_tolerance("dot_grid_sync with blocks of 256 threads", got, &v, NULL);
+    dot_check_tolerance("dot_grid_sync with blocks of 256 threads", got, &v, DOT_TOLERANCE_C, NULL);
     require_dot_from_device("dot_grid_sync", got, &v, 0);
     const kit_launch *mine = grid_launch(you, "your code", v.n, 256);
     grade_reset_records(ref);
@@ -407,7 +368,8 @@ static void performance(void)
     vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
     timed_call mine = {you, &v, 256, 0, 0}, theirs = {ref, &v, 256, 0, 0};
     call_vectorized(&mine);
-    check_tolerance("dot_vectorized (the timed run)", mine.result, &v, "Only a correct result is timed");
+    dot_check_tolerance("dot_vectorized (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
+                        "Only a correct result is timed");
     double my_ms = grade_time_ms(you, call_vectorized, &mine, 2, 9);
     double ref_ms = grade_time_ms(ref, call_vectorized, &theirs, 2, 9);
     double bytes = 2.0 * v.n * sizeof(float);

@@ -1,6 +1,7 @@
 /* dot_inputs.c: see dot_inputs.h. */
 #include "dot_inputs.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +60,43 @@ int dot_all_zero(const void *bytes, size_t size)
 int dot_same_as_input(const void *bytes, size_t size, const vectors *v)
 {
     return size == (size_t)v->n * sizeof(float) && (!memcmp(bytes, v->x, size) || !memcmp(bytes, v->y, size));
+}
+
+const char *dot_schedule_text(const char *schedule)
+{
+    static char text[64];
+    if (grade_on_gpu())
+        return "";
+    snprintf(text, sizeof text, ", schedule %s", schedule);
+    return text;
+}
+
+void dot_check_exact(const char *call, float got, const vectors *v, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    if (got == (float)exact)
+        return;
+    if (isnan(got))
+        grade_fail("%s, %s: returned NaN but the dot product is %.0f. %s%s%s", call, case_text(v), exact,
+                   grade_on_gpu() ? "The data hold no NaN, so something read memory that was never written"
+                                  : "On the cpu backend shared memory starts out filled with NaN, so a NaN means "
+                                    "something read a slot of shared memory that no thread had written yet (a "
+                                    "missing barrier, or a slot past the ones in use)",
+                   hint ? ". " : "", hint ? hint : "");
+    grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
+               "every order of the sum is exact: the difference is elements dropped or counted twice, or a lost "
+               "update%s%s",
+               call, case_text(v), got, exact, got - exact, hint ? ". " : "", hint ? hint : "");
+}
+
+void dot_check_tolerance(const char *call, float got, const vectors *v, double c, const char *hint)
+{
+    double exact = kit_dot(v->x, v->y, (size_t)v->n);
+    double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
+    if (kit_within_tolerance(got, exact, abs_dot, c))
+        return;
+    grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
+               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
+               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, c,
+               hint ? ". " : "", hint ? hint : "");
 }

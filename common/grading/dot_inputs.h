@@ -1,5 +1,5 @@
-/* dot_inputs.h: the input vectors of the dot-product labs' suites (6 and 7),
- * and how feedback names them. */
+/* dot_inputs.h: what the dot-product labs' suites (6 and 7) share: their
+ * input vectors, how feedback names them, and the checks of one result. */
 #ifndef DOT_INPUTS_H
 #define DOT_INPUTS_H
 
@@ -21,6 +21,16 @@ vectors random_vectors(int n, uint64_t seed, float lo, float hi);
 void free_vectors(vectors *v);
 /* "n = 1000 (whole numbers in [0, 3], seed 123)" (a static buffer) */
 const char *case_text(const vectors *v);
+
+/* ", schedule rev" on the cpu backend, "" on a GPU (a static buffer). */
+const char *dot_schedule_text(const char *schedule);
+
+/* Fail the item unless `got`, what `call` returned on v, is the dot product:
+ * exactly (whole-number data, where every order of the sum is exact), or
+ * within the tolerance policy with constant c.  `hint` (or NULL) ends the
+ * feedback. */
+void dot_check_exact(const char *call, float got, const vectors *v, const char *hint);
+void dot_check_tolerance(const char *call, float got, const vectors *v, double c, const char *hint);
 
 /* For the checks that the device did the work (evidence.c):
  * whether `size` bytes are all zero: the right result is then also what
