@@ -37,7 +37,7 @@ void kit_not_implemented(const char *todo)
     if (first_pending_todo)
         return;
     first_pending_todo = todo;
-    fprintf(stderr, "note: %s is not implemented yet, so the results below are wrong.\n", todo);
+    fprintf(stderr, "note: %s is not implemented yet, so what depends on it below is wrong.\n", todo);
 }
 
 const char *kit_todo_pending(void) { return first_pending_todo; }
