@@ -31,9 +31,28 @@ static void fold_on_host(int *a, int n)
             a[i] += a[i + d];
 }
 
-static void draw_rounds(int n)
+/* Says what is wrong with the state after a round, if anything: the first
+ * element that differs from the fold done on the CPU. */
+static void judge_round(const int *state, const int *expected, int n, int live)
+{
+    for (int i = 0; i < n; i++) {
+        if (state[i] == expected[i])
+            continue;
+        if (i < live)
+            printf("   WRONG: A[%d] = %d, but after this round it should be %d\n", i, state[i], expected[i]);
+        else
+            printf("   WRONG: A[%d] = %d changed, but it lies outside the live part and should still be %d: no "
+                   "round writes A[i] for i >= d\n", i, state[i], expected[i]);
+        return;
+    }
+}
+
+static void draw_rounds(const int *a, int n)
 {
     int top = power_of_two_above(n);
+    int *expected = malloc((size_t)n * sizeof *expected);
+    memcpy(expected, a, (size_t)n * sizeof *expected);
+    int folded = 0; /* rounds applied to expected[] */
     for (int k = 0; k < kit_snapshot_count(); k++) {
         const kit_snapshot *s = kit_snapshot_at(k);
         int width = top >> s->round;
@@ -43,7 +62,15 @@ static void draw_rounds(int n)
         else
             printf("\nafter round %d (d = %d), the live part A[0..%d) is marked *:\n", s->round, width, live);
         kit_draw_ints(stdout, "   ", (const int *)s->data, (int)s->count, s->round == 0 ? -1 : 0, s->round == 0 ? -1 : live);
+        for (; folded < s->round && (top >> (folded + 1)) >= 1; folded++) {
+            int d = top >> (folded + 1);
+            for (int i = 0; i < d && i + d < n; i++)
+                expected[i] += expected[i + d];
+        }
+        if (folded == s->round && s->count == (size_t)n)
+            judge_round((const int *)s->data, expected, n, s->round == 0 ? n : live);
     }
+    free(expected);
     printf("\n");
 }
 
@@ -94,7 +121,7 @@ int main(int argc, char **argv)
     double call_ms = kit_wall_ms() - started;
 
     if (small)
-        draw_rounds(n);
+        draw_rounds(a, n);
     long long expected = kit_sum_ints(a, (size_t)n);
     int right = sum == expected;
     printf("sum on the device: %d\n", sum);
