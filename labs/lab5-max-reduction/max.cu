@@ -109,7 +109,10 @@ static __global__ void block_max_kernel(const float *a, int n, int *result_key)
     /* (nothing yet) */
     /* END TODO 5 */
 
-    /* TODO 6: thread 0 combines its block's result, best[0], into *result_key with atomicMax on float_to_key(best[0]). */
+    /* TODO 6: one thread per block brings the block's winner into the single
+     * result that every block shares, so that no block's update can be
+     * lost to another's (atomics compare integers: float_to_key orders
+     * floats as integers). */
     /* (nothing yet: the result stays at the identity) */
     /* END TODO 6 */
 }

@@ -32,7 +32,10 @@ static inline int power_of_two_above(int n)
  * power of two, where only n - d elements have a partner. */
 static __global__ void fold_round(int *a, int d, int pairs)
 {
-    /* TODO 1: one thread per pair: global index i, and if i < pairs, A[i] += A[i + d]. */
+    /* TODO 1: this round folds the elements from d on onto the first ones:
+     * one thread per pair (its global index says which), each adding its
+     * partner d places further on into its own element; a thread with no
+     * pair this round must not touch the array. */
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < pairs)
         a[i] += a[i + d];

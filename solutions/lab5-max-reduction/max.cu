@@ -145,7 +145,10 @@ static __global__ void block_max_kernel(const float *a, int n, int *result_key)
     }
     /* END TODO 5 */
 
-    /* TODO 6: thread 0 combines its block's result, best[0], into *result_key with atomicMax on float_to_key(best[0]). */
+    /* TODO 6: one thread per block brings the block's winner into the single
+     * result that every block shares, so that no block's update can be
+     * lost to another's (atomics compare integers: float_to_key orders
+     * floats as integers). */
     if (tid == 0)
         atomicMax(result_key, float_to_key(best[0]));
     /* END TODO 6 */

@@ -57,8 +57,10 @@ static __device__ double block_sum_tree(cg::thread_block block, double *cache, d
  * register to register. */
 static __device__ double warp_sum_shuffles(cg::thread_block_tile<32> tile, double v)
 {
-    /* TODO 2: five steps: add the value of the lane 16 places further on
-     * (tile.shfl_down(v, 16)), then 8, 4, 2 and 1 places. */
+    /* TODO 2: a tree inside the tile, with no shared memory: at each step
+     * every lane adds the value a lane further down the tile holds, the
+     * distance halving from half the tile's width down to 1, until lane 0
+     * holds the tile's sum. */
     for (unsigned int delta = tile.size() / 2; delta > 0; delta /= 2)
         v += tile.shfl_down(v, delta);
     return v;
@@ -68,7 +70,8 @@ static __device__ double warp_sum_shuffles(cg::thread_block_tile<32> tile, doubl
 /* The same, done by the library; every lane gets the total. */
 static __device__ double warp_sum_reduce(cg::thread_block_tile<32> tile, double v)
 {
-    /* TODO 3: one call of cg::reduce with cg::plus<double>(). */
+    /* TODO 3: the same sum, from the cooperative groups library's own
+     * reduction over the tile (the handout names it). */
     return cg::reduce(tile, v, cg::plus<double>());
     /* END TODO 3 */
 }

@@ -55,10 +55,11 @@ static __global__ void matmul_tiled_kernel(const float *a, const float *b, float
     float sum = 0.0f;
 
     for (int step = 0; step * t < k; step++) {
-        /* TODO 2: load this step's two tiles, one element of each per
-         * thread: a_tile[ty][tx] = A[row][step*t + tx] and
-         * b_tile[ty][tx] = B[step*t + ty][col] (the tiles are row-major
-         * t x t arrays), then wait until the whole block has loaded. */
+        /* TODO 2: load this step's tile of A (the block's rows, the step's
+         * columns) and of B (the step's rows, the block's columns), one
+         * element of each per thread, at the thread's own place in the
+         * tile (the tiles are row-major t x t arrays); no thread may read
+         * a tile before the whole block has loaded it. */
         int a_col = step * t + tx;
         int b_row = step * t + ty;
         /* Going further: an element outside A or B loads as 0, which adds
@@ -68,9 +69,10 @@ static __global__ void matmul_tiled_kernel(const float *a, const float *b, float
         __syncthreads();
         /* END TODO 2 */
 
-        /* TODO 3: add row ty of a_tile times column tx of b_tile to sum,
-         * then wait until the whole block has finished reading the tiles
-         * (the next step overwrites them). */
+        /* TODO 3: add this step's part of the thread's element of C to sum
+         * (its row of the A tile times its column of the B tile); the next
+         * step overwrites the tiles, so no thread may go on before the whole
+         * block has finished reading them. */
         const float *a_row = a_tile + ty * t; /* row ty of the A tile */
         const float *b_col = b_tile + tx;     /* column tx of the B tile: t floats apart */
         if (t % 4 == 0) {
