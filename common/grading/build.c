@@ -93,8 +93,8 @@ typedef struct {
 
 /* make -s BACKEND=... VARIABLES... TARGET [ALSO]; returns its exit status
  * (124 when stopped by the time limit). */
-static int run_make2(const make_run *how, const char *backend, const char *target, const char *also,
-                     const char *const vars[])
+static int run_make(const make_run *how, const char *backend, const char *target, const char *also,
+                    const char *const vars[])
 {
     char *argv[16];
     int argc = 0;
@@ -153,17 +153,12 @@ static int run_make2(const make_run *how, const char *backend, const char *targe
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-static int run_make(const make_run *how, const char *backend, const char *target, const char *const vars[])
-{
-    return run_make2(how, backend, target, NULL, vars);
-}
-
 /* One make for two targets where it can: each start of make costs tens of
  * milliseconds, a good part of grading a small lab. */
 static int kit_make(const char *backend, const char *target, const char *also, const char *log)
 {
     make_run how = {log, 0, NULL, NULL, 1};
-    return run_make2(&how, backend, target, also, NULL);
+    return run_make(&how, backend, target, also, NULL);
 }
 
 /* ---- a submission -------------------------------------------------------------------- */
@@ -368,7 +363,7 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     const char *vars[] = {dir_var, tag_var, NULL};
     out->student_so = str_printf("%s/student.so", student_base);
     how.log = log;
-    int status = run_make(&how, backend, out->student_so, dir_var ? vars : NULL);
+    int status = run_make(&how, backend, out->student_so, NULL, dir_var ? vars : NULL);
     if (submission_copy)
         plain_names_in_log(log);
     if (status != 0 || access(out->student_so, R_OK) != 0) {
@@ -378,7 +373,7 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     if (plan->lab_programs) {
         char *program = str_printf("%s/lab", student_base);
         how.log = str_printf("%s.program", log);
-        if (run_make(&how, backend, program, dir_var ? vars : NULL) == 0)
+        if (run_make(&how, backend, program, NULL, dir_var ? vars : NULL) == 0)
             out->student_program = program;
     }
 }

@@ -107,14 +107,14 @@ static char *read_start(int fd, long long *total)
     return text;
 }
 
-/* The runner's fds 1 and 2 share these files' offsets (one open file
- * each), so rewinding here rewinds its writes too. */
 static long long file_size(int fd)
 {
     struct stat st;
     return fstat(fd, &st) == 0 ? (long long)st.st_size : -1;
 }
 
+/* The runner's fds 1 and 2 share these files' offsets (one open file
+ * each), so rewinding here rewinds its writes too. */
 static void clear_output(grade_side *side)
 {
     int fds[2] = {side->out_fd, side->err_fd};
