@@ -20,7 +20,10 @@ SHELL := /bin/sh
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
-BACKEND ?= $(shell tools/detect-backend.sh)
+# Asked once (a recursive variable would run the script at every use).
+ifeq ($(origin BACKEND),undefined)
+BACKEND := $(shell tools/detect-backend.sh)
+endif
 SANITIZE ?=
 B := build/$(BACKEND)$(if $(SANITIZE),-$(SANITIZE))
 HOST := build/host

@@ -209,8 +209,9 @@ int contain_wait(pid_t pid, int *status, double deadline)
     return 0;
 }
 
-/* Sends SIGKILL to every process whose parent is this one; returns how many. */
-static int kill_children(void)
+/* Sends SIGKILL to every process whose parent is this one, but `keep`;
+ * returns how many. */
+static int kill_children(pid_t keep)
 {
     DIR *proc = opendir("/proc");
     if (!proc)
@@ -234,8 +235,9 @@ static int kill_children(void)
         const char *after_name = strrchr(stat_line, ')'); /* the name may hold anything */
         char state;
         int ppid;
-        if (after_name && sscanf(after_name + 1, " %c %d", &state, &ppid) == 2 && ppid == me) {
-            kill((pid_t)atoi(e->d_name), SIGKILL);
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (after_name && sscanf(after_name + 1, " %c %d", &state, &ppid) == 2 && ppid == me && pid != keep) {
+            kill(pid, SIGKILL);
             killed++;
         }
     }
@@ -243,19 +245,24 @@ static int kill_children(void)
     return killed;
 }
 
-void contain_reap_all(void)
+int contain_reap_all(pid_t keep)
 {
+    int keep_gone = 0;
     for (int quiet_rounds = 0;;) {
-        int killed = kill_children();
+        int killed = kill_children(keep);
         int reaped = 0, status;
         pid_t p;
-        while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+        while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
             reaped++;
+            keep_gone |= keep > 0 && p == keep;
+        }
         if (p < 0 && errno == ECHILD)
-            return; /* no child left: every descendant is gone */
+            return keep_gone; /* no child left: every descendant is gone */
         if (!killed && !reaped) {
+            if (keep > 0 && !keep_gone)
+                return 0; /* none in /proc but the one kept, which lives on */
             if (++quiet_rounds > 5000)  /* 5 s of a child that neither dies nor shows: give up waiting */
-                return;
+                return keep_gone;
             usleep(1000);
         } else {
             quiet_rounds = 0;

@@ -15,6 +15,7 @@
 #define GRADER_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "grade.h"
 
 typedef enum { ITEM_PASSED, ITEM_FAILED, ITEM_ERROR, ITEM_SKIPPED } item_status;
@@ -79,6 +80,9 @@ const char *runner_student_program(void); /* the lab program from the student's 
 void sides_set_paths(const char *lab_dir, const char *student_so, const char *reference_so, const char *runner,
                      const char *scratch);
 void sides_stop(void);
+void sides_keep_reference(double cpu_seconds, int ended, int renew); /* in the grader, before each item */
+pid_t sides_kept_reference(void);                                   /* its pid, or 0 */
+void sides_release_reference(void);                                 /* after the lab's last item */
 const char *sides_student_so(void);
 
 /* run.c */

@@ -54,6 +54,8 @@ static int *tcase_item;      /* the j-th TCase grades lab->items[tcase_item[j]] 
 static int tcase_count, tcase_done, printed;
 static SRunner *runner;
 static double item_started;
+static double reference_cpu_seconds; /* the kept reference runner's CPU time limit: the lab's */
+static int reference_ended, reference_renew;
 
 /* In the child only. */
 static item_slot *slot;
@@ -318,13 +320,17 @@ static void before_item(void)
 {
     print_items_before(tcase_item[tcase_done]);
     fflush(NULL); /* a child inherits unflushed buffers and would print them twice */
+    sides_keep_reference(reference_cpu_seconds, reference_ended, reference_renew);
     item_started = now_s();
 }
 
 static void after_item(void)
 {
-    contain_reap_all(); /* every process of the item is gone before its result is read */
+    /* every process of the item is gone before its result is read (but the
+     * reference's runner, kept for the next item) */
+    reference_ended = contain_reap_all(sides_kept_reference());
     int k = tcase_item[tcase_done];
+    reference_renew = !slots[k].finished;
     int n = srunner_ntests_run(runner);
     TestResult **results = srunner_results(runner);
     TestResult *mine = NULL;
@@ -392,6 +398,8 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     }
     tcase_item = calloc((size_t)result->count + 1, sizeof *tcase_item);
     tcase_count = tcase_done = printed = 0;
+    reference_cpu_seconds = 10;
+    reference_ended = reference_renew = 0;
 
     Suite *suite = suite_create(result->lab->dir);
     for (int k = 0; k < result->count; k++) {
@@ -404,6 +412,7 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
         }
         TCase *tc = tcase_create(item->name);
         tcase_set_timeout(tc, item_timeout(item));
+        reference_cpu_seconds += 4 * item_timeout(item);
         tcase_add_unchecked_fixture(tc, before_item, after_item);
         tcase_add_loop_test(tc, run_item, k, k + 1);
         suite_add_tcase(suite, tc);
@@ -417,6 +426,7 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
         srunner_run_all(runner, CK_SILENT);
     srunner_free(runner);
     runner = NULL;
+    sides_release_reference();
     /* A TCase Check never ran (it should not happen) is an error, not a pass. */
     for (int j = tcase_done; j < tcase_count; j++)
         finish_item(tcase_item[j], NULL);

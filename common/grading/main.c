@@ -516,7 +516,7 @@ int main(int argc, char **argv)
         }
         runner_grade_lab(&run, result);
     }
-    contain_reap_all();
+    contain_reap_all(0);
     build_remove_tree(scratch);
     build_cleanup();
     text_run_total(run.live, &run, run.color);

@@ -4,7 +4,9 @@
  * The grader never loads either shared object.  grade_student() starts a
  * runner (build/host/runner) for the student's shared object the first time
  * an item asks for it, contained (contain.c); grade_reference() does the same
- * for the reference.  Every call of an entry point, every harness setting and
+ * for the reference (or, for the reference, takes over the runner the grader
+ * keeps from item to item: sides_keep_reference()).  Every call of an entry
+ * point, every harness setting and
  * every look at the records is a request to that runner and its reply, read
  * with bounds and a deadline.  What the code printed lands in in-memory files
  * the grader made and reads itself, so it survives a crash. */
@@ -51,6 +53,8 @@ struct grade_side {
     int request_fd, reply_fd;
     int out_fd, err_fd;  /* in-memory files: the runner's stdout and stderr */
     int arena_fd;        /* an in-memory file for the arrays of a call (the runner maps it) */
+    unsigned char *arena_map; /* the grader's mapping of it: the file never shrinks (sealed) */
+    size_t arena_mapped;
     int records_valid;
     records rec;
     double bytes_in;     /* bytes of input arrays sent in calls so far */
@@ -58,6 +62,8 @@ struct grade_side {
     long long kept_sizes[2]; /* the output files' sizes when last read */
     int replies_owed;        /* to settings sent without waiting for their "done" */
     int reset_pending;       /* the records are to be forgotten before the next call */
+    int kept;                /* started by the grader for every item: never stopped at an item's end */
+    int synced;              /* kept, and brought back to a new runner's state in this item */
 };
 
 static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
@@ -233,42 +239,18 @@ static void receive(grade_side *side, wire_msg *reply, const char *during, size_
     receive_by(side, reply, during, max_size, run_item_deadline());
 }
 
-static int memory_file(const char *name)
-{
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (fd < 0)
-        runner_fail_not_student("grading error: the grader could not make an in-memory file for output");
-    return fd;
-}
+static const char *spawn_runner(grade_side *side, double cpu_seconds);
+static void sync_side(grade_side *side);
 
 static grade_side *open_side(grade_side *side)
 {
+    if (side->pid > 0 && side->kept && !side->synced)
+        sync_side(side);
     if (side->pid > 0)
         return side;
-    if (!side->path)
-        runner_fail_not_student("grading error: no shared object was given");
-    if (side->out_fd < 0) {
-        side->out_fd = memory_file("stdout");
-        side->err_fd = memory_file("stderr");
-        side->arena_fd = memory_file("arrays");
-    }
-    int requests[2], replies[2];
-    if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
-        runner_fail_not_student("grading error: the grader could not make pipes for a runner");
-    char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
-    double cpu = 4 * run_item_seconds() + 10;
-    const char *readable[] = {side->path, NULL};
-    contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
-                         scratch_dir, cpu, grade_on_gpu() ? 0 : contain_memory_limit(), side->is_student,
-                         side->is_student, readable};
-    side->pid = contain_spawn(&spec);
-    close(requests[0]);
-    close(replies[1]);
-    if (side->pid < 0)
-        runner_fail_not_student("grading error: the grader could not start a runner");
-    side->request_fd = requests[1];
-    side->reply_fd = replies[0];
-    side->records_valid = 0;
+    const char *problem = spawn_runner(side, 4 * run_item_seconds() + 10);
+    if (problem)
+        runner_fail_not_student(str_printf("grading error: %s", problem));
     wire_msg ready;
     double by = wire_now() + STARTUP_SECONDS;
     receive_by(side, &ready, "loading the code", 1 << 16, by < run_item_deadline() ? by : run_item_deadline());
@@ -276,15 +258,132 @@ static grade_side *open_side(grade_side *side)
     return side;
 }
 
+/* Starts `side`'s runner; returns what went wrong, or NULL. */
+static const char *spawn_runner(grade_side *side, double cpu_seconds)
+{
+    if (!side->path)
+        return "no shared object was given";
+    if (side->out_fd < 0) {
+        side->out_fd = memfd_create("stdout", MFD_CLOEXEC);
+        side->err_fd = memfd_create("stderr", MFD_CLOEXEC);
+        side->arena_fd = memfd_create("arrays", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (side->out_fd < 0 || side->err_fd < 0 || side->arena_fd < 0)
+            return "the grader could not make in-memory files for a runner";
+        /* no process can shrink it under the grader's mapping (SIGBUS), nor
+         * seal it further */
+        if (fcntl(side->arena_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+            return "the grader could not seal its in-memory file";
+    }
+    int requests[2], replies[2];
+    if (pipe2(requests, O_CLOEXEC) != 0)
+        return "the grader could not make pipes for a runner";
+    if (pipe2(replies, O_CLOEXEC) != 0) {
+        close(requests[0]), close(requests[1]);
+        return "the grader could not make pipes for a runner";
+    }
+    char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
+    const char *readable[] = {side->path, NULL};
+    contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
+                         scratch_dir, cpu_seconds, grade_on_gpu() ? 0 : contain_memory_limit(), side->is_student,
+                         side->is_student, readable};
+    side->pid = contain_spawn(&spec);
+    close(requests[0]);
+    close(replies[1]);
+    side->request_fd = requests[1];
+    side->reply_fd = replies[0];
+    side->records_valid = 0;
+    if (side->pid < 0) {
+        side->pid = 0;
+        stop_side(side);
+        return "the grader could not start a runner";
+    }
+    return NULL;
+}
+
+/* A kept runner, first used in this item: whatever an earlier item left in
+ * its channel (answers it did not read) is read and dropped up to the
+ * answer to a token of this item's, and its settings are a new runner's.
+ * Should that fail, this item starts a runner of its own. */
+static void sync_side(grade_side *side)
+{
+    side->synced = 1;
+    uint64_t token = ((uint64_t)getpid() << 32) ^ (uint64_t)(wire_now() * 1e6);
+    wire_msg m;
+    wire_begin(&m, WIRE_SYNC);
+    wire_put_u64(&m, token);
+    int sent = wire_send(side->request_fd, &m) == 0;
+    wire_free(&m);
+    for (int answers = 0; sent && answers < 1000000; answers++) {
+        wire_msg reply;
+        const char *why;
+        if (wire_receive(side->reply_fd, &reply, run_item_deadline(), &why, RECORDS_BYTES_MAX + (1 << 20)) != 0)
+            break;
+        int mine = reply.tag == WIRE_SYNCED && wire_get_u64(&reply) == token;
+        wire_free(&reply);
+        if (mine) {
+            side->replies_owed = 0;
+            side->reset_pending = 0;
+            clear_output(side);
+            return;
+        }
+    }
+    kill(side->pid, SIGKILL); /* the grader reaps it after this item and starts another */
+    side->pid = 0;
+    close(side->request_fd);
+    close(side->reply_fd);
+    side->request_fd = side->reply_fd = -1;
+}
+
+/* In the grader, between items: the reference's runner lives from item to
+ * item (a GPU context costs a second or more to create; a CPU emulation
+ * hundreds of microseconds): started when none is alive, and woken should
+ * anything have stopped it.  `ended`: the one kept was reaped; `renew`: the
+ * last item did not finish (a timeout, a crash), so the runner may still be
+ * busy with its calls: a new one. */
+void sides_keep_reference(double cpu_seconds, int ended, int renew)
+{
+    grade_side *side = &reference;
+    side->kept = 1;
+    side->synced = 0;
+    if (ended || (side->pid > 0 && waitpid(side->pid, NULL, WNOHANG) == side->pid))
+        side->pid = 0;
+    if (renew || side->pid <= 0)
+        stop_side(side);
+    if (side->pid > 0) {
+        kill(side->pid, SIGCONT);
+        return;
+    }
+    if (!side->path || !runner_path || spawn_runner(side, cpu_seconds) != NULL)
+        return; /* the items start runners of their own, and say what fails */
+    wire_msg ready;
+    const char *why;
+    int ok = wire_receive(side->reply_fd, &ready, wire_now() + STARTUP_SECONDS, &why, 1 << 16) == 0;
+    if (ok)
+        ok = ready.tag == WIRE_OK, wire_free(&ready);
+    if (!ok)
+        stop_side(side);
+}
+
+pid_t sides_kept_reference(void) { return reference.kept ? reference.pid : 0; }
+
+void sides_release_reference(void)
+{
+    stop_side(&reference);
+    reference.kept = 0;
+}
+
 grade_side *grade_student(void) { return open_side(&student); }
 grade_side *grade_reference(void) { return open_side(&reference); }
 const char *grade_side_name(const grade_side *side) { return side->label; }
 int grade_side_is_student(const grade_side *side) { return side->is_student; }
 
+/* At an item's end, in its process: the runners it started (not the one
+ * the grader keeps). */
 void sides_stop(void)
 {
     stop_side(&student);
-    stop_side(&reference);
+    if (!reference.kept)
+        stop_side(&reference);
 }
 
 /* A request with no answer but "done": sent, and its answer read before
@@ -306,8 +405,8 @@ static void read_records(grade_side *side, const char *during);
 #define ARRAYS_MAX 8
 
 /* A call's arrays travel through the side's arena, each at a page-aligned
- * offset: written with pwrite, read back with pread (never mapped here, so
- * a runner that shrinks the file cannot crash the grader). */
+ * offset.  The grader maps it too: the file is sealed against shrinking, so
+ * that mapping stays valid whatever a runner does to the file. */
 struct grade_call {
     grade_side *side;
     const char *name;
@@ -318,15 +417,28 @@ struct grade_call {
     int failed_write;
 };
 
-/* Writes (`writing`) or reads all `size` bytes at `offset` of fd; 0 or -1. */
-static int transfer_all(int fd, void *bytes, size_t size, size_t offset, int writing)
+/* The side's arena holds at least `size` bytes, and the grader's mapping
+ * covers them; 0 or -1. */
+static int arena_reserve(grade_side *side, size_t size)
 {
-    char *p = bytes;
-    while (size) {
-        ssize_t n = writing ? pwrite(fd, p, size, (off_t)offset) : pread(fd, p, size, (off_t)offset);
-        if (n <= 0)
+    struct stat st;
+    if (fstat(side->arena_fd, &st) != 0)
+        return -1;
+    if ((size_t)st.st_size < size) {
+        if (ftruncate(side->arena_fd, (off_t)size) != 0)
             return -1;
-        p += n, size -= (size_t)n, offset += (size_t)n;
+        st.st_size = (off_t)size;
+    }
+    if (side->arena_mapped < size) {
+        if (side->arena_map)
+            munmap(side->arena_map, side->arena_mapped);
+        side->arena_mapped = (size_t)st.st_size;
+        side->arena_map = mmap(NULL, side->arena_mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, side->arena_fd, 0);
+        if (side->arena_map == MAP_FAILED) {
+            side->arena_map = NULL;
+            side->arena_mapped = 0;
+            return -1;
+        }
     }
     return 0;
 }
@@ -364,8 +476,13 @@ void grade_call_array(grade_call *c, const void *array, long long count, size_t 
     if (!array)
         return;
     c->arena_used = (offset + size + 4095) / 4096 * 4096 + 4096; /* a page apart */
-    if (ftruncate(c->side->arena_fd, (off_t)c->arena_used) != 0 || transfer_all(c->side->arena_fd, (void *)array, size, offset, 1) != 0)
+    if (arena_reserve(c->side, c->arena_used) != 0) {
         c->failed_write = 1;
+    } else if (size && memcmp(c->side->arena_map + offset, array, size) != 0) {
+        /* written only when different: the same inputs, call after call (a
+         * timing's repetitions), cost a read, not a write */
+        memcpy(c->side->arena_map + offset, array, size);
+    }
     if (back) {
         if (c->n_back == ARRAYS_MAX)
             runner_fail_not_student("grading error: too many output arrays in one call");
@@ -406,9 +523,8 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     if (ok && ret_size)
         memcpy(ret, bytes, ret_size);
     for (int i = 0; ok && i < c->n_back; i++)
-        if (transfer_all(side->arena_fd, c->back[i].data, c->back[i].size, c->back[i].offset, 0) != 0)
-            side_fail(side, "the arrays of %s could not be read back: something in the process shrank the grader's "
-                      "memory file", during);
+        if (c->back[i].size)
+            memcpy(c->back[i].data, side->arena_map + c->back[i].offset, c->back[i].size);
     ok = ok && !reply.bad && reply.at == reply.size;
     wire_free(&reply);
     if (!ok)

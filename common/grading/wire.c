@@ -5,10 +5,15 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #define ABSENT UINT64_MAX
+/* How long a reader polls without sleeping before it blocks: the other side
+ * usually answers within microseconds, and waking a sleeping process costs
+ * tens of them on a virtual machine (a grade makes thousands of calls). */
+#define SPIN_SECONDS 100e-6
 
 double wire_now(void)
 {
@@ -177,15 +182,28 @@ int wire_send(int fd, const wire_msg *m)
     if (m->bad)
         return -1;
     uint64_t header[2] = {m->tag, m->size};
-    if (write_all(fd, header, sizeof header) != 0)
+    /* header and body in one write where they fit, so that the reader wakes once */
+    struct iovec parts[2] = {{header, sizeof header}, {m->data, m->size}};
+    ssize_t n;
+    do
+        n = writev(fd, parts, m->size ? 2 : 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
         return -1;
-    return write_all(fd, m->data, m->size);
+    size_t sent = (size_t)n;
+    if (sent < sizeof header)
+        return write_all(fd, (unsigned char *)header + sent, sizeof header - sent) != 0 ? -1
+             : write_all(fd, m->data, m->size);
+    return write_all(fd, m->data + (sent - sizeof header), m->size - (sent - sizeof header));
 }
 
 /* Reads exactly `size` bytes before `deadline`. */
 static int read_all(int fd, void *bytes, size_t size, double deadline, const char **why)
 {
     unsigned char *p = bytes;
+    struct pollfd pfd = {fd, POLLIN, 0};
+    for (double until = wire_now() + SPIN_SECONDS; poll(&pfd, 1, 0) == 0 && wire_now() < until;)
+        ; /* then the blocking wait below */
     while (size) {
         if (deadline > 0) {
             double left = deadline - wire_now();
@@ -193,7 +211,6 @@ static int read_all(int fd, void *bytes, size_t size, double deadline, const cha
                 *why = "timeout";
                 return -1;
             }
-            struct pollfd pfd = {fd, POLLIN, 0};
             int ready = poll(&pfd, 1, (int)(left * 1000) + 1);
             if (ready < 0 && errno == EINTR)
                 continue;

@@ -23,11 +23,14 @@ enum wire_tag {
     WIRE_SCHEDULE,       /* string: "fwd", "rev", "rand:SEED" (cpu backend) */
     WIRE_RECORDS,        /* reply: the harness's records */
     WIRE_DEVICE,         /* reply: the device's name, whether it is a GPU */
+    WIRE_SYNC,           /* u64 token: settings and records back to a new runner's; answered by WIRE_SYNCED
+                          * with the token, after every earlier request's answer (a runner kept from item to item) */
     /* replies */
     WIRE_OK = 100,       /* a call returned: its return value, outputs, what it printed */
     WIRE_MISSING,        /* string: the entry point is not defined */
     WIRE_ERROR,          /* string: the harness stopped the code (a failed CHECK, kit_fail) */
-    WIRE_BAD_REQUEST     /* string: the grader asked for something the runner cannot do */
+    WIRE_BAD_REQUEST,    /* string: the grader asked for something the runner cannot do */
+    WIRE_SYNCED          /* u64: the token of the WIRE_SYNC answered */
 };
 
 #define WIRE_MESSAGE_MAX ((size_t)1 << 31) /* 2 GiB: larger than any array a lab grades */

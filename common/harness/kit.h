@@ -70,10 +70,17 @@ void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, siz
  * cudaLaunchCooperativeKernel(k, grid, block, args, shmem, 0), where args is
  * an array of pointers to the kernel's arguments, recorded, checked and timed
  * like LAUNCH. */
+#ifdef __CUDAEMU__
+#define KIT_COOPERATIVE_KERNEL(kernel) kernel /* the cpu backend reads the parameter types from it */
+#else
+/* the runtime's C function, which every CUDA version has (before CUDA 13
+ * the template overload takes `const T *`, which a kernel is not) */
+#define KIT_COOPERATIVE_KERNEL(kernel) ((const void *)(kernel))
+#endif
 #define LAUNCH_COOPERATIVE(kernel, grid, block, shmem, args)                                  \
     do {                                                                                      \
         kit_cooperative_launch_begin(#kernel, dim3(grid), dim3(block), (shmem), __FILE__, __LINE__); \
-        kit_check(cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(block), (args), (shmem), 0), \
+        kit_check(cudaLaunchCooperativeKernel(KIT_COOPERATIVE_KERNEL(kernel), dim3(grid), dim3(block), (args), (shmem), 0), \
                   "cudaLaunchCooperativeKernel(" #kernel ")", __FILE__, __LINE__);            \
         kit_launch_end(__FILE__, __LINE__);                                                   \
     } while (0)

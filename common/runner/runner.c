@@ -170,18 +170,29 @@ void *serve_array(serve_state *s, size_t element_size)
     if (!present || s->bad || s->request->bad)
         return NULL;
     if (!s->arena) {
+        /* mapped once and kept from call to call (mapping costs microseconds
+         * a call); mapped again only when the grader has grown the file */
+        static unsigned char *mapped;
+        static size_t mapped_size;
         struct stat st;
         if (fstat(ARENA_FD, &st) != 0 || st.st_size <= 0) {
             s->bad = 1;
             return NULL;
         }
-        s->arena_size = (size_t)st.st_size;
-        s->arena = mmap(NULL, s->arena_size, PROT_READ | PROT_WRITE, MAP_SHARED, ARENA_FD, 0);
-        if (s->arena == MAP_FAILED) {
-            s->arena = NULL;
-            s->bad = 1;
-            return NULL;
+        if ((size_t)st.st_size > mapped_size) {
+            if (mapped)
+                munmap(mapped, mapped_size);
+            mapped_size = (size_t)st.st_size;
+            mapped = mmap(NULL, mapped_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ARENA_FD, 0);
+            if (mapped == MAP_FAILED) {
+                mapped = NULL;
+                mapped_size = 0;
+                s->bad = 1;
+                return NULL;
+            }
         }
+        s->arena = mapped;
+        s->arena_size = (size_t)st.st_size; /* what the file holds now: no access past it */
     }
     if (offset % 4096 || offset > s->arena_size || size > s->arena_size - offset || offset % element_size) {
         s->bad = 1;
@@ -232,8 +243,6 @@ static void serve_call(const serve_lab *lab, wire_msg *request)
         } else {
             serve_state s = {request, 0, 0, NULL, 0};
             entry->serve(fn, &s);
-            if (s.arena)
-                munmap(s.arena, s.arena_size);
             if (!s.answered)
                 send_text(WIRE_BAD_REQUEST, "the call was not answered");
         }
@@ -307,6 +316,19 @@ int main(int argc, char **argv)
         case WIRE_RECORDS:
             send_records();
             break;
+        case WIRE_SYNC: {
+            uint64_t token = wire_get_u64(&request);
+            ((void (*)(void))harness("kit_reset_records"))();
+            ((void (*)(int))harness("kit_set_snapshots"))(0);
+            ((void (*)(int))harness("kit_set_timing"))(0);
+            ((void (*)(const char *))harness("kit_set_schedule"))(getenv("EMU_SCHED") ? getenv("EMU_SCHED") : "fwd");
+            flush_output();
+            wire_msg m;
+            wire_begin(&m, WIRE_SYNCED);
+            wire_put_u64(&m, token);
+            send_or_die(&m);
+            break;
+        }
         case WIRE_DEVICE: {
             wire_msg m;
             wire_begin(&m, WIRE_OK);
