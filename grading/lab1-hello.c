@@ -325,7 +325,7 @@ static const grade_item items[] = {
      GRADE_CORRECTNESS, 30, item_global_index_2d_3d},
     {"global_index_bounds", "threads whose global index is n or more write nothing", 15, GRADE_CORRECTNESS, 30,
      item_global_index_bounds},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 5, GRADE_SANITIZER,
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -365,14 +365,14 @@ static void fold_unfold_item(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"fold_invariant", "the invariant holds after every round (checked on each snapshot)", 4, GRADE_CORRECTNESS, 60, fold_invariant},
-    {"fold_sums_exact", "exact sums for every n from 1 to 1050 and primes above", 4, GRADE_CORRECTNESS, 60, fold_sums_exact},
-    {"fold_large", "exact sums for large n", 2, GRADE_CORRECTNESS, 60, fold_large},
-    {"fold_launches", "one launch per round, ceil(log2 n) rounds, threads halving", 3, GRADE_CORRECTNESS, 30, fold_launches},
-    {"fold_predicate_accepts", "your invariant accepts every correct state", 2, GRADE_CORRECTNESS, 30, fold_predicate_accepts},
-    {"fold_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, fold_predicate_rejects},
-    {"fold_unfold", "going further: unfolding gives the original array back", 2, GRADE_CORRECTNESS, 30, fold_unfold_item},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+    {"fold_invariant", "the invariant holds after every round (checked on each snapshot)", 20, GRADE_CORRECTNESS, 60, fold_invariant},
+    {"fold_sums_exact", "exact sums for every n from 1 to 1050 and primes above", 20, GRADE_CORRECTNESS, 60, fold_sums_exact},
+    {"fold_large", "exact sums for large n", 10, GRADE_CORRECTNESS, 60, fold_large},
+    {"fold_launches", "one launch per round, ceil(log2 n) rounds, threads halving", 15, GRADE_CORRECTNESS, 30, fold_launches},
+    {"fold_predicate_accepts", "your invariant accepts every correct state", 10, GRADE_CORRECTNESS, 30, fold_predicate_accepts},
+    {"fold_predicate_rejects", "your invariant rejects wrong states", 10, GRADE_CORRECTNESS, 30, fold_predicate_rejects},
+    {"fold_unfold", "going further: unfolding gives the original array back", 5, GRADE_CORRECTNESS, 30, fold_unfold_item},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -354,16 +354,16 @@ static void tournament_predicate_rejects(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"naive_invariant", "naive mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, naive_invariant},
-    {"compact_invariant", "compact mapping: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, compact_invariant},
-    {"naive_sums_exact", "naive mapping: exact sums for n = 1..1050 and primes above", 2, GRADE_CORRECTNESS, 60, naive_sums_exact},
-    {"compact_sums_exact", "compact mapping: exact sums for n = 1..1050 and primes above", 2, GRADE_CORRECTNESS, 60, compact_sums_exact},
-    {"tournament_large", "both mappings: exact sums for large n", 2, GRADE_CORRECTNESS, 60, tournament_large},
-    {"naive_launches", "naive mapping: one launch per round, ceil(log2 n) rounds", 1, GRADE_CORRECTNESS, 30, naive_launches},
-    {"compact_launches", "compact mapping: one launch per round, no warp without work", 3, GRADE_CORRECTNESS, 30, compact_launches},
-    {"tournament_predicate_accepts", "your invariant accepts every correct state", 2, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
-    {"tournament_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+    {"naive_invariant", "naive mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, naive_invariant},
+    {"compact_invariant", "compact mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, compact_invariant},
+    {"naive_sums_exact", "naive mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, naive_sums_exact},
+    {"compact_sums_exact", "compact mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, compact_sums_exact},
+    {"tournament_large", "both mappings: exact sums for large n", 8, GRADE_CORRECTNESS, 60, tournament_large},
+    {"naive_launches", "naive mapping: one launch per round, ceil(log2 n) rounds", 6, GRADE_CORRECTNESS, 30, naive_launches},
+    {"compact_launches", "compact mapping: one launch per round, no warp without work", 14, GRADE_CORRECTNESS, 30, compact_launches},
+    {"tournament_predicate_accepts", "your invariant accepts every correct state", 8, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
+    {"tournament_predicate_rejects", "your invariant rejects wrong states", 14, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -578,18 +578,18 @@ static void block_max_speed(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"tmax_invariant", "tournament: the invariant holds after every round", 3, GRADE_CORRECTNESS, 60, tmax_invariant},
-    {"tmax_results", "tournament: exact maximum for n = 1..1050, primes, negative inputs", 2, GRADE_CORRECTNESS, 60, tmax_results},
-    {"tmax_launches", "tournament: one launch per round, ceil(log2 n) rounds", 2, GRADE_CORRECTNESS, 30, tmax_launches},
-    {"tmax_predicate_accepts", "your invariant accepts every correct state", 1, GRADE_CORRECTNESS, 30, tmax_predicate_accepts},
-    {"tmax_predicate_rejects", "your invariant rejects wrong states", 3, GRADE_CORRECTNESS, 30, tmax_predicate_rejects},
-    {"block_max_negative", "block reduction: all-negative inputs", 2, GRADE_CORRECTNESS, 30, block_max_negative},
-    {"block_max_edges", "block reduction: n = 1, n below a block, maximum first, last, repeated", 2, GRADE_CORRECTNESS, 30, block_max_edges},
-    {"block_max_random", "block reduction: random floats, large n", 2, GRADE_CORRECTNESS, 60, block_max_random},
-    {"block_max_schedules", "block reduction: right under every thread order (barriers)", 2, GRADE_CORRECTNESS, 60, block_max_schedules},
-    {"block_max_launches", "block reduction: a single launch", 1, GRADE_CORRECTNESS, 30, block_max_launches},
-    {"block_max_speed", "block reduction: time against the reference (GPU)", 2, GRADE_PERFORMANCE, 60, block_max_speed},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+    {"tmax_invariant", "tournament: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, tmax_invariant},
+    {"tmax_results", "tournament: exact maximum for n = 1..1050, primes, negative inputs", 8, GRADE_CORRECTNESS, 60, tmax_results},
+    {"tmax_launches", "tournament: one launch per round, ceil(log2 n) rounds", 8, GRADE_CORRECTNESS, 30, tmax_launches},
+    {"tmax_predicate_accepts", "your invariant accepts every correct state", 5, GRADE_CORRECTNESS, 30, tmax_predicate_accepts},
+    {"tmax_predicate_rejects", "your invariant rejects wrong states", 10, GRADE_CORRECTNESS, 30, tmax_predicate_rejects},
+    {"block_max_negative", "block reduction: all-negative inputs", 8, GRADE_CORRECTNESS, 30, block_max_negative},
+    {"block_max_edges", "block reduction: n = 1, n below a block, maximum first, last, repeated", 8, GRADE_CORRECTNESS, 30, block_max_edges},
+    {"block_max_random", "block reduction: random floats, large n", 8, GRADE_CORRECTNESS, 60, block_max_random},
+    {"block_max_schedules", "block reduction: right under every thread order (barriers)", 8, GRADE_CORRECTNESS, 60, block_max_schedules},
+    {"block_max_launches", "block reduction: a single launch", 5, GRADE_CORRECTNESS, 30, block_max_launches},
+    {"block_max_speed", "block reduction: time against the reference (GPU)", 10, GRADE_PERFORMANCE, 60, block_max_speed},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -600,18 +600,18 @@ static void performance(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"host_sum_exact", "steps 1-2: products on the device, sum on the host, exact data", 2, GRADE_CORRECTNESS, 30, host_sum_exact},
-    {"host_sum_random", "steps 1-2: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, host_sum_random},
-    {"block_count", "step 5: the block count fills the device, capped by n", 2, GRADE_CORRECTNESS, 30, block_count},
-    {"partials_invariant", "steps 3-4: each partial is the dot of exactly the elements its block owns", 3, GRADE_CORRECTNESS, 60, partials_invariant},
-    {"host_finish_exact", "steps 3-7: exact totals for every block size, odd n and small grids", 3, GRADE_CORRECTNESS, 60, host_finish_exact},
-    {"host_finish_random", "steps 3-7: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, host_finish_random},
-    {"predicate_accepts", "step 6: your invariant accepts correct partials", 1, GRADE_CORRECTNESS, 30, predicate_accepts},
-    {"predicate_rejects", "step 6: your invariant rejects wrong partials", 2, GRADE_CORRECTNESS, 30, predicate_rejects},
-    {"device_finish_exact", "step 8: exact totals finished on the device, any block count", 3, GRADE_CORRECTNESS, 60, device_finish_exact},
-    {"device_finish_random", "step 8: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, device_finish_random},
-    {"performance", "dot_device_finish as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+    {"host_sum_exact", "steps 1-2: products on the device, sum on the host, exact data", 6, GRADE_CORRECTNESS, 30, host_sum_exact},
+    {"host_sum_random", "steps 1-2: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, host_sum_random},
+    {"block_count", "step 5: the block count fills the device, capped by n", 6, GRADE_CORRECTNESS, 30, block_count},
+    {"partials_invariant", "steps 3-4: each partial is the dot of exactly the elements its block owns", 12, GRADE_CORRECTNESS, 60, partials_invariant},
+    {"host_finish_exact", "steps 3-7: exact totals for every block size, odd n and small grids", 10, GRADE_CORRECTNESS, 60, host_finish_exact},
+    {"host_finish_random", "steps 3-7: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, host_finish_random},
+    {"predicate_accepts", "step 6: your invariant accepts correct partials", 4, GRADE_CORRECTNESS, 30, predicate_accepts},
+    {"predicate_rejects", "step 6: your invariant rejects wrong partials", 8, GRADE_CORRECTNESS, 30, predicate_rejects},
+    {"device_finish_exact", "step 8: exact totals finished on the device, any block count", 10, GRADE_CORRECTNESS, 60, device_finish_exact},
+    {"device_finish_random", "step 8: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, device_finish_random},
+    {"performance", "dot_device_finish as fast as the reference (GPU only)", 16, GRADE_PERFORMANCE, 120, performance},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -385,17 +385,17 @@ static void performance(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"block_sync_exact", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule", 3, GRADE_CORRECTNESS, 60, block_sync_exact},
-    {"block_sync_random", "TODO 1: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, block_sync_random},
-    {"tile_shuffle_exact", "TODOs 2, 4: warps with tile shuffles, exact for every block size and schedule", 3, GRADE_CORRECTNESS, 60, tile_shuffle_exact},
-    {"tile_shuffle_random", "TODOs 2, 4: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, tile_shuffle_random},
-    {"cg_reduce_exact", "TODOs 3, 4: warps with cg::reduce, exact for every block size and schedule", 2, GRADE_CORRECTNESS, 60, cg_reduce_exact},
-    {"cg_reduce_random", "TODOs 3, 4: random data up to 2^24 within the tolerance", 1, GRADE_CORRECTNESS, 60, cg_reduce_random},
-    {"vector_tail", "TODO 5: float4 loads exact for n % 4 != 0 and starts 0-3 floats past a boundary", 3, GRADE_CORRECTNESS, 60, vector_tail},
-    {"vector_random", "TODO 5: random data up to 2^24 within the tolerance", 2, GRADE_CORRECTNESS, 60, vector_random},
-    {"grid_sync", "TODO 6 (going further): one cooperative launch with this_grid().sync()", 2, GRADE_CORRECTNESS, 60, grid_sync},
-    {"performance", "dot_vectorized as fast as the reference (GPU only)", 4, GRADE_PERFORMANCE, 120, performance},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 2, GRADE_SANITIZER,
+    {"block_sync_exact", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule", 12, GRADE_CORRECTNESS, 60, block_sync_exact},
+    {"block_sync_random", "TODO 1: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, block_sync_random},
+    {"tile_shuffle_exact", "TODOs 2, 4: warps with tile shuffles, exact for every block size and schedule", 12, GRADE_CORRECTNESS, 60, tile_shuffle_exact},
+    {"tile_shuffle_random", "TODOs 2, 4: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, tile_shuffle_random},
+    {"cg_reduce_exact", "TODOs 3, 4: warps with cg::reduce, exact for every block size and schedule", 9, GRADE_CORRECTNESS, 60, cg_reduce_exact},
+    {"cg_reduce_random", "TODOs 3, 4: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, cg_reduce_random},
+    {"vector_tail", "TODO 5: float4 loads exact for n % 4 != 0 and starts 0-3 floats past a boundary", 12, GRADE_CORRECTNESS, 60, vector_tail},
+    {"vector_random", "TODO 5: random data up to 2^24 within the tolerance", 8, GRADE_CORRECTNESS, 60, vector_random},
+    {"grid_sync", "TODO 6 (going further): one cooperative launch with this_grid().sync()", 6, GRADE_CORRECTNESS, 60, grid_sync},
+    {"performance", "dot_vectorized as fast as the reference (GPU only)", 16, GRADE_PERFORMANCE, 120, performance},
+    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
      300, sanitizer},
 };
 

@@ -21,6 +21,15 @@ for suite in grading/lab*.c; do
         sed 's/^/    /' "$out/log" | head -40
     fi
 
+    # One scale: every lab is worth 100 points, what this backend grades
+    # plus what the total says is graded elsewhere.
+    line=$(grep "^$lab: " "$out/log" | tail -n 1)
+    if echo "$line" | perl -ne 'exit !(m{/([0-9.]+) points(?: \(([0-9.]+) more are graded [^)]*\))?$} && $1 + ($2 // 0) == 100)'; then
+        ok "$lab: the total and the points graded elsewhere make 100 ($line)"
+    else
+        not_ok "$lab: the total and the points graded elsewhere make 100 ($line)"
+    fi
+
     ./grader "$short" --backend="$BACKEND" --format=json --out="$out/$lab-skeleton.json" >"$out/log" 2>&1
     rc=$?
     total=$(json_total "$out/$lab-skeleton.json" 2>/dev/null)

@@ -108,6 +108,9 @@ void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 #define grade_check(cond, ...) do { if (!(cond)) grade_fail(__VA_ARGS__); } while (0)
 void grade_note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* shown even on a pass */
 void grade_skip(const char *reason) __attribute__((noreturn));
+/* the same, for an item this backend cannot grade and the other one can: the
+ * lab's total says how many points are graded there */
+void grade_skip_elsewhere(const char *reason) __attribute__((noreturn));
 void grade_score(double fraction); /* performance items: 0..1 of the item's points */
 
 /* ---- the run ------------------------------------------------------------------- */

@@ -28,6 +28,7 @@ typedef struct {
     double seconds;     /* wall clock of the forked item */
     char *feedback;     /* why it failed, or why it was skipped; "" when none */
     char *notes;        /* grade_note() lines; "" when none */
+    int elsewhere;      /* skipped because only the other backend (or a GPU with compute-sanitizer) grades it */
 } item_result;
 
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
     item_result *items;     /* the selected items, in the suite's order */
     int count;
     double points, max_points;
+    double elsewhere_points; /* the points of the items graded elsewhere (item_result.elsewhere) */
 } lab_result;
 
 typedef struct {

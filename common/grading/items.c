@@ -36,6 +36,7 @@
 typedef struct {
     int finished;        /* the item returned, failed or skipped */
     int skipped;
+    int elsewhere;       /* skipped: graded on the other backend */
     int code_error;      /* the student's code crashed, hung or ended its process */
     double score;        /* grade_score(), or -1 */
     char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
@@ -147,6 +148,13 @@ void grade_skip(const char *reason)
     snprintf(slot->reason, REASON_MAX, "%s", reason);
     slot->skipped = 1;
     longjmp(skip_jump, 1);
+}
+
+void grade_skip_elsewhere(const char *reason)
+{
+    if (slot)
+        slot->elsewhere = 1;
+    grade_skip(reason);
 }
 
 void grade_note(const char *fmt, ...)
@@ -280,6 +288,7 @@ static void finish_item(int k, TestResult *tr)
     if (type == CK_PASS && s->skipped) {
         r->status = ITEM_SKIPPED;
         r->max_points = 0;
+        r->elsewhere = s->elsewhere;
         r->feedback = str_dup(s->reason);
     } else if (type == CK_PASS && !s->finished) {
         r->status = ITEM_ERROR; /* the grader's own child ended early: never a pass */
@@ -356,10 +365,12 @@ static void select_items(lab_result *result)
 
 static void total(lab_result *result)
 {
-    result->points = result->max_points = 0;
+    result->points = result->max_points = result->elsewhere_points = 0;
     for (int k = 0; k < result->count; k++) {
         result->points += result->items[k].points;
         result->max_points += result->items[k].max_points;
+        if (result->items[k].elsewhere)
+            result->elsewhere_points += result->items[k].item->points;
     }
     result->points = round2(result->points);
     result->max_points = round2(result->max_points);
@@ -369,6 +380,7 @@ static void skip_in_parent(item_result *r, const char *reason)
 {
     r->status = ITEM_SKIPPED;
     r->points = r->max_points = 0;
+    r->elsewhere = 1; /* only a backend's reason skips an item before it runs */
     r->feedback = str_dup(reason);
     r->notes = str_dup("");
 }

@@ -138,6 +138,9 @@ void text_lab_total(FILE *out, const lab_result *lab, int color)
     char got[32], max[32];
     fprintf(out, "%s%s: %s/%s points%s", color ? BOLD : "", lab->lab->dir, points_text(lab->points, got, sizeof got),
             points_text(lab->max_points, max, sizeof max), color ? RESET : "");
+    if (lab->gradable && lab->elsewhere_points > 0)
+        fprintf(out, " (%s more are graded %s)", points_text(lab->elsewhere_points, max, sizeof max),
+                run_current() && run_current()->on_gpu ? "elsewhere: see the items not graded here" : "on a GPU");
     if (!lab->gradable)
         fprintf(out, " (not graded: %s)", lab->problem ? lab->problem : "?");
     fprintf(out, "\n");
