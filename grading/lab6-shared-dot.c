@@ -7,7 +7,7 @@
  *   partials_invariant      steps 3-4: every block's partial is the dot of exactly the elements it owns
  *   host_finish_exact       steps 3-7: the total, exact data, every block size, odd sizes, small grids
  *   host_finish_random      ... random data under the tolerance, up to 2^24 (more on a GPU)
- *   predicate_accepts       step 6: your dot_partials_hold accepts correct partials
+ *   predicate_accepts       step 6: your dot_partials_hold accepts correct partials (its sums in double)
  *   predicate_rejects       ... and rejects wrong ones (off by one, swapped, other ownership, NaN)
  *   device_finish_exact     step 8: the partials added on the device, exact data, odd block counts
  *   device_finish_random    ... random data under the tolerance, up to 2^24 (more on a GPU)
@@ -242,8 +242,16 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
     free(abs_dot);
 }
 
+/* When the student's TODO 7 check stops the call (kit_fail), the grader's
+ * diagnosis of the partials never runs: the feedback says what it would. */
+#define TODO7_STOP_HINT                                                                                          \
+    "(If that is your TODO 7 check: the partials the first pass left break the ownership rule. Most often a "  \
+    "barrier is missing: does every level of the tree wait (__syncthreads) until the level before is done? "  \
+    "`make lab6 BACKEND=cpu SANITIZE=thread` names the lines that race.)"
+
 static void partials_invariant(void)
 {
+    grade_hint_on_error(TODO7_STOP_HINT);
     /* Small grids make the grid-stride loop go round several times. */
     static const int sizes[] = {1, 31, 1000, 4099};
     static const int grids[] = {0, 1, 3, 7};
@@ -310,6 +318,7 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
 
 static void host_finish_exact(void)
 {
+    grade_hint_on_error(TODO7_STOP_HINT);
     int c = 0;
     for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
         int b = block_sizes[k];
@@ -330,6 +339,7 @@ static void host_finish_exact(void)
 
 static void host_finish_random(void)
 {
+    grade_hint_on_error(TODO7_STOP_HINT);
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
     static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
@@ -392,6 +402,27 @@ static void offer_partials(const vectors *v, const shape *s, const float *partia
                case_text(v), s->block_size, s->blocks, what);
 }
 
+/* lab6.h computes D_b in double.  In a float, 2^24 + 1 rounds back to 2^24,
+ * so a float sum of 2^24 followed by ones stays at 2^24: with 10240 ones
+ * it ends 10240 short, five times the tolerance. */
+static void accepts_where_float_sums_fail(void)
+{
+    shape s = {10241, 32, 1};
+    vectors v = exact_vectors(s.n, grade_seed_for(99));
+    v.x[0] = v.y[0] = 4096.0f;
+    for (int i = 1; i < v.n; i++)
+        v.x[i] = v.y[i] = 1.0f;
+    snprintf(v.kind, sizeof v.kind, "x[0] = y[0] = 4096, every other element 1");
+    float partial = (float)(16777216.0 + 10240.0);
+    int said = GRADE_FN(grade_student(), dot_partials_hold)(v.x, v.y, v.n, s.block_size, s.blocks, &partial);
+    if (!said)
+        grade_fail("dot_partials_hold(n = %d, %s, block_size = %d, blocks = %d) returned 0 for the exact partial, "
+                   "%.0f: lab6.h computes each block's dot D_b in double. In a float, 2^24 + 1 rounds back to 2^24, "
+                   "so a float sum of these products stays at 16777216, 10240 short. Keep the sums in double",
+                   v.n, v.kind, s.block_size, s.blocks, (double)partial);
+    free_vectors(&v);
+}
+
 static void predicate_accepts(void)
 {
     grade_side *ref = grade_reference();
@@ -415,6 +446,7 @@ static void predicate_accepts(void)
             free_vectors(&v);
         }
     }
+    accepts_where_float_sums_fail();
     grade_require_written(grade_student(), "dot_partials_hold", "it accepts any partials, right or wrong");
 }
 

@@ -108,6 +108,11 @@ void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 #define grade_check(cond, ...) do { if (!(cond)) grade_fail(__VA_ARGS__); } while (0)
 void grade_note(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* shown even on a pass */
 void grade_skip(const char *reason) __attribute__((noreturn));
+/* A hint added to the feedback when the student's code stops with an error
+ * (kit_fail, a failed CHECK) in a call that follows; NULL: none.  For a
+ * check the student wrote that stops the program before the grader's own
+ * diagnosis can run. */
+void grade_hint_on_error(const char *hint);
 /* the same, for an item this backend cannot grade and the other one can: the
  * lab's total says how many points are graded there */
 void grade_skip_elsewhere(const char *reason) __attribute__((noreturn));

@@ -69,6 +69,9 @@ struct grade_side {
 static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
 static grade_side reference = {.label = "the reference", .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
 static const char *lab_dir, *runner_path, *scratch_dir;
+static const char *error_hint; /* grade_hint_on_error() */
+
+void grade_hint_on_error(const char *hint) { error_hint = hint; }
 
 void sides_set_paths(const char *dir, const char *student_so, const char *reference_so, const char *runner,
                      const char *scratch)
@@ -218,7 +221,8 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
         str_clean(message);
         stop_side(side);
         if (side->is_student)
-            grade_fail("your code stopped with an error during %s:\n%s", during, message);
+            grade_fail("your code stopped with an error during %s:\n%s%s%s", during, message, error_hint ? "\n" : "",
+                       error_hint ? error_hint : "");
         side_fail(side, "it stopped with an error during %s:\n%s", during, message);
     }
     if (reply->tag == WIRE_BAD_REQUEST) {
