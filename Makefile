@@ -49,7 +49,12 @@ CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIC -Icommon/harness
 # exe_link (out, objs) and BACKEND_DEPS (what links need built first).
 ifeq ($(BACKEND),gpu)
 NVCC ?= nvcc
-ARCH ?= $(shell tools/cuda-arch.sh)
+# Asked once, and only for the gpu backend (the script compiles a probe).
+ifeq ($(origin ARCH),undefined)
+ifeq ($(BACKEND),gpu)
+ARCH := $(shell tools/cuda-arch.sh)
+endif
+endif
 NVCC_FLAGS := $(ARCH) -O3 -std=c++17 -lineinfo -Xcompiler -fPIC -Icommon/harness $(NVCC_EXTRA)
 cu_compile = $(NVCC) $(NVCC_FLAGS) $3 -c $1 -o $2
 so_link = $(NVCC) $(ARCH) -shared -Xlinker -Bsymbolic -o $1 $2

@@ -53,4 +53,20 @@ if [ "$rc" -eq 1 ] && grep -q 'pkg-config .*MISSING' "$work/nopc.log" \
 else
     not_ok "doctor explains a missing pkg-config with its install command (exit $rc)"; sed 's/^/    /' "$work/nopc.log"
 fi
+
+# The architecture flag comes from the GPU nvidia-smi reports, never from
+# -arch=native (which nvcc accepts with no GPU and quietly ignores).
+mkdir -p "$work/arch/gpu" "$work/arch/none"
+printf '#!/bin/sh\necho 8.6\n' > "$work/arch/gpu/nvidia-smi"
+printf '#!/bin/sh\nexit 0\n' > "$work/arch/gpu/nvcc"
+cp "$work/arch/gpu/nvcc" "$work/arch/none/nvcc"
+printf '#!/bin/sh\nexit 9\n' > "$work/arch/none/nvidia-smi"
+chmod +x "$work/arch/gpu/"* "$work/arch/none/"*
+with_gpu=$(PATH="$work/arch/gpu:$PATH" sh tools/cuda-arch.sh 2>/dev/null)
+without=$(PATH="$work/arch/none:$PATH" sh tools/cuda-arch.sh 2>/dev/null)
+if [ "$with_gpu" = "-arch=sm_86" ] && [ -z "$without" ]; then
+    ok "cuda-arch: sm_86 for a GPU of compute capability 8.6, nvcc's default with no GPU"
+else
+    not_ok "cuda-arch: sm_86 for a GPU of compute capability 8.6, nvcc's default with no GPU ('$with_gpu', '$without')"
+fi
 finish
