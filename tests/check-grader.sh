@@ -168,6 +168,16 @@ fixture_kit "$broken" && rm "$broken/solutions" && mkdir -p "$broken/solutions/l
 rc=$?
 expect broken "a reference that does not build: exit 2, blamed on the kit" all_of '[ $rc -eq 2 ]' \
     'has broken "the reference solution of lab1-fixture does not build"'
+# A reference that builds but crashes: the items it breaks count toward
+# nothing and the lab is "could not grade" (exit 2), never points lost.
+crashing=$work/crashing
+fixture_kit "$crashing" && rm "$crashing/solutions" && mkdir -p "$crashing/solutions/lab1-fixture" \
+    && cp "$students/segv/fixture.cu" "$crashing/solutions/lab1-fixture/fixture.cu"
+(cd "$crashing" && ./grader lab1 --backend=cpu --student-dir="$FIXTURE/solutions/lab1-fixture") >"$work/crashing.out" 2>&1
+rc=$?
+expect crashing "a reference that crashes: exit 2, the items it breaks count nothing, blamed on the kit" all_of \
+    '[ $rc -eq 2 ]' 'has crashing "the reference solution failed (a fault of the kit"' \
+    'has crashing "not graded: the reference solution could not run in"' '! has crashing "/8.0 points"'
 rm "$broken/grading" && mkdir "$broken/grading" && echo "this is not C" >"$broken/grading/lab1-fixture.c"
 (cd "$broken" && ./grader lab1 --backend=cpu) >"$work/broken-grader.out" 2>&1
 rc=$?

@@ -29,6 +29,7 @@ typedef struct {
     char *feedback;     /* why it failed, or why it was skipped; "" when none */
     char *notes;        /* grade_note() lines; "" when none */
     int elsewhere;      /* skipped because only the other backend (or a GPU with compute-sanitizer) grades it */
+    int kit_fault;      /* the reference could not run: an error that counts toward nothing */
 } item_result;
 
 typedef struct {
@@ -71,6 +72,9 @@ void runner_build_failed(grade_run *run, lab_result *result);
 void runner_append_picture(const char *text);
 /* Fails the item for a fault of the reference or the kit: no TODO hint. */
 void runner_fail_not_student(const char *message) __attribute__((noreturn));
+/* Fails the item because the reference could not run: the item counts
+ * toward nothing and the lab is "could not grade" (exit 2). */
+void runner_fail_kit(const char *message) __attribute__((noreturn));
 /* What a side printed: its stderr is kept for the feedback of a failing
  * item; both go to the grader's stderr in --verbose. */
 void runner_add_output(int is_student, const char *out, const char *err);

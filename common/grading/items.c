@@ -37,6 +37,7 @@ typedef struct {
     int finished;        /* the item returned, failed or skipped */
     int skipped;
     int elsewhere;       /* skipped: graded on the other backend */
+    int kit_fault;       /* the reference could not run: not the student's points to lose */
     int code_error;      /* the student's code crashed, hung or ended its process */
     double score;        /* grade_score(), or -1 */
     char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
@@ -132,6 +133,13 @@ void grade_fail(const char *fmt, ...)
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     fail_item(message, 1);
+}
+
+void runner_fail_kit(const char *message)
+{
+    if (slot)
+        slot->kit_fault = 1;
+    fail_item(message, 0);
 }
 
 void runner_fail_not_student(const char *message)
@@ -304,6 +312,11 @@ static void finish_item(int k, TestResult *tr)
         r->status = ITEM_ERROR;
         r->feedback = describe_error(r, s, message, item_timeout(item));
     }
+    if (s->kit_fault && (r->status == ITEM_FAILED || r->status == ITEM_ERROR)) {
+        r->status = ITEM_ERROR; /* not graded: it counts toward nothing, and the lab could not be graded */
+        r->max_points = 0;
+        r->kit_fault = 1;
+    }
     if (r->status == ITEM_FAILED || r->status == ITEM_ERROR) {
         char *err = error_output(k, strstr(r->feedback, "is not implemented yet") != NULL);
         if (err) {
@@ -447,9 +460,17 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     int ran = 0;
     for (int k = 0; k < result->count; k++)
         ran += result->items[k].status != ITEM_SKIPPED;
+    int faults = 0;
+    for (int k = 0; k < result->count; k++)
+        faults += result->items[k].kit_fault;
     if (!ran) {
         result->gradable = 0;
         result->problem = str_dup("no item ran");
+    } else if (faults) {
+        result->gradable = 0;
+        result->problem = str_printf("the reference solution could not run in %d item%s, which count toward nothing (a "
+                                     "fault of the kit or this machine, not of your code: see the item%s)",
+                                     faults, faults == 1 ? "" : "s", faults == 1 ? "" : "s");
     }
     total(result);
     text_lab_total(run->live, result, run->color);

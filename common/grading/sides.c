@@ -99,7 +99,7 @@ static void side_fail(const grade_side *side, const char *fmt, ...)
         grade_fail("%s", message);
     char *text = str_printf("the reference solution failed (a fault of the kit or this machine, not of your "
                             "code): %s", message);
-    runner_fail_not_student(text);
+    runner_fail_kit(text);
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
