@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/check-backend.sh: the cpu backend's own tests (tests/backend/*.cu).
 #   - basics, shared, warp, coop: every feature, results asserted;
+#   - compat: what GPU programs from outside the kit use (CUDA's header guards,
+#     mapped host memory, stream callbacks, ...), results asserted;
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
@@ -36,7 +38,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop; do
+for t in basics shared warp coop compat; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -119,6 +121,31 @@ if common/cpu/cucc -O2 -arch=sm_90 -lineinfo -o "$log/race" tests/backend/race.c
     ok "cucc compiles and links a standalone .cu program with nvcc's flags"
 else
     not_ok "cucc"; show "$log/out"; show "$log/out2" 2>/dev/null
+fi
+# a program guarded as the CUDA samples' helper_cuda.h is: without CUDA's
+# include guards it has no main
+cat > "$log/guards.cu" <<'EOF'
+#include <cuda_runtime.h>
+#include <cuda_profiler_api.h>
+#include <stdio.h>
+#ifndef __DRIVER_TYPES_H__
+#error "no __DRIVER_TYPES_H__"
+#endif
+#ifdef __CUDA_RUNTIME_H__
+int main(void)
+{
+    int mode = -1;
+    cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0);
+    printf("compute mode %s\n", mode == cudaComputeModeDefault ? "default" : "other");
+    return cudaProfilerStart() != cudaSuccess || cudaProfilerStop() != cudaSuccess;
+}
+#endif
+EOF
+if common/cpu/cucc -o "$log/guards" "$log/guards.cu" > "$log/out" 2>&1 &&
+   [ "$(timeout 60 "$log/guards" 2>&1)" = "compute mode default" ]; then
+    ok "cucc compiles a program guarded as helper_cuda.h is (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__)"
+else
+    not_ok "cucc and CUDA's header guards"; show "$log/out"
 fi
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q "cuBLAS" "$log/out"; then

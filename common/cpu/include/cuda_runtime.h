@@ -3,6 +3,11 @@
  * as nvcc does; see common/cpu/README.md for what it covers and its limits. */
 #ifndef CUDAEMU_CUDA_RUNTIME_H
 #define CUDAEMU_CUDA_RUNTIME_H
+/* CUDA's own guard for this header: helper headers such as the CUDA
+ * samples' helper_cuda.h test it to decide what they define. */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
 
 #ifndef __cplusplus
 #error "the cpu backend compiles CUDA sources as C++, as nvcc does"

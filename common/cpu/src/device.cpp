@@ -6,6 +6,8 @@
  * per thread for every kernel (cudaFuncGetAttributes reports that number). */
 #include "internal.h"
 
+#include <cuda_profiler_api.h>
+
 #include <string.h>
 #include <unordered_map>
 
@@ -40,7 +42,7 @@ static cudaDeviceProp make_properties(void)
     p.memoryBusWidth = 256;
     p.l2CacheSize = 4 << 20;
     p.maxThreadsPerMultiProcessor = 2048;
-    p.streamPrioritiesSupported = 1;
+    p.streamPrioritiesSupported = 0;     /* every stream runs at once: one priority, 0 */
     p.globalL1CacheSupported = 1;
     p.localL1CacheSupported = 1;
     p.sharedMemPerMultiprocessor = 100 * 1024;
@@ -55,6 +57,8 @@ static cudaDeviceProp make_properties(void)
     p.reservedSharedMemPerBlock = 1024;
     return p;
 }
+
+static unsigned device_flags; /* from cudaSetDeviceFlags */
 
 const cudaDeviceProp &device_properties(void)
 {
@@ -137,6 +141,68 @@ cudaError_t cudaSetDevice(int device)
     return device == 0 ? cudaSuccess
                        : api_fail(cudaErrorInvalidDevice, "cudaSetDevice(%d): the cpu backend has one device, 0", device);
 }
+/* Any wish list is best met by the only device. */
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop)
+{
+    if (!device || !prop)
+        return api_result(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+/* How the host waits for the device, and mapped host memory: the host never
+ * waits here (every call finishes before it returns) and host memory is
+ * device memory, so the flags are checked as CUDA checks them and kept only
+ * for cudaGetDeviceFlags. */
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    unsigned schedule = flags & cudaDeviceScheduleMask;
+    if ((flags & ~(unsigned)cudaDeviceMask) || (schedule & (schedule - 1)))
+        return api_fail(cudaErrorInvalidValue, "cudaSetDeviceFlags(%#x): unknown flags, or more than one "
+                        "cudaDeviceSchedule flag", flags);
+    device_flags = flags;
+    return cudaSuccess;
+}
+/* cudaDeviceMapHost is implicit in the runtime, as on a GPU. */
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags)
+        return api_result(cudaErrorInvalidValue);
+    *flags = device_flags | cudaDeviceMapHost;
+    return cudaSuccess;
+}
+/* Peer access needs a second device; CUDA refuses a device as its own peer. */
+cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device)
+{
+    if (!can_access)
+        return api_result(cudaErrorInvalidValue);
+    if (device != 0 || peer_device != 0)
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceCanAccessPeer(%d, %d): the cpu backend has one device, 0",
+                        device, peer_device);
+    *can_access = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags)
+{
+    if (flags)
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceEnablePeerAccess with flags %u (must be 0)", flags);
+    return api_fail(cudaErrorInvalidDevice, "cudaDeviceEnablePeerAccess(%d): peer access needs a second device, "
+                    "and the cpu backend has one", peer_device);
+}
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device)
+{
+    return api_fail(cudaErrorInvalidDevice, "cudaDeviceDisablePeerAccess(%d): peer access needs a second device, "
+                    "and the cpu backend has one", peer_device);
+}
+/* Streams run their work at once, so they have one priority, 0; a null
+ * pointer is allowed for a bound the caller does not want, as in CUDA. */
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    if (least)
+        *least = 0;
+    if (greatest)
+        *greatest = 0;
+    return cudaSuccess;
+}
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
 {
     if (!prop)
@@ -187,6 +253,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     case cudaDevAttrUnifiedAddressing: v = p.unifiedAddressing; break;
     case cudaDevAttrComputeCapabilityMajor: v = p.major; break;
     case cudaDevAttrComputeCapabilityMinor: v = p.minor; break;
+    case cudaDevAttrStreamPrioritiesSupported: v = p.streamPrioritiesSupported; break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: v = (int)p.sharedMemPerMultiprocessor; break;
     case cudaDevAttrMaxRegistersPerMultiprocessor: v = p.regsPerMultiprocessor; break;
     case cudaDevAttrManagedMemory: v = p.managedMemory; break;
@@ -242,6 +309,9 @@ cudaError_t cudaDriverGetVersion(int *version)
 }
 cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
 cudaError_t cudaFree0(void) { return cudaSuccess; }
+/* No profiler records the emulator (see cuda_profiler_api.h). */
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func)
 {

@@ -15,6 +15,7 @@ struct CUevent_st {
 struct CUstream_st {
     unsigned flags;
     unsigned magic;
+    int priority;   /* always 0: see cudaDeviceGetStreamPriorityRange */
 };
 
 namespace {
@@ -89,10 +90,34 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     if (!stream)
         return api_result(cudaErrorInvalidValue);
-    *stream = new CUstream_st{flags, STREAM_MAGIC};
+    *stream = new CUstream_st{flags, STREAM_MAGIC, 0};
     return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
+/* CUDA clamps a priority to the device's range, here [0, 0]. */
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+    (void)priority;
+    return cudaStreamCreateWithFlags(stream, flags);
+}
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
+{
+    if (!priority)
+        return api_result(cudaErrorInvalidValue);
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamGetPriority of an invalid stream");
+    *priority = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
+{
+    if (!flags)
+        return api_result(cudaErrorInvalidValue);
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamGetFlags of an invalid stream");
+    *flags = stream && stream != cudaStreamLegacy && stream != cudaStreamPerThread ? stream->flags : 0;
+    return cudaSuccess;
+}
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (!stream || !valid_stream(stream) || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
@@ -116,5 +141,23 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 {
     (void)flags;
     return valid_stream(stream) && valid_event(event) ? cudaSuccess : api_result(cudaErrorInvalidResourceHandle);
+}
+/* The stream's earlier work is already done when this is called, so the
+ * callback runs now, on the calling thread, after the kernels' printf
+ * output (as cudaStreamSynchronize shows it).  After a failed kernel, CUDA
+ * refuses new work with the sticky error; so does this, without calling. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data,
+                                  unsigned int flags)
+{
+    if (!callback || flags)
+        return api_fail(cudaErrorInvalidValue, "cudaStreamAddCallback with %s", callback ? "flags other than 0"
+                        : "a NULL callback");
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamAddCallback on an invalid stream");
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    printf_flush();
+    callback(stream, cudaSuccess, user_data);
+    return cudaSuccess;
 }
 }

@@ -28,6 +28,10 @@ struct allocation {
 static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no pointer */
 static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
 static long long device_bytes;
+/* Host ranges given to cudaHostRegister: disguised start -> size.  They stay
+ * the program's memory; the table only answers cudaHostGetDevicePointer and
+ * catches a second registration. */
+static std::map<uintptr_t, size_t> registered;
 static const size_t DEVICE_MEMORY_SIZE = (size_t)16 << 30;
 #if defined(CUDAEMU_ASAN)
 static const size_t GUARD_BYTES = 0; /* ASan's own redzones do better */
@@ -53,6 +57,26 @@ static allocation *find(const void *p, size_t n, uintptr_t *start)
 }
 /* The allocation p points into (for a message), ignoring the length. */
 static allocation *find_any(const void *p, uintptr_t *start) { return find(p, 1, start); }
+
+/* Whether [p, p + n) shares a byte with a registered range. */
+static bool overlaps_registered(const void *p, size_t n)
+{
+    auto it = registered.upper_bound(((uintptr_t)p + n - 1) | DISGUISE);
+    if (it == registered.begin())
+        return false;
+    --it;
+    return (it->first & ~DISGUISE) + it->second > (uintptr_t)p;
+}
+/* Whether [p, p + n) shares a byte with an allocation (its kind in *kind). */
+static bool overlaps_allocation(const void *p, size_t n, int *kind)
+{
+    auto it = allocations.upper_bound(((uintptr_t)p + n - 1) | DISGUISE);
+    if (it == allocations.begin())
+        return false;
+    --it;
+    *kind = it->second.kind;
+    return (it->first & ~DISGUISE) + (it->second.size ? it->second.size : 1) > (uintptr_t)p;
+}
 
 static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
 {
@@ -126,6 +150,7 @@ void memory_reset(void)
     for (auto &a : allocations)
         free((void *)(a.first & ~DISGUISE));
     allocations.clear();
+    registered.clear(); /* the program's memory: forgotten, not freed */
     device_bytes = 0;
 }
 
@@ -242,19 +267,67 @@ cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
     return allocate(ptr, size, MANAGED_MEMORY, "cudaMallocManaged");
 }
 cudaError_t cudaMallocHost(void **ptr, size_t size) { return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaMallocHost"); }
+/* Every flag gives the same memory here: host memory is already portable
+ * and mapped (the device reads it directly), and write-combining only
+ * changes speed. */
 cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    (void)flags;
+    if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+        return api_fail(cudaErrorInvalidValue, "cudaHostAlloc with unknown flags %#x", flags);
     return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc");
 }
 cudaError_t cudaFree(void *ptr) { return release(ptr, false, "cudaFree"); }
 cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost"); }
+/* Registering page-locks a range on a GPU; here it only records the range,
+ * so that cudaHostGetDevicePointer accepts it and a second registration is
+ * refused, as CUDA refuses it. */
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    (void)flags;
-    return ptr && size ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaHostRegister of an empty range");
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (!ptr || !size)
+        return api_fail(cudaErrorInvalidValue, "cudaHostRegister of an empty range");
+    if (flags & ~(unsigned)(cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
+                            cudaHostRegisterReadOnly))
+        return api_fail(cudaErrorInvalidValue, "cudaHostRegister with unknown flags %#x", flags);
+    int kind;
+    if (overlaps_registered(ptr, size) || (overlaps_allocation(ptr, size, &kind) && kind == PINNED_HOST_MEMORY))
+        return api_fail(cudaErrorHostMemoryAlreadyRegistered, "cudaHostRegister(%p, %zu bytes): the range overlaps "
+                        "memory already registered or allocated with cudaMallocHost/cudaHostAlloc", ptr, size);
+    if (overlaps_allocation(ptr, size, &kind))
+        return api_fail(cudaErrorInvalidValue, "cudaHostRegister(%p): device memory from cudaMalloc or "
+                        "cudaMallocManaged is not host memory", ptr);
+    registered[(uintptr_t)ptr | DISGUISE] = size;
+    return cudaSuccess;
 }
-cudaError_t cudaHostUnregister(void *ptr) { return ptr ? cudaSuccess : api_result(cudaErrorInvalidValue); }
+cudaError_t cudaHostUnregister(void *ptr)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (!ptr)
+        return api_fail(cudaErrorInvalidValue, "cudaHostUnregister(NULL)");
+    if (!registered.erase((uintptr_t)ptr | DISGUISE))
+        return api_fail(cudaErrorHostMemoryNotRegistered, "cudaHostUnregister(%p): not the start of a range given "
+                        "to cudaHostRegister", ptr);
+    return cudaSuccess;
+}
+/* Host memory is device memory here, so the device sees a page-locked
+ * buffer at its own address; anything else CUDA refuses. */
+cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
+{
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    if (!device_ptr || flags)
+        return api_fail(cudaErrorInvalidValue, "cudaHostGetDevicePointer with %s", device_ptr ? "flags other than 0"
+                        : "a NULL address to store the pointer in");
+    *device_ptr = 0;
+    allocation *a = find(host_ptr, 1, 0);
+    if (!(a && a->kind == PINNED_HOST_MEMORY) && !(host_ptr && overlaps_registered(host_ptr, 1)))
+        return api_fail(cudaErrorInvalidValue, "cudaHostGetDevicePointer(%p): not memory from cudaHostAlloc, "
+                        "cudaMallocHost or cudaHostRegister", host_ptr);
+    *device_ptr = host_ptr;
+    return cudaSuccess;
+}
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {

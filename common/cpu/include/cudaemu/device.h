@@ -268,6 +268,8 @@ template <class F, class I> static inline F cudaemu_atomic_float(F *p, F v, int 
 static inline float atomicAdd(float *p, float v) { return cudaemu_atomic_float<float, unsigned>(p, v, 0); }
 static inline double atomicAdd(double *p, double v) { return cudaemu_atomic_float<double, unsigned long long>(p, v, 0); }
 static inline float atomicExch(float *p, float v) { return cudaemu_atomic_float<float, unsigned>(p, v, 1); }
+/* _block and _system scopes: one device and one fiber at a time make every
+ * scope the same as the plain atomic's. */
 #define CUDAEMU_SCOPED(name)                                                                   \
     template <class T, class... A> static inline auto name##_block(T *p, A... a) { return name(p, a...); } \
     template <class T, class... A> static inline auto name##_system(T *p, A... a) { return name(p, a...); }
@@ -280,6 +282,8 @@ CUDAEMU_SCOPED(atomicCAS)
 CUDAEMU_SCOPED(atomicAnd)
 CUDAEMU_SCOPED(atomicOr)
 CUDAEMU_SCOPED(atomicXor)
+CUDAEMU_SCOPED(atomicInc)
+CUDAEMU_SCOPED(atomicDec)
 #undef CUDAEMU_SCOPED
 
 /* ---- intrinsics and the math CUDA adds to C's ----------------------------------------- */
@@ -305,6 +309,13 @@ static inline double min(float a, double b) { return fmin(a, b); }
 static inline double min(double a, float b) { return fmin(a, b); }
 static inline double max(float a, double b) { return fmax(a, b); }
 static inline double max(double a, float b) { return fmax(a, b); }
+/* CUDA's named forms, for code that wants no overload resolution. */
+static inline unsigned int umin(unsigned int a, unsigned int b) { return min(a, b); }
+static inline unsigned int umax(unsigned int a, unsigned int b) { return max(a, b); }
+static inline long long llmin(long long a, long long b) { return min(a, b); }
+static inline long long llmax(long long a, long long b) { return max(a, b); }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return min(a, b); }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return max(a, b); }
 
 static inline int __float_as_int(float x) { int i; memcpy(&i, &x, sizeof i); return i; }
 static inline unsigned int __float_as_uint(float x) { unsigned u; memcpy(&u, &x, sizeof u); return u; }

@@ -20,6 +20,12 @@ const char *cudaGetErrorName(cudaError_t error);
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDevice(int *device);
 cudaError_t cudaSetDevice(int device);
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int *flags);
+cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device);
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize(void);
@@ -50,14 +56,21 @@ cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cuda
 cudaError_t cudaMemAdvise(const void *ptr, size_t count, enum cudaMemoryAdvise advice, int device);
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags);
 
 /* ---- streams and events --------------------------------------------------------- */
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data,
+                                  unsigned int flags);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
@@ -95,6 +108,10 @@ template <class T> static inline cudaError_t cudaMallocHost(T **ptr, size_t size
 template <class T> static inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
 {
     return cudaHostAlloc((void **)ptr, size, flags);
+}
+template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **device_ptr, void *host_ptr, unsigned int flags)
+{
+    return cudaHostGetDevicePointer((void **)device_ptr, host_ptr, flags);
 }
 static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {

@@ -2,6 +2,11 @@
  * copy-kind and handle types of the runtime API, for the cpu backend. */
 #ifndef CUDAEMU_TYPES_H
 #define CUDAEMU_TYPES_H
+/* CUDA's driver_types.h guard: helper headers such as the CUDA samples'
+ * helper_cuda.h test it before using the types below. */
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
 
 #include <stddef.h>
 
@@ -80,6 +85,8 @@ enum cudaError {
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorLaunchFailure = 719,
     cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotPermitted = 800,
@@ -110,12 +117,38 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaHostAllocPortable 0x1
 #define cudaHostAllocMapped 0x2
 #define cudaHostAllocWriteCombined 0x4
+#define cudaHostRegisterDefault 0x0
+#define cudaHostRegisterPortable 0x1
+#define cudaHostRegisterMapped 0x2
+#define cudaHostRegisterIoMemory 0x4
+#define cudaHostRegisterReadOnly 0x8
+#define cudaDeviceScheduleAuto 0x0
+#define cudaDeviceScheduleSpin 0x1
+#define cudaDeviceScheduleYield 0x2
+#define cudaDeviceScheduleBlockingSync 0x4
+#define cudaDeviceBlockingSync 0x4 /* the old name of cudaDeviceScheduleBlockingSync */
+#define cudaDeviceScheduleMask 0x7
+#define cudaDeviceMapHost 0x8
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceSyncMemops 0x80
+#define cudaDeviceMask 0xff
 #define cudaMemAttachGlobal 0x1
 #define cudaMemAttachHost 0x2
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 #define cudaOccupancyDefault 0x0
 #define cudaOccupancyDisableCachingOverride 0x1
+
+/* A stream callback's calling convention: nothing special on Linux. */
+#define CUDART_CB
+typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *user_data);
+
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
 
 enum cudaMemoryAdvise {
     cudaMemAdviseSetReadMostly = 1,
@@ -191,7 +224,7 @@ struct cudaDeviceProp {
     int kernelExecTimeoutEnabled;
     int integrated;
     int canMapHostMemory;
-    int computeMode;
+    int computeMode;             /* an enum cudaComputeMode */
     int concurrentKernels;
     int ECCEnabled;
     int pciBusID;
@@ -260,6 +293,7 @@ enum cudaDeviceAttr {
     cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
