@@ -62,8 +62,13 @@ expect segv "a segfault costs only its items; the summary is printed" all_of '[ 
 
 grade hang lab1 --student-dir="$students/hang"
 expect hang "an endless loop times out and costs only its item" all_of '[ $rc -eq 1 ]' \
-    '[ "$(status_of hang scale)" = ERROR ]' 'has hang "did not finish within 2 s"' \
+    '[ "$(status_of hang scale)" = ERROR ]' 'has hang "did not finish within 2.0 s"' \
     '[ "$(status_of hang sum_random)" = PASS ]' 'has hang "^lab1-fixture: 6.0/8.0 points"'
+grade hang-twice lab1 --student-dir="$students/hang-twice"
+expect hang-twice "after a first hang, later items get a quarter of their time" all_of '[ $rc -eq 1 ]' \
+    '[ "$(status_of hang-twice sum_random)" = ERROR ]' '[ "$(status_of hang-twice scale)" = ERROR ]' \
+    'has hang-twice "did not finish within 8.0 s"' 'has hang-twice "shortened because your code already hung"' \
+    '[ "$(status_of hang-twice add_small)" = PASS ]'
 
 grade exit0 lab1 --student-dir="$students/exit0"
 expect exit0 "exit(0) in student code is caught, not a pass" all_of '[ $rc -eq 1 ]' \

@@ -75,6 +75,8 @@ void runner_fail_not_student(const char *message) __attribute__((noreturn));
 /* Fails the item because the reference could not run: the item counts
  * toward nothing and the lab is "could not grade" (exit 2). */
 void runner_fail_kit(const char *message) __attribute__((noreturn));
+void runner_mark_hung(void); /* the student's code did not finish in time: later items get less */
+int runner_item_shortened(void); /* this item's time was cut because the student's code hung before */
 /* What a side printed: its stderr is kept for the feedback of a failing
  * item; both go to the grader's stderr in --verbose. */
 void runner_add_output(int is_student, const char *out, const char *err);

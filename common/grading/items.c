@@ -38,6 +38,7 @@ typedef struct {
     int skipped;
     int elsewhere;       /* skipped: graded on the other backend */
     int kit_fault;       /* the reference could not run: not the student's points to lose */
+    int hung;            /* the student's code did not finish within the item's time */
     int code_error;      /* the student's code crashed, hung or ended its process */
     double score;        /* grade_score(), or -1 */
     char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
@@ -57,6 +58,12 @@ static int tcase_count, tcase_done, printed;
 static SRunner *runner;
 static double item_started;
 static double reference_cpu_seconds; /* the kept reference runner's CPU time limit: the lab's */
+/* Once the student's code has hung in an item, every later item of the lab
+ * gets a quarter of its time, and at most this long: an endless loop costs
+ * one item's full time, not every item's (a platform's limit on the whole
+ * run would end it with no results at all). */
+#define AFTER_HANG_SECONDS 15.0
+static int student_hung;
 static int reference_ended, reference_renew;
 
 /* In the child only. */
@@ -79,7 +86,10 @@ static double item_timeout(const grade_item *item);
 START_TEST(run_item)
 {
     slot = &slots[_i];
-    run_enter_item(lab->lab, lab->items[_i].item, item_timeout(lab->items[_i].item));
+    double seconds = item_timeout(lab->items[_i].item);
+    if (student_hung)
+        seconds = fmin(seconds / 4, AFTER_HANG_SECONDS * run->time_scale);
+    run_enter_item(lab->lab, lab->items[_i].item, seconds);
     if (setjmp(skip_jump) == 0)
         lab->items[_i].item->run();
     sides_stop();
@@ -215,6 +225,14 @@ void runner_mark_error(void)
     if (slot)
         slot->code_error = 1;
 }
+
+void runner_mark_hung(void)
+{
+    if (slot)
+        slot->hung = 1;
+}
+
+int runner_item_shortened(void) { return student_hung; }
 
 const char *runner_student_program(void) { return lab ? lab->student_program : NULL; }
 
@@ -361,6 +379,9 @@ static void after_item(void)
             mine = results[i];
     finish_item(k, mine);
     free(results);
+    const item_result *r = &lab->items[k];
+    if (slots[k].hung || (r->status == ITEM_ERROR && !r->kit_fault && strstr(r->feedback, "did not finish within")))
+        student_hung = 1;
     lab->items[k].seconds = now_s() - item_started;
     tcase_done++;
     print_items_before(k + 1);
@@ -425,6 +446,7 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     tcase_count = tcase_done = printed = 0;
     reference_cpu_seconds = 10;
     reference_ended = reference_renew = 0;
+    student_hung = 0;
 
     Suite *suite = suite_create(result->lab->dir);
     for (int k = 0; k < result->count; k++) {

@@ -182,8 +182,12 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
         stop_side(side);
         keep_output(side);
         runner_mark_error();
-        side_fail(side, "%s did not finish within %.0f s (the item's time limit): an endless loop, a deadlock, or "
-                  "far too slow?", during, run_item_seconds());
+        if (side->is_student)
+            runner_mark_hung();
+        side_fail(side, "%s did not finish within %.*f s (the item's time limit%s): an endless loop, a deadlock, or "
+                  "far too slow?", during, run_item_seconds() < 10 ? 1 : 0, run_item_seconds(),
+                  side->is_student && runner_item_shortened() ? ", shortened because your code already hung in an "
+                                                             "earlier item" : "");
     }
     kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
     waitpid(pid, &status, 0);
