@@ -240,6 +240,16 @@ static void write_json(FILE *out, const grade_run *run)
 }
 
 /* ---- Gradescope results.json --------------------------------------------------------- */
+
+/* An item of the instructor's hidden suite (--hidden-items). */
+static int is_hidden(const grade_run *run, const char *name)
+{
+    for (const char *const *h = run->hidden_items; h && *h; h++)
+        if (strcmp(*h, name) == 0)
+            return 1;
+    return 0;
+}
+
 static void write_gradescope(FILE *out, const grade_run *run)
 {
     char *summary = str_printf("backend %s; seed %llu: replay with %s --seed=%llu", run->backend, run->seed,
@@ -270,8 +280,9 @@ static void write_gradescope(FILE *out, const grade_run *run)
             fprintf(out, ", \"score\": %.2f, \"max_score\": %.2f, \"status\": \"%s\", \"output\": ", r->points,
                     r->max_points, r->status == ITEM_PASSED || r->status == ITEM_SKIPPED ? "passed" : "failed");
             json_string(out, output);
-            fprintf(out, ", \"output_format\": \"text\", \"tags\": [\"%s\", \"%s\"], \"visibility\": \"visible\" }",
-                    lab->lab->dir, kind_word(r->item->kind));
+            fprintf(out, ", \"output_format\": \"text\", \"tags\": [\"%s\", \"%s\"], \"visibility\": \"%s\" }",
+                    lab->lab->dir, kind_word(r->item->kind),
+                    is_hidden(run, r->item->name) ? "after_published" : "visible");
             free(name);
             free(number);
             free(output);

@@ -59,6 +59,7 @@ typedef struct {
     double time_scale;      /* item time limits are multiplied by this (>= 1) */
     const char *replay;     /* the command that regrades, without --seed */
     const char *const *only; /* NULL-terminated item names, or NULL for all */
+    const char *const *hidden_items; /* NULL-terminated: items Gradescope shows only once grades are published */
     FILE *live;             /* where the report is printed while items run */
     lab_result *labs;
     int lab_count;

@@ -50,9 +50,10 @@ static void usage(FILE *out)
           "  --student-dir=DIR    grade the lab's .cu files found in DIR (a submission) instead of labs/LAB/\n"
           "  --color=auto|always|never\n"
           "  --runner-user=NAME   as root: the unprivileged user that runs student code (default: cudalabs, else nobody)\n"
+          "  --hidden-items=ITEM[,ITEM]  gradescope: these items stay hidden from students until grades are published\n"
           "Exit status: 0 full marks, 1 points lost, 2 could not grade (build error, unknown lab, no item run).\n"
           "On a slow machine, CK_TIMEOUT_MULTIPLIER=2 ./grader ... gives every item twice its time (1 to 20).\n"
-          "Student code runs in separate runner processes (DESIGN: \"Trust\"), sandboxed where the kernel allows.\n",
+          "Student code runs in separate runner processes, sandboxed where the kernel allows.\n",
           out);
 }
 
@@ -327,6 +328,8 @@ int main(int argc, char **argv)
             seed = v;
         } else if ((v = OPTION("--only"))) {
             only = v;
+        } else if ((v = OPTION("--hidden-items"))) {
+            run.hidden_items = split_names(v);
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             run.verbose = 1;
         } else if ((v = OPTION("--format"))) {

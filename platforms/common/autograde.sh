@@ -98,6 +98,9 @@ short=${labdir%%-*}
 timeout_s=${SUBMISSION_TIMEOUT:-540}
 set -- ./grader "$short" --student-dir="$work/student" --format="$platform" --out="$work/results/results.json"
 [ -n "${BACKEND:-}" ] && set -- "$@" --backend="$BACKEND"
+# the items of the instructor's hidden suite stay hidden until grades are published
+hidden_items="$work/kit/grading/$labdir.hidden-items"
+[ -s "$hidden_items" ] && set -- "$@" --hidden-items="$(paste -sd, "$hidden_items")"
 as_user=""
 if [ "$(id -u)" = 0 ] && [ -n "$user" ] && id "$user" >/dev/null 2>&1; then
     as_user=$user
