@@ -4,7 +4,7 @@
  *   tiled_exact         C = A B exactly, small-integer data, shapes that are multiples of the tile
  *   tiled_random        C = A B within the tolerance below, random data, several shapes (not square)
  *   tiled_launch        one launch: tile x tile threads per block, the shared memory of two tiles
- *   tiled_any_size      going further: any sizes (1, primes, smaller than a tile)
+ *   tiled_any_size      going further, TODO 10: any sizes (1, primes, smaller than a tile); skipped while not attempted
  *   shared_bytes        matmul_shared_bytes() for every block size from 1 to 1024
  *   occupancy_formula   occupancy_from_blocks() against this device's limits
  *   occupancy           matmul_occupancy() against the occupancy API on this device
@@ -284,6 +284,15 @@ static void tiled_random(void)
 
 static void tiled_any_size(void)
 {
+    /* Going further: skipped until the student says it is done (TODO 10
+     * no longer calls kit_not_implemented), so that it neither adds nor
+     * costs points before that. */
+    grade_side *you = grade_student();
+    float one = 1.0f, out = 0.0f;
+    GRADE_FN(you, matmul_tiled)(&one, &one, &out, 1, 1, 1, 2);
+    const char *todo = grade_todo_pending(you);
+    if (todo && strcmp(todo, "TODO 10") == 0)
+        grade_skip("going further (TODO 10) not attempted: it neither adds nor costs points");
     static const shape shapes[] = {
         {16, 1, 1, 1}, {16, 17, 33, 5}, {32, 31, 7, 45}, {8, 13, 97, 3},
         {4, 1, 19, 2}, {16, 100, 1, 37}, {32, 33, 33, 33}, {2, 3, 3, 3},

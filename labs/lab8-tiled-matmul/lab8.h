@@ -23,7 +23,7 @@ void matmul_naive(const float *a, const float *b, float *c, int m, int k, int n)
 /* TODO 1, 2, 3 and 5: C = A B with square tiles of tile x tile elements held in
  * shared memory, one block of tile * tile threads per tile of C.  `tile` is
  * a power of two from 1 to 32; m, k and n are multiples of it (going
- * further: any sizes).  The kernel reads the tile side from __constant__
+ * further, TODO 10: any sizes).  The kernel reads the tile side from __constant__
  * memory, and its two tiles live in one dynamic shared-memory buffer. */
 void matmul_tiled(const float *a, const float *b, float *c, int m, int k, int n, int tile);
 
