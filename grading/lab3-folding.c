@@ -143,11 +143,11 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
                 free(expected);
             }
             if (i < live)
-                grade_fail("%s %d (d = %d), %s: A[%d] = %d but the invariant needs %s", k ? "after round" : "at round", k,
-                           top >> k, where, i, state[i], terms);
+                grade_fail("%s %d (d = %d), %s: A[%d] = %d but the invariant needs %s%s", k ? "after round" : "at round", k,
+                           top >> k, where, i, state[i], terms, grade_guard_hint(state[i], needed));
             grade_fail("after round %d (d = %d), %s: A[%d] = %d, but A[%d] lies outside the live part A[0..%d) and should "
-                       "still hold its value from the last round it was live, %s (no round writes A[i] for i >= d)",
-                       k, top >> k, where, i, state[i], i, live, terms);
+                       "still hold its value from the last round it was live, %s (no round writes A[i] for i >= d)%s",
+                       k, top >> k, where, i, state[i], i, live, terms, grade_guard_hint(state[i], needed));
         }
     }
     grade_check(taken == rounds + 1,
@@ -187,11 +187,11 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
     if (got != expected) {
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
+        const char *hint = grade_guard_hint(got, expected);
+        if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == round_count(n))
+            hint = " (n is not a power of two: does the first round fold onto the power of two above n?)";
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): fold_sum returned %d but the sum is %lld%s", n,
-                   (unsigned long long)seed, lo, hi, got, expected,
-                   n == power_of_two_above(n) || grade_launch_count(you) != round_count(n)
-                       ? ""
-                       : " (n is not a power of two: does the first round fold onto the power of two above n?)");
+                   (unsigned long long)seed, lo, hi, got, expected, hint);
     }
     grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);
     grade_require_from_device(you, "fold_sum", "the sum it returned", &got, sizeof got, n > 1);

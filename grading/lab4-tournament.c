@@ -147,11 +147,11 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
                 free(expected);
             }
             if (i % (1LL << k) == 0)
-                grade_fail("%s %d (D = %lld), %s: A[%d] = %d but the invariant needs %s", k ? "after round" : "at round",
-                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms);
+                grade_fail("%s %d (D = %lld), %s: A[%d] = %d but the invariant needs %s%s", k ? "after round" : "at round",
+                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms, grade_guard_hint(state[i], needed));
             grade_fail("after round %d (D = %lld), %s: A[%d] = %d, but A[%d] is not a multiple of %lld, so it has "
-                       "lost, and a loser keeps the value it had when it lost: %s (a round writes only multiples of 2D)",
-                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms);
+                       "lost, and a loser keeps the value it had when it lost: %s (a round writes only multiples of 2D)%s",
+                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms, grade_guard_hint(state[i], needed));
         }
     }
     grade_check(taken == rounds + 1,

@@ -12,6 +12,7 @@
 #   // must-fail-gpu: <item>...         (optional: what catches it on the gpu pass instead, e.g. the
 #                                        compute-sanitizer item for a race or an out-of-bounds access)
 #   // backend: cpu|gpu                 (optional: only meaningful there)
+#   // must-say: <text>                 (optional, cpu backend: the feedback names the real mistake so)
 # MUTANTS=lab4-tournament limits the run to one lab.
 # Versions graded on correctness run in parallel, one per core; those marked
 # "backend: gpu" (timing, races between blocks) run alone afterwards.
@@ -68,7 +69,8 @@ check_one() {
             not_ok "$name: the SANITIZE=$sanitizer build should report it in $replaces"
             sed 's/^/    /' "$log" | head -20
         fi
-        return
+        # and, where it names items, the grader catches it too
+        [ -n "$(header must-fail "$file")" ] || return
     fi
     must_fail=$(header must-fail "$file")
     [ "$BACKEND" = gpu ] && [ -n "$(header must-fail-gpu "$file")" ] && must_fail=$(header must-fail-gpu "$file")
@@ -111,8 +113,12 @@ check_one() {
                 missed="$missed $item($2)"
             fi
         done
+        must_say=$(header must-say "$file")
+        if [ -n "$must_say" ] && [ "$BACKEND" = cpu ] && ! grep -q -F -- "$must_say" "$dir/log"; then
+            missed="$missed (the feedback does not say '$must_say')"
+        fi
         if [ "$rc" -eq 1 ] && [ -z "$missed" ]; then
-            ok "$name: loses points on $must_fail"
+            ok "$name: loses points on $must_fail${must_say:+, saying so}"
         else
             not_ok "$name: should lose points on $must_fail (exit $rc; not caught by:${missed:- -})"
             sed 's/^/    /' "$dir/log" | head -30

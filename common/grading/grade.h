@@ -102,6 +102,9 @@ void grade_require_from_device(grade_side *side, const char *fn, const char *wha
 void grade_require_no_upload_after_launch(grade_side *side, const char *fn, const char *why);
 /* Fails the item if `fn` copied more than `most` bytes back to the host. */
 void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why);
+/* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
+ * read past the end of a device array) where `needed` was right, or "". */
+const char *grade_guard_hint(long long got, long long needed);
 
 /* ---- outcome of the current item -------------------------------------------- */
 void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
