@@ -123,6 +123,28 @@ for lab in $graded_labs; do
     fi
 done
 
+# ---- a copy of some labs only: the others are absent, not merely unbuilt -----------------
+set -- $labs
+if [ $# -ge 3 ]; then
+    first=$1 second=$2
+    DIST_LABS="$first $second" DIST_GPU=no DIST_HANDOUTS=no tools/dist.sh --stage "$work/two" > "$work/two.log" 2>&1
+    rc=$?
+    stray=$(cd "$work/two" 2>/dev/null && find . -type f | grep -E 'lab[0-9]' \
+                | grep -v -E "$first|$second|${first%%-*}[^0-9]|${second%%-*}[^0-9]" | head -n 5)
+    if [ $rc -eq 0 ] && [ -d "$work/two/labs/$first" ] && [ -z "$stray" ]; then
+        ok "DIST_LABS=\"$first $second\": nothing of the other labs is in the copy"
+    else
+        not_ok "DIST_LABS=\"$first $second\": nothing of the other labs is in the copy (exit $rc; $stray)"
+        tail -n 5 "$work/two.log" | sed 's/^/    /'
+    fi
+    if (cd "$work/two" && make -s build/host/grader >/dev/null 2>&1 && ./grader list) > "$work/two-list" 2>&1 \
+        && [ "$(grep -c '^lab' "$work/two-list")" -eq 2 ]; then
+        ok "that copy's grader builds and knows its two labs"
+    else
+        not_ok "that copy's grader builds and knows its two labs"; head -n 10 "$work/two-list" | sed 's/^/    /'
+    fi
+fi
+
 # ---- the GPU fat binary's flags ------------------------------------------------------
 if command -v nvcc >/dev/null 2>&1; then
     flags=$(tools/dist.sh --gencode)

@@ -20,7 +20,7 @@
 # Environment:
 #   DIST_GPU=auto|yes|no     build the GPU references (auto: where nvcc exists)
 #   DIST_GPU_ARCH="flags"    nvcc flags for them instead of the full fat binary
-#   DIST_LABS="lab1-hello…"  only these labs (default: every labs/lab*/)
+#   DIST_LABS="lab1-hello…"  only these labs, the others left out whole (default: every labs/lab*/)
 #   DIST_HANDOUTS=auto|no    render the handouts (auto: when pandoc is or can be installed)
 #   DIST_TARBALL=FILE        where to write it (default dist/cuda-labs-student.tar.gz)
 set -u
@@ -125,8 +125,24 @@ trap 'rm -rf "$tmp"' EXIT
 stage="$tmp/$name"
 mkdir -p "$stage"
 
-labs=${DIST_LABS:-$(ls -d labs/lab*/ 2>/dev/null | xargs -n 1 basename)}
+all_labs=$(ls -d labs/lab*/ 2>/dev/null | xargs -n 1 basename)
+labs=${DIST_LABS:-$all_labs}
 [ -n "$labs" ] || die "no labs in labs/"
+for lab in $labs; do
+    echo "$all_labs" | grep -qx "$lab" || die "DIST_LABS: no lab named $lab (the labs: $(echo $all_labs))"
+done
+# The labs not released are left out whole: their skeletons, suites, calls,
+# handouts, benchmarks and figures.
+others=$(echo "$all_labs" | grep -v -x -F "$(echo "$labs" | tr ' ' '\n')")
+not_released() {
+    for other in $others; do
+        case "$1" in
+        labs/"$other"/*|grading/"$other".c|grading/"$other"-*|handouts/"$other".*|handouts/"$other"/*) return 0 ;;
+        bench/"$other".*|docs/performance/"$other".*) return 0 ;;
+        esac
+    done
+    return 1
+}
 
 # ---- 1. the files ----------------------------------------------------------------------
 if [ -d .git ] && command -v git >/dev/null 2>&1; then
@@ -137,6 +153,7 @@ fi
 echo "$files" | while IFS= read -r f; do
     [ -f "$f" ] || continue
     excluded "$f" && continue
+    not_released "$f" && continue
     mkdir -p "$stage/$(dirname "$f")" && cp -p "$f" "$stage/$f"
 done
 
