@@ -245,9 +245,10 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
 /* When the student's TODO 7 check stops the call (kit_fail), the grader's
  * diagnosis of the partials never runs: the feedback says what it would. */
 #define TODO7_STOP_HINT                                                                                          \
-    "(If that is your TODO 7 check: the partials the first pass left break the ownership rule. Most often a "  \
-    "barrier is missing: does every level of the tree wait (__syncthreads) until the level before is done? "  \
-    "`make lab6 BACKEND=cpu SANITIZE=thread` names the lines that race.)"
+    "(If that is your TODO 7 check: the partials the first pass left break the ownership rule, and "          \
+    "dot_partials_hold's message below names the block. Does each thread step through its elements by "        \
+    "gridDim.x * blockDim.x (TODO 3), and does every level of the tree wait (__syncthreads) until the level "  \
+    "before is done (TODO 4)? `make lab6 BACKEND=cpu SANITIZE=thread` names the lines that race.)"
 
 static void partials_invariant(void)
 {
@@ -285,12 +286,46 @@ static void rerun_finish(void *arg, void *result)
                            : GRADE_FN(you, dot_host_finish)(c->v->x, c->v->y, c->v->n, c->block_size, c->blocks, NULL);
 }
 
-/* The hint for a wrong total: a race, where the thread order changes it. */
+/* For a wrong total of dot_device_finish: the block whose partial the
+ * first pass (as dot_host_finish runs it, same shape) already gets wrong,
+ * or -1 when every partial is right and the finishing pass is to blame. */
+static int first_wrong_partial(const finish_call *c)
+{
+    float *partials = malloc((size_t)c->blocks * sizeof(float));
+    double *dot = malloc((size_t)c->blocks * sizeof(double)), *abs_dot = malloc((size_t)c->blocks * sizeof(double));
+    if (!partials || !dot || !abs_dot)
+        grade_fail("grading error: out of host memory");
+    GRADE_FN(grade_student(), dot_host_finish)(c->v->x, c->v->y, c->v->n, c->block_size, c->blocks, partials);
+    owned_sums(c->v, c->block_size, c->blocks, dot, abs_dot);
+    int wrong = -1;
+    for (int b = 0; b < c->blocks && wrong < 0; b++)
+        if (!kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C))
+            wrong = b;
+    free(partials);
+    free(dot);
+    free(abs_dot);
+    return wrong;
+}
+
+/* The hint for a wrong total: a race, where the thread order changes it;
+ * for the device finish, a first pass that is wrong already. */
 static const char *finish_hint(float got, const finish_call *c, const char *otherwise)
 {
     if (got == (float)kit_dot(c->v->x, c->v->y, (size_t)c->v->n))
         return otherwise;
-    return grade_depends_on_order(rerun_finish, (void *)c, sizeof(float)) ? GRADE_RACE_HINT : otherwise;
+    if (grade_depends_on_order(rerun_finish, (void *)c, sizeof(float)))
+        return GRADE_RACE_HINT;
+    if (c->on_device) {
+        static char hint[320];
+        int b = first_wrong_partial(c);
+        if (b >= 0) {
+            snprintf(hint, sizeof hint, "The first pass is wrong already: with this shape, partial[%d] of "
+                     "dot_host_finish breaks the ownership rule, so fix the partials kernel first (TODOs 3-4; "
+                     "partials_invariant says more) before the finishing pass.", b);
+            return hint;
+        }
+    }
+    return otherwise;
 }
 
 static void check_host_finish_exact(const vectors *v, int block_size, int blocks, const char *hint)
@@ -537,6 +572,7 @@ static void require_one_float_from_device(float got, const vectors *v)
 
 static void device_finish_exact(void)
 {
+    grade_hint_on_error(TODO7_STOP_HINT);
     grade_side *you = grade_student();
     int c = 0;
     for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
@@ -572,6 +608,7 @@ static void device_finish_exact(void)
 
 static void device_finish_random(void)
 {
+    grade_hint_on_error(TODO7_STOP_HINT);
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
     static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
