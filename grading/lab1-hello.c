@@ -174,7 +174,7 @@ static void item_launch_error_reported(void)
                 "after the refused launch, hello(2, 2) returned %d: the old error was still pending.  "
                 "cudaGetLastError() reads and clears it; cudaPeekAtLastError() leaves it for the next call",
                 result);
-    expect_hello_lines(out, 2, 2);
+    /* (its lines are hello_printf's to judge: one mistake, one item) */
     free(out), free(err);
 }
 
