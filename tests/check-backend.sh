@@ -3,6 +3,9 @@
 #   - basics, shared, warp, coop: every feature, results asserted;
 #   - compat: what GPU programs from outside the kit use (CUDA's header guards,
 #     mapped host memory, stream callbacks, ...), results asserted;
+#   - fidelity: where the backend once differed from a GPU (meta groups of a
+#     tile of a tile, clock()), results asserted; its atomics and votes give
+#     no TSan report, its never-destroyed stream no leak report;
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
@@ -25,8 +28,8 @@ show() { sed 's/^/#   /' "$1" | head -${2:-15}; }
 # ---- build: plain, ASan, TSan ------------------------------------------------------------
 for san in "" address thread; do
     targets=tests
-    [ "$san" = address ] && targets=build/cpu-address/backend-tests/asan
-    [ "$san" = thread ] && targets=build/cpu-thread/backend-tests/race
+    [ "$san" = address ] && targets="build/cpu-address/backend-tests/asan build/cpu-address/backend-tests/fidelity"
+    [ "$san" = thread ] && targets="build/cpu-thread/backend-tests/race build/cpu-thread/backend-tests/fidelity"
     if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san $targets > "$log/build" 2>&1; then
         ok "backend tests build${san:+ with SANITIZE=$san}"
     else
@@ -38,7 +41,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat; do
+for t in basics shared warp coop compat fidelity; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -103,6 +106,15 @@ if timeout 120 build/cpu-thread/backend-tests/race correct > "$log/out" 2>&1 && 
 else
     not_ok "TSan build reports a race on the correct reduction"; show "$log/out" 30
 fi
+# the backend's own atomics (a compare-and-swap loop for float, max, ...) and
+# votes pass through its code and the fibers' stacks: none may look like a race
+for part in atomics votes; do
+    if timeout 120 build/cpu-thread/backend-tests/fidelity $part > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+        ok "TSan build: no report on the backend's own $part"
+    else
+        not_ok "TSan build reports a race inside the backend's $part"; show "$log/out" 30
+    fi
+done
 
 # ---- ASan -----------------------------------------------------------------------------------------
 A=build/cpu-address/backend-tests/asan
@@ -114,6 +126,19 @@ for c in global shared dynamic leak; do
 done
 if timeout 60 $A clean > "$log/out" 2>&1; then ok "ASan build: no report on correct kernels"
 else not_ok "ASan build reports correct kernels"; show "$log/out" 30; fi
+# a stream and an event never destroyed are no leak (CUDA frees them with the
+# context), and the program's buffered output survives LeakSanitizer
+if timeout 60 build/cpu-address/backend-tests/fidelity streams > "$log/out" 2> "$log/err" &&
+   ! grep -q LeakSanitizer "$log/err" && [ "$(cat "$log/out")" = "fidelity: done" ]; then
+    ok "ASan build: no leak report on streams and events never destroyed, output kept"
+else
+    not_ok "ASan build: streams and events never destroyed"; show "$log/out"; show "$log/err" 30
+fi
+if timeout 60 $A leak > "$log/out" 2> "$log/err"; [ "$(cat "$log/out")" = "before the leak" ]; then
+    ok "ASan build: the program's buffered output comes out before LeakSanitizer's report"
+else
+    not_ok "ASan build: output lost to a leak report"; show "$log/out"
+fi
 
 # ---- cucc: a standalone program, compiled as with nvcc ---------------------------------------
 if common/cpu/cucc -O2 -arch=sm_90 -lineinfo -o "$log/race" tests/backend/race.cu -Itests/backend > "$log/out" 2>&1 &&
@@ -146,6 +171,35 @@ if common/cpu/cucc -o "$log/guards" "$log/guards.cu" > "$log/out" 2>&1 &&
     ok "cucc compiles a program guarded as helper_cuda.h is (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__)"
 else
     not_ok "cucc and CUDA's header guards"; show "$log/out"
+fi
+# a host .cpp file gets the backend's cuda_runtime.h, not a CUDA toolkit's
+# from the default include path (its structs differ), as nvcc gives it CUDA's
+cat > "$log/host.cpp" <<'EOF'
+#include <cuda_runtime.h>
+#include <stdio.h>
+void fill(int *out);
+int main(void)
+{
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
+        return 1;
+    int *d, h = 0;
+    cudaMalloc(&d, sizeof h);
+    fill(d);
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%s, warp size %d, %d\n", prop.name, prop.warpSize, h);
+    return 0;
+}
+EOF
+cat > "$log/fill.cu" <<'EOF'
+static __global__ void set(int *out) { *out = 42; }
+void fill(int *out) { set<<<1, 1>>>(out); }
+EOF
+if common/cpu/cucc -o "$log/host" "$log/host.cpp" "$log/fill.cu" > "$log/out" 2>&1 &&
+   [ "$(timeout 60 "$log/host" 2>&1)" = "CUDA Labs emulated GPU (cpu backend), warp size 32, 42" ]; then
+    ok "cucc compiles a host .cpp with the backend's cuda_runtime.h (not a toolkit's in the default path)"
+else
+    not_ok "cucc: a host .cpp and the backend's headers"; show "$log/out"
 fi
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q "cuBLAS" "$log/out"; then

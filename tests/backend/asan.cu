@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "leak")) {
         float *forgotten;
         EXPECT_OK(cudaMalloc(&forgotten, 4096)); /* expect leak: detected memory leaks */
+        printf("before the leak\n");               /* buffered: must come out before the report */
     } else if (!strcmp(c, "clean")) {
         no_bound_check<<<n / 256, 256>>>(in, out, n);
         shared_past_end<<<1, 63>>>(out);

@@ -51,8 +51,23 @@ template <unsigned N, class Parent = void> class thread_block_tile {
                   "tiled_partition<N>: N must be a power of two from 1 to 32 on the cpu backend");
 
   public:
-    thread_block_tile(void) {}
-    template <class Q> thread_block_tile(const thread_block_tile<N, Q> &) {}
+    /* A tile of the block unless told otherwise: its rank among the block's
+     * tiles of N threads, and how many there are. */
+    thread_block_tile(void)
+        : meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
+    {
+    }
+    /* A tile of a tile of M threads: its rank within that parent tile. */
+    explicit thread_block_tile(unsigned parent_size)
+        : meta_rank_(details::block_rank() % parent_size / N), meta_size_(parent_size / N)
+    {
+    }
+    /* thread_block_tile<N> t = tiled_partition<N>(...) keeps where the tile lies. */
+    template <class Q>
+    thread_block_tile(const thread_block_tile<N, Q> &other)
+        : meta_rank_(other.meta_group_rank()), meta_size_(other.meta_group_size())
+    {
+    }
 
     /* the lanes of this tile, as a warp mask */
     unsigned mask(void) const
@@ -68,8 +83,8 @@ template <unsigned N, class Parent = void> class thread_block_tile {
     unsigned thread_rank(void) const { return details::block_rank() & (N - 1); }
     unsigned size(void) const { return N; }
     unsigned num_threads(void) const { return N; }
-    unsigned meta_group_rank(void) const { return details::block_rank() / N; }
-    unsigned meta_group_size(void) const { return (details::block_threads() + N - 1) / N; }
+    unsigned meta_group_rank(void) const { return meta_rank_; }
+    unsigned meta_group_size(void) const { return meta_size_; }
     bool is_valid(void) const { return true; }
 
     template <class T> T shfl(T var, int src_rank, CUDAEMU_HERE) const
@@ -92,7 +107,7 @@ template <unsigned N, class Parent = void> class thread_block_tile {
         return cudaemu_shuffle(cudaemu::WARP_SHFL_XOR, mask(), var, (int)lane_mask, (int)N,
                                "thread_block_tile::shfl_xor()", file, line);
     }
-    unsigned ballot(int predicate, CUDAEMU_HERE) const
+    CUDAEMU_NO_TSAN unsigned ballot(int predicate, CUDAEMU_HERE) const
     {
         unsigned out;
         int p = predicate != 0;
@@ -101,20 +116,23 @@ template <unsigned N, class Parent = void> class thread_block_tile {
         unsigned base = details::block_rank() % 32 & ~(N - 1);
         return N == 32 ? out : (out >> base) & ((1u << N) - 1);
     }
-    int any(int predicate, CUDAEMU_HERE) const
+    CUDAEMU_NO_TSAN int any(int predicate, CUDAEMU_HERE) const
     {
         unsigned out;
         int p = predicate != 0;
         cudaemu::warp_op(cudaemu::WARP_ANY, mask(), &p, &out, sizeof p, 0, 32, "thread_block_tile::any()", file, line);
         return (int)out;
     }
-    int all(int predicate, CUDAEMU_HERE) const
+    CUDAEMU_NO_TSAN int all(int predicate, CUDAEMU_HERE) const
     {
         unsigned out;
         int p = predicate != 0;
         cudaemu::warp_op(cudaemu::WARP_ALL, mask(), &p, &out, sizeof p, 0, 32, "thread_block_tile::all()", file, line);
         return (int)out;
     }
+
+  private:
+    unsigned meta_rank_, meta_size_;
 };
 
 template <unsigned N> static inline thread_block_tile<N, thread_block> tiled_partition(const thread_block &)
@@ -125,7 +143,7 @@ template <unsigned N, unsigned M, class P>
 static inline thread_block_tile<N, thread_block_tile<M, P>> tiled_partition(const thread_block_tile<M, P> &)
 {
     static_assert(N <= M, "a tile can only be split into smaller tiles");
-    return thread_block_tile<N, thread_block_tile<M, P>>();
+    return thread_block_tile<N, thread_block_tile<M, P>>(M);
 }
 
 /* tiled_partition(parent, n) with n known only at run time. */

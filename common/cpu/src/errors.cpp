@@ -53,6 +53,15 @@ void clear_errors(void)
     sticky_message[0] = detail[0] = 0;
 }
 
+#ifdef CUDAEMU_ASAN
+/* LeakSanitizer checks at exit, in a handler registered before this one,
+ * and ends a program with leaks without flushing stdio: the program's
+ * buffered output (a pipe's, a file's) would be lost with its report.  This
+ * handler runs first. */
+static void flush_before_leak_check(void) { fflush(0); }
+__attribute__((constructor)) static void register_flush(void) { atexit(flush_before_leak_check); }
+#endif
+
 /* ---- kernel printf: a buffer flushed at synchronisation points, as CUDA does ---- */
 static char *printf_buffer;
 static size_t printf_used, printf_capacity = 1 << 20;

@@ -11,11 +11,13 @@ struct CUevent_st {
     bool recorded;
     unsigned flags;
     unsigned magic;
+    CUevent_st *next_live;
 };
 struct CUstream_st {
     unsigned flags;
     unsigned magic;
     int priority;   /* always 0: see cudaDeviceGetStreamPriorityRange */
+    CUstream_st *next_live;
 };
 
 namespace {
@@ -26,6 +28,24 @@ double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+/* Every event and stream not destroyed, listed from a global so that
+ * LeakSanitizer finds them reachable at exit: CUDA frees them with the
+ * context, and no CUDA tool calls one a program never destroys a leak. */
+CUevent_st *live_events;
+CUstream_st *live_streams;
+template <class T> T *live(T *&list, T *x)
+{
+    x->next_live = list;
+    return list = x;
+}
+template <class T> void unlist(T *&list, T *x)
+{
+    for (T **p = &list; *p; p = &(*p)->next_live)
+        if (*p == x) {
+            *p = x->next_live;
+            return;
+        }
 }
 bool valid_event(cudaEvent_t e) { return e && e->magic == EVENT_MAGIC; }
 bool valid_stream(cudaStream_t s)
@@ -41,7 +61,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     if (!event)
         return api_result(cudaErrorInvalidValue);
-    *event = new CUevent_st{0, false, flags, EVENT_MAGIC};
+    *event = live(live_events, new CUevent_st{0, false, flags, EVENT_MAGIC, 0});
     return cudaSuccess;
 }
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -50,6 +70,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     if (!valid_event(event))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy of something that is not a live event");
     event->magic = 0;
+    unlist(live_events, event);
     delete event;
     return cudaSuccess;
 }
@@ -90,7 +111,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     if (!stream)
         return api_result(cudaErrorInvalidValue);
-    *stream = new CUstream_st{flags, STREAM_MAGIC, 0};
+    *stream = live(live_streams, new CUstream_st{flags, STREAM_MAGIC, 0, 0});
     return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
@@ -123,6 +144,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     if (!stream || !valid_stream(stream) || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamDestroy of something that is not a created stream");
     stream->magic = 0;
+    unlist(live_streams, stream);
     delete stream;
     return cudaSuccess;
 }

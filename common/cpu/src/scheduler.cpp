@@ -519,9 +519,11 @@ static void complete_warp_op(block_state *b, unsigned warp, warp_group *g)
             if ((mask >> l & 1) && *(int *)lanes[l].warp_in)
                 ballot |= 1u << l;
         unsigned result = g->kind == WARP_BALLOT ? ballot : g->kind == WARP_ANY ? ballot != 0 : ballot == mask;
+        tsan_ignore_begin(); /* the runtime's copies, as in warp_op */
         for (unsigned l = 0; l < 32; l++)
             if (mask >> l & 1)
                 memcpy(lanes[l].warp_out, &result, sizeof result);
+        tsan_ignore_end();
     } else if (g->kind != WARP_SYNC) {
         /* PTX's shfl.sync rules, with the clamp and segment mask that
          * CUDA's __shfl*_sync derive from `width`. */
@@ -549,7 +551,9 @@ static void complete_warp_op(block_state *b, unsigned warp, warp_group *g)
                             "name, so its value is undefined",
                             g->what, mask, l, warp * 32 + l, block_name(b).c_str(), j);
             }
+            tsan_ignore_begin();
             memcpy(t->warp_out, lanes[j].warp_in, WARP_VALUE_MAX);
+            tsan_ignore_end();
         }
     }
     warp_state *w = &b->warps[warp];
@@ -613,8 +617,13 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
                     "at %s:%d: the lanes of a mask must make the same call",
                     what, mask, lane, t->rank, block_name(b).c_str(), g->what, g->file, g->line);
     }
+    /* The values' copies are the runtime's, not the kernel's, and TSan sees
+     * memcpy even here: the next thread to use these stack slots and lane
+     * buffers would look like a racing one. */
+    tsan_ignore_begin();
     if (size)
         memcpy(t->warp_in, in, size);
+    tsan_ignore_end();
     t->warp_kind = kind;
     t->warp_arg = lane_arg;
     t->warp_width = width;
@@ -629,8 +638,10 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
         complete_warp_op(b, warp, g);
     schedule_next(false);
     tsan_acquire(&w->tsan_sync);
+    tsan_ignore_begin();
     if (out)
         memcpy(out, t->warp_out, kind >= WARP_BALLOT ? sizeof(unsigned) : size);
+    tsan_ignore_end();
 }
 
 /* ---- grid-wide sync ------------------------------------------------------------------------------- */

@@ -11,12 +11,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <type_traits>
 
 #include "types.h"
 
 #define CUDAEMU_HIDDEN __attribute__((visibility("hidden")))
 #define CUDAEMU_HERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+/* For the warp operations' wrappers, which hand values to the scheduler
+ * through variables on the fiber's stack: the next CUDA thread to run on the
+ * same stack reuses them, and TSan would take the two threads' accesses for
+ * a race.  Not instrumented, these wrappers are not inlined either, so the
+ * student's code around them still is. */
+#define CUDAEMU_NO_TSAN __attribute__((no_sanitize_thread))
 
 /* ---- built-in variables ------------------------------------------------------
  * Read-only for kernels.  The scheduler stores the running thread's values
@@ -126,8 +133,9 @@ static inline void __syncwarp(unsigned mask = 0xffffffffu, CUDAEMU_HERE)
 {
     cudaemu::warp_op(cudaemu::WARP_SYNC, mask, 0, 0, 0, 0, 32, "__syncwarp()", file, line);
 }
-template <class T> static inline T cudaemu_shuffle(int kind, unsigned mask, T var, int arg, int width, const char *what,
-                                                   const char *file, int line)
+template <class T>
+static inline CUDAEMU_NO_TSAN T cudaemu_shuffle(int kind, unsigned mask, T var, int arg, int width, const char *what,
+                                                const char *file, int line)
 {
     static_assert(sizeof(T) <= cudaemu::WARP_VALUE_MAX, "shuffled values must be at most 32 bytes");
     T out;
@@ -150,21 +158,21 @@ template <class T> static inline T __shfl_xor_sync(unsigned mask, T var, int lan
 {
     return cudaemu_shuffle(cudaemu::WARP_SHFL_XOR, mask, var, lane_mask, width, "__shfl_xor_sync()", file, line);
 }
-static inline unsigned __ballot_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+static inline CUDAEMU_NO_TSAN unsigned __ballot_sync(unsigned mask, int predicate, CUDAEMU_HERE)
 {
     unsigned out;
     int p = predicate != 0;
     cudaemu::warp_op(cudaemu::WARP_BALLOT, mask, &p, &out, sizeof p, 0, 32, "__ballot_sync()", file, line);
     return out;
 }
-static inline int __any_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+static inline CUDAEMU_NO_TSAN int __any_sync(unsigned mask, int predicate, CUDAEMU_HERE)
 {
     unsigned out;
     int p = predicate != 0;
     cudaemu::warp_op(cudaemu::WARP_ANY, mask, &p, &out, sizeof p, 0, 32, "__any_sync()", file, line);
     return (int)out;
 }
-static inline int __all_sync(unsigned mask, int predicate, CUDAEMU_HERE)
+static inline CUDAEMU_NO_TSAN int __all_sync(unsigned mask, int predicate, CUDAEMU_HERE)
 {
     unsigned out;
     int p = predicate != 0;
@@ -186,6 +194,25 @@ unsigned __activemask(void)
 #undef CUDAEMU_REMOVED
 
 /* ---- atomics: relaxed, like CUDA's; float and double by compare-and-swap ------------- */
+/* Compare-and-swap that returns the old value, as atomicCAS does.  Not
+ * __atomic_compare_exchange_n: its `expected` is a variable in memory, on
+ * the fiber's stack, which the next CUDA thread to run on that stack reuses;
+ * under TSan those two threads' writes to it look like a data race. */
+template <class T> static inline T cudaemu_cas(T *p, T expected, T desired)
+{
+    return __sync_val_compare_and_swap(p, expected, desired);
+}
+/* *p = next(*p) atomically, by compare-and-swap; returns the old value.
+ * Nothing is written when next leaves the value as it is (atomicMax of a
+ * smaller value). */
+template <class T, class F> static inline T cudaemu_atomic_update(T *p, F next)
+{
+    cudaemu::atomic_point();
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED), seen;
+    while (next(old) != old && (seen = cudaemu_cas(p, old, next(old))) != old)
+        old = seen;
+    return old;
+}
 #define CUDAEMU_ATOMIC_INT(T)                                                                                   \
     static inline T atomicAdd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
     static inline T atomicSub(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
@@ -196,22 +223,15 @@ unsigned __activemask(void)
     static inline T atomicCAS(T *p, T expected, T desired)                                                       \
     {                                                                                                            \
         cudaemu::atomic_point();                                                                                 \
-        __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);           \
-        return expected;                                                                                         \
+        return cudaemu_cas(p, expected, desired);                                                                \
     }                                                                                                            \
     static inline T atomicMax(T *p, T v)                                                                         \
     {                                                                                                            \
-        cudaemu::atomic_point();                                                                                 \
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                                            \
-        while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} \
-        return old;                                                                                              \
+        return cudaemu_atomic_update(p, [v](T old) { return old < v ? v : old; });                               \
     }                                                                                                            \
     static inline T atomicMin(T *p, T v)                                                                         \
     {                                                                                                            \
-        cudaemu::atomic_point();                                                                                 \
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                                            \
-        while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} \
-        return old;                                                                                              \
+        return cudaemu_atomic_update(p, [v](T old) { return v < old ? v : old; });                               \
     }
 CUDAEMU_ATOMIC_INT(int)
 CUDAEMU_ATOMIC_INT(unsigned int)
@@ -219,50 +239,39 @@ CUDAEMU_ATOMIC_INT(unsigned long long)
 #undef CUDAEMU_ATOMIC_INT
 static inline long long atomicMax(long long *p, long long v)
 {
-    cudaemu::atomic_point();
-    long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-    return old;
+    return cudaemu_atomic_update(p, [v](long long old) { return old < v ? v : old; });
 }
 static inline long long atomicMin(long long *p, long long v)
 {
-    cudaemu::atomic_point();
-    long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-    return old;
+    return cudaemu_atomic_update(p, [v](long long old) { return v < old ? v : old; });
 }
 static inline unsigned short atomicCAS(unsigned short *p, unsigned short expected, unsigned short desired)
 {
     cudaemu::atomic_point();
-    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    return expected;
+    return cudaemu_cas(p, expected, desired);
 }
 static inline unsigned atomicInc(unsigned *p, unsigned limit)
 {
-    cudaemu::atomic_point();
-    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0u : old + 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-    return old;
+    return cudaemu_atomic_update(p, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
 }
 static inline unsigned atomicDec(unsigned *p, unsigned limit)
 {
-    cudaemu::atomic_point();
-    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {}
-    return old;
+    return cudaemu_atomic_update(p, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
 }
+/* On the bit pattern, so that the comparison is of bits (a NaN equals
+ * itself) and the write is one atomic store. */
 template <class F, class I> static inline F cudaemu_atomic_float(F *p, F v, int op)
 {
-    cudaemu::atomic_point();
     static_assert(sizeof(F) == sizeof(I), "float and int sizes");
-    I old_bits = __atomic_load_n((I *)p, __ATOMIC_RELAXED), new_bits;
-    F old, result;
-    do {
-        memcpy(&old, &old_bits, sizeof old);
+    I old_bits = cudaemu_atomic_update((I *)p, [v, op](I bits) {
+        F old, result;
+        memcpy(&old, &bits, sizeof old);
         result = op == 0 ? old + v : v;
-        memcpy(&new_bits, &result, sizeof result);
-    } while (!__atomic_compare_exchange_n((I *)p, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        memcpy(&bits, &result, sizeof bits);
+        return bits;
+    });
+    F old;
+    memcpy(&old, &old_bits, sizeof old);
     return old;
 }
 static inline float atomicAdd(float *p, float v) { return cudaemu_atomic_float<float, unsigned>(p, v, 0); }
@@ -392,6 +401,18 @@ template <class T> static inline void __stcg(T *p, T v) { *p = v; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 template <class T> static inline void __stwb(T *p, T v) { *p = v; }
 static inline long long clock64(void) { return (long long)__builtin_ia32_rdtsc(); }
+/* A kernel's clock() is a GPU's 32-bit cycle counter (an int, widened to
+ * clock_t): here the low 32 bits of clock64()'s counter, so that spinning
+ * for N cycles takes as long with either.  Host code keeps the C library's
+ * clock() (processor time); the two are told apart when called. */
+static inline clock_t cudaemu_clock(void)
+{
+    return cudaemu::in_kernel() ? (clock_t)(int)(unsigned)clock64() : clock();
+}
+namespace std {
+using ::cudaemu_clock;
+}
+#define clock() cudaemu_clock()
 static inline void __nanosleep(unsigned) { cudaemu::atomic_point(); }
 static inline void __trap(CUDAEMU_HERE) { cudaemu::kernel_fail(cudaErrorLaunchFailure, file, line, "__trap() called"); }
 
