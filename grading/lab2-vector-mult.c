@@ -288,6 +288,28 @@ static void item_dot_random(void)
 
 /* ---- phase_times ------------------------------------------------------------------------------------- */
 
+/* lab2.h times the kernel alone, which only CUDA events can do (a launch
+ * returns before the kernel ends): two cudaEventRecord calls with the
+ * launch between them. */
+static void require_kernel_timed_with_events(int n)
+{
+    grade_side *you = grade_student();
+    int first = -1, around = 0;
+    for (int i = 0; i < grade_copy_count(you) && !around; i++) {
+        const kit_copy *c = grade_copy_at(you, i);
+        if (c->direction != KIT_EVENT)
+            continue;
+        if (first < 0)
+            first = c->launches_before;
+        around = c->launches_before > first;
+    }
+    grade_check(around,
+                "dot_product with n = %d: the kernel was not timed with CUDA events (%s). A launch returns before "
+                "the kernel ends, so the host's clock measures the launch, not the kernel: record one event before "
+                "the launch and one after it, then cudaEventSynchronize and cudaEventElapsedTime",
+                n, first < 0 ? "no cudaEventRecord at all" : "no two cudaEventRecord calls have the launch between them");
+}
+
 static void item_phase_times(void)
 {
     int n = grade_on_gpu() ? 1 << 24 : 1 << 20;
@@ -298,9 +320,11 @@ static void item_phase_times(void)
     lab2_phase_times t;
     memset(&t, 0, sizeof t);
 
+    grade_reset_records(grade_student());
     double started = kit_wall_ms();
     GRADE_FN(grade_student(), dot_product)(a, b, n, &t);
     double wall = kit_wall_ms() - started;
+    require_kernel_timed_with_events(n);
 
     const struct { const char *name; double ms; } phases[] = {
         {"copy_in_ms", t.copy_in_ms}, {"kernel_ms", t.kernel_ms},

@@ -170,8 +170,11 @@ void kit_reset_records(void); /* forget launches, snapshots, copies and timed ti
  * before it, and a checksum of the bytes.  The grader uses the record to
  * tell results the kernels computed from results the host computed: what a
  * lab function returns must be what came back from the device.  The copy
- * itself is CUDA's own; nothing else changes. */
-typedef enum { KIT_TO_DEVICE, KIT_TO_HOST, KIT_ON_DEVICE, KIT_ON_HOST, KIT_EITHER_WAY } kit_copy_direction;
+ * itself is CUDA's own; nothing else changes.  Every cudaEventRecord is
+ * noted in the same record (KIT_EVENT, no bytes), so that a lab that says
+ * "time the kernel with events" can be checked: two events around its
+ * launch. */
+typedef enum { KIT_TO_DEVICE, KIT_TO_HOST, KIT_ON_DEVICE, KIT_ON_HOST, KIT_EITHER_WAY, KIT_EVENT } kit_copy_direction;
 typedef struct {
     kit_copy_direction direction;  /* KIT_EITHER_WAY: cudaMemcpyDefault */
     size_t bytes;
@@ -189,9 +192,11 @@ cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, s
 /* cudaMemcpyAsync too; a copy to the host waits for its stream, to be read */
 cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
                              cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t kit_event_record(const char *file, int line, cudaEvent_t event, cudaStream_t stream = 0);
 #ifndef KIT_HARNESS_SOURCE
 #define cudaMemcpy(...) kit_memcpy(__FILE__, __LINE__, __VA_ARGS__)
 #define cudaMemcpyAsync(...) kit_memcpy_async(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaEventRecord(...) kit_event_record(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 #endif
 

@@ -144,6 +144,20 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
     kit_keep_copy(&copy);
 }
 
+extern "C" cudaError_t kit_event_record(const char *file, int line, cudaEvent_t event, cudaStream_t stream)
+{
+    cudaError_t err = cudaEventRecord(event, stream);
+    if (err == cudaSuccess) {
+        kit_copy note;
+        memset(&note, 0, sizeof note);
+        note.direction = KIT_EVENT;
+        note.file = file;
+        note.line = line;
+        kit_keep_copy(&note); /* with the number of launches before it */
+    }
+    return err;
+}
+
 extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes,
                                   cudaMemcpyKind kind)
 {
