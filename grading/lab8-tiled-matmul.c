@@ -305,6 +305,22 @@ static void tiled_any_size(void)
 
 /* ---- tiled_launch ---------------------------------------------------------------------- */
 
+/* lab8.h: the kernel reads the tile side from __constant__ memory, so the
+ * tile, an int, went there (cudaMemcpyToSymbol, which the copy record
+ * notes) before the launch. */
+static void require_tile_in_constant(grade_side *you, int t)
+{
+    uint64_t sum = kit_checksum(&t, sizeof t);
+    for (int i = 0; i < grade_copy_count(you); i++) {
+        const kit_copy *c = grade_copy_at(you, i);
+        if (c->direction == KIT_TO_DEVICE && c->bytes == sizeof t && c->checksum == sum && c->launches_before == 0)
+            return;
+    }
+    grade_fail("matmul_tiled(tile %d) did not copy the tile side into tile_side before its launch: lab8.h says the "
+               "kernel reads it from __constant__ memory, where every thread of a warp gets it in one read. Copy it "
+               "with cudaMemcpyToSymbol(tile_side, &tile, sizeof tile) (TODO 5)", t);
+}
+
 static void tiled_launch(void)
 {
     grade_side *you = grade_student();
@@ -331,6 +347,7 @@ static void tiled_launch(void)
                     "matmul_tiled(tile %d) launched %s with %zu bytes of dynamic shared memory, but two tiles of %d "
                     "x %d floats need 2 x %d x %d x %zu = %zu bytes",
                     t, l->kernel, l->shmem, t, t, t, t, sizeof(float), needed);
+        require_tile_in_constant(you, t);
         size_t own = GRADE_FN(you, matmul_shared_bytes)(t * t);
         grade_check(l->shmem == own,
                     "matmul_tiled(tile %d) launched with %zu bytes of dynamic shared memory, but "

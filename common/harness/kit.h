@@ -193,6 +193,9 @@ cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, s
 cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
                              cudaMemcpyKind kind, cudaStream_t stream = 0);
 cudaError_t kit_event_record(const char *file, int line, cudaEvent_t event, cudaStream_t stream = 0);
+/* a copy into a __constant__ (or __device__) variable: recorded as an upload
+ * to that variable's address */
+void kit_note_copy_to_symbol(const char *file, int line, const void *symbol, const void *src, size_t bytes);
 #ifndef KIT_HARNESS_SOURCE
 #define cudaMemcpy(...) kit_memcpy(__FILE__, __LINE__, __VA_ARGS__)
 #define cudaMemcpyAsync(...) kit_memcpy_async(__FILE__, __LINE__, __VA_ARGS__)
@@ -218,5 +221,22 @@ long long kit_device_bytes_in_use(void);    /* cpu backend: live cudaMalloc byte
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(KIT_HAS_CUDA) && defined(__cplusplus) && !defined(KIT_HARNESS_SOURCE)
+/* Part 9 for cudaMemcpyToSymbol, a template in CUDA's C++ API (so outside
+ * the extern "C" part): CUDA's own call, then the record.  Defined before
+ * the macro, so the call inside is CUDA's. */
+template <class T>
+static inline cudaError_t kit_memcpy_to_symbol(const char *file, int line, const T &symbol, const void *src,
+                                               size_t bytes, size_t offset = 0,
+                                               cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    cudaError_t err = cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
+    if (err == cudaSuccess)
+        kit_note_copy_to_symbol(file, line, (const char *)&symbol + offset, src, bytes);
+    return err;
+}
+#define cudaMemcpyToSymbol(...) kit_memcpy_to_symbol(__FILE__, __LINE__, __VA_ARGS__)
 #endif
 #endif /* KIT_H */

@@ -144,6 +144,20 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
     kit_keep_copy(&copy);
 }
 
+extern "C" void kit_note_copy_to_symbol(const char *file, int line, const void *symbol, const void *src,
+                                        size_t bytes)
+{
+    kit_copy copy;
+    memset(&copy, 0, sizeof copy);
+    copy.direction = KIT_TO_DEVICE;
+    copy.bytes = bytes;
+    copy.device_address = (uintptr_t)symbol; /* the variable's host-side name: the same for every copy to it */
+    copy.checksum = kit_checksum(src, bytes);
+    copy.file = file;
+    copy.line = line;
+    kit_keep_copy(&copy);
+}
+
 extern "C" cudaError_t kit_event_record(const char *file, int line, cudaEvent_t event, cudaStream_t stream)
 {
     cudaError_t err = cudaEventRecord(event, stream);
