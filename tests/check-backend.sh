@@ -6,6 +6,10 @@
 #   - fidelity: where the backend once differed from a GPU (meta groups of a
 #     tile of a tile, clock()), results asserted; its atomics and votes give
 #     no TSan report, its never-destroyed stream no leak report;
+#   - exposure: student bugs the backend once hid, results asserted: shared
+#     memory's fill differs between schedule orders, the watchdog stops an
+#     endless kernel and a barrier one thread never reaches (1 s limit), and a
+#     write far past a device array is reported with the runtime intact;
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
@@ -41,7 +45,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat fidelity; do
+for t in basics shared warp coop compat fidelity exposure; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done

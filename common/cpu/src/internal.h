@@ -12,6 +12,7 @@
 #define CUDAEMU_INTERNAL_H
 
 #include <cuda_runtime.h>
+#include <signal.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -58,6 +59,17 @@ struct thread_state {
     unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
 };
 
+/* ---- the runtime at work inside a launch (scheduler.cpp) ----------------------------------
+ * Set while the runtime itself works in a kernel's thread (switching fibers,
+ * building a message, growing a table).  The watchdog's signal stops a
+ * kernel only outside such work, so it never abandons the runtime half-way. */
+extern volatile sig_atomic_t runtime_busy HIDDEN;
+struct busy_scope {
+    sig_atomic_t saved;
+    busy_scope() : saved(runtime_busy) { runtime_busy = 1; }
+    ~busy_scope() { runtime_busy = saved; }
+};
+
 /* ---- shared memory (shared.cpp) ---------------------------------------------------- */
 void shared_launch_begin(size_t dynamic_bytes) HIDDEN;
 char *shared_block_arena(unsigned slot) HIDDEN;   /* one per resident block, poisoned */
@@ -77,6 +89,7 @@ size_t printf_limit(void) HIDDEN;
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
 void memory_reset(void) HIDDEN;
 bool memory_guards_damaged(char *what, size_t what_size) HIDDEN; /* after a launch */
+bool memory_fault_in_arena(const void *addr, char *what, size_t what_size) HIDDEN; /* a kernel's SIGSEGV */
 
 /* ---- the device (device.cpp) ------------------------------------------------------------- */
 const cudaDeviceProp &device_properties(void) HIDDEN;
@@ -94,6 +107,7 @@ enum { ASSUMED_REGISTERS_PER_THREAD = 32 };
 /* ---- schedule orders ------------------------------------------------------------------ */
 enum schedule_mode { SCHEDULE_FORWARD, SCHEDULE_REVERSE, SCHEDULE_RANDOM };
 void schedule_init_from_env(void) HIDDEN;
+unsigned char shared_poison_byte(void) HIDDEN;     /* shared memory's fill in this order */
 
 } // namespace cudaemu
 

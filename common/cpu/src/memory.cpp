@@ -7,15 +7,23 @@
  * stores addresses disguised so that LeakSanitizer does not count the table
  * itself as a reference.
  *
- * Without ASan, each device allocation is followed by guard bytes with a
- * known pattern, checked after every launch: a kernel that writes past the
- * end of an array (a missing or off-by-one bound check) fails its launch
- * at once, as a GPU's memory checker would report it, instead of silently
- * scribbling on the host heap. */
+ * Without ASan, device and managed memory come from an arena of their own,
+ * address space reserved for it alone, apart from the host heap and this
+ * file's tables (which live on that heap): no header sits beside a block, so a
+ * kernel writing past an array can damage only guards, other arrays or
+ * unmapped pages, never the runtime's bookkeeping.  Each block is followed
+ * by guard bytes with a known pattern (the rest of its last page and one
+ * more page), checked after every launch: a kernel that writes past the end
+ * of an array (a missing or off-by-one bound check) fails its launch at
+ * once, as a GPU's memory checker would report it.  An access further out
+ * meets an unmapped page: the scheduler's SIGSEGV handler asks
+ * memory_fault_in_arena() whether it is a kernel's, and fails the launch. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <map>
 
 namespace cudaemu {
@@ -34,11 +42,83 @@ static long long device_bytes;
 static std::map<uintptr_t, size_t> registered;
 static const size_t DEVICE_MEMORY_SIZE = (size_t)16 << 30;
 #if defined(CUDAEMU_ASAN)
-static const size_t GUARD_BYTES = 0; /* ASan's own redzones do better */
+static const bool USE_ARENA = false; /* ASan's own heap and redzones do better */
 #else
-static const size_t GUARD_BYTES = 256;
+static const bool USE_ARENA = true;
 #endif
 static const unsigned char GUARD_PATTERN = 0xA5;
+
+/* ---- the device memory arena ----
+ * Chunks of address space reserved as needed (not all 16 GB at once: the
+ * grader limits a program's address space), each ending in a megabyte never
+ * handed out, so that a write somewhat past its last block faults too. */
+enum { MAX_CHUNKS = 1024 };
+static struct chunk {
+    char *base;
+    size_t size;
+} chunks[MAX_CHUNKS];
+static int chunk_count;
+static const size_t CHUNK_SIZE = (size_t)256 << 20, CHUNK_TAIL = (size_t)1 << 20, PAGE = 4096;
+
+static const chunk *chunk_of(uintptr_t p)
+{
+    for (int i = 0; i < chunk_count; i++)
+        if (p >= (uintptr_t)chunks[i].base && p < (uintptr_t)chunks[i].base + chunks[i].size)
+            return &chunks[i];
+    return 0;
+}
+static bool in_arena(uintptr_t p) { return chunk_of(p) != 0; }
+/* The bytes a block of `size` takes in the arena: whole pages, one of guard. */
+static size_t arena_span(size_t size) { return (size + PAGE - 1) / PAGE * PAGE + PAGE; }
+
+/* The first gap of `span` bytes between the live blocks of chunk c, or 0. */
+static uintptr_t first_fit(const chunk &c, size_t span)
+{
+    uintptr_t at = (uintptr_t)c.base, end = (uintptr_t)c.base + c.size - CHUNK_TAIL;
+    for (auto it = allocations.lower_bound((uintptr_t)c.base | DISGUISE); it != allocations.end(); ++it) {
+        uintptr_t start = it->first & ~DISGUISE; /* in address order */
+        if (start >= end || start >= at + span)
+            break;
+        at = start + arena_span(it->second.size);
+    }
+    return at + span <= end ? at : 0;
+}
+
+/* Room for a block of `span` bytes, made usable. */
+static char *arena_take(size_t span)
+{
+    uintptr_t at = 0;
+    for (int i = 0; i < chunk_count && !at; i++)
+        at = first_fit(chunks[i], span);
+    if (!at) {
+        size_t size = span + CHUNK_TAIL > CHUNK_SIZE ? span + CHUNK_TAIL : CHUNK_SIZE;
+        void *p = chunk_count < MAX_CHUNKS ? mmap(0, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                                                  -1, 0) : MAP_FAILED;
+        if (p == MAP_FAILED)
+            return 0;
+        chunks[chunk_count++] = chunk{(char *)p, size};
+        at = (uintptr_t)p;
+    }
+    if (mprotect((void *)at, span, PROT_READ | PROT_WRITE))
+        return 0;
+    return (char *)at;
+}
+
+/* Gives a block's pages back; touching them again faults. */
+static void arena_give_back(void *p, size_t size)
+{
+    madvise(p, arena_span(size), MADV_DONTNEED);
+    mprotect(p, arena_span(size), PROT_NONE);
+}
+
+/* Frees a block, wherever it came from. */
+static void free_block(void *p, const allocation &a)
+{
+    if (in_arena((uintptr_t)p))
+        arena_give_back(p, a.size);
+    else
+        free(p);
+}
 
 /* The allocation holding [p, p + n), if any; `start` receives its start. */
 static allocation *find(const void *p, size_t n, uintptr_t *start)
@@ -91,10 +171,13 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes", api, size,
                         DEVICE_MEMORY_SIZE);
     void *p = 0;
-    size_t guard = kind == PINNED_HOST_MEMORY ? 0 : GUARD_BYTES;
-    if (posix_memalign(&p, 256, size + guard))
+    if (kind != PINNED_HOST_MEMORY && USE_ARENA) {
+        if (!(p = arena_take(arena_span(size))))
+            return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
+        memset((char *)p + size, GUARD_PATTERN, arena_span(size) - size);
+    } else if (posix_memalign(&p, 256, size)) {
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
-    memset((char *)p + size, GUARD_PATTERN, guard);
+    }
     allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind};
     if (kind != PINNED_HOST_MEMORY)
         device_bytes += (long long)size;
@@ -120,35 +203,58 @@ static cudaError_t release(void *p, bool host, const char *api)
     }
     if (it->second.kind != PINNED_HOST_MEMORY)
         device_bytes -= (long long)it->second.size;
+    free_block(p, it->second);
     allocations.erase(it);
-    free(p);
     return cudaSuccess;
 }
 
 bool memory_guards_damaged(char *what, size_t what_size)
 {
-    if (!GUARD_BYTES)
-        return false;
     for (auto &a : allocations) {
-        if (a.second.kind == PINNED_HOST_MEMORY)
+        if (!in_arena(a.first & ~DISGUISE))
             continue;
         const unsigned char *end = (const unsigned char *)(a.first & ~DISGUISE) + a.second.size;
-        for (size_t i = 0; i < GUARD_BYTES; i++)
+        size_t guard = arena_span(a.second.size) - a.second.size;
+        for (size_t i = 0; i < guard; i++)
             if (end[i] != GUARD_PATTERN) {
                 snprintf(what, what_size, "out-of-bounds write: a thread wrote past the end of a device array "
                          "of %zu bytes (%zu floats or ints), at byte %zu after it; is a bound check missing, or off "
                          "by one?", a.second.size, a.second.size / 4, i);
-                memset((unsigned char *)end, GUARD_PATTERN, GUARD_BYTES); /* report it once */
+                memset((unsigned char *)end, GUARD_PATTERN, guard); /* report it once */
                 return true;
             }
     }
     return false;
 }
 
+/* Whether a kernel's faulting access at `addr` lies in the arena (past every
+ * guard, or in freed memory); if so `what` says where.  Called from a signal
+ * handler: it only reads the table. */
+bool memory_fault_in_arena(const void *addr, char *what, size_t what_size)
+{
+    if (!in_arena((uintptr_t)addr))
+        return false;
+    auto it = allocations.upper_bound((uintptr_t)addr | DISGUISE);
+    uintptr_t start = 0;
+    if (it != allocations.begin()) {
+        --it;
+        start = it->first & ~DISGUISE;
+    }
+    if (start && chunk_of(start) == chunk_of((uintptr_t)addr))
+        snprintf(what, what_size, "out-of-bounds access: a thread touched memory in no array at all, %zu bytes past "
+                 "the end of the device array of %zu bytes (%zu floats or ints) below it; is a bound check missing, or "
+                 "an index computed wrong?", (size_t)((uintptr_t)addr - start - it->second.size), it->second.size,
+                 it->second.size / 4);
+    else
+        snprintf(what, what_size, "out-of-bounds access: a thread touched device memory at %p, in no array at all "
+                 "(freed, or before every array); is a pointer stale, or an index negative?", addr);
+    return true;
+}
+
 void memory_reset(void)
 {
     for (auto &a : allocations)
-        free((void *)(a.first & ~DISGUISE));
+        free_block((void *)(a.first & ~DISGUISE), a.second);
     allocations.clear();
     registered.clear(); /* the program's memory: forgotten, not freed */
     device_bytes = 0;

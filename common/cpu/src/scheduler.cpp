@@ -10,10 +10,13 @@
  * else is a bug in the kernel, reported at the student's line. */
 #include "internal.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,7 @@ namespace cudaemu {
 
 unsigned long long current_launch_id;
 char *current_shared_base;
+volatile sig_atomic_t runtime_busy;
 
 /* ---- schedule orders ------------------------------------------------------------------ */
 static int schedule_mode = SCHEDULE_FORWARD;
@@ -72,6 +76,20 @@ void schedule_init_from_env(void)
         fprintf(stderr, "cudaemu: EMU_SCHED=%s is not fwd, rev or rand:SEED; using fwd\n", env);
         parse_schedule("fwd");
     }
+}
+
+/* The byte shared memory is filled with at a block's start.  Each order
+ * fills it differently, so a slot no thread wrote changes the result between
+ * orders even where one pattern would pass: NaN vanishes under fmaxf and
+ * fminf, a huge positive value under min, a negative one under max. */
+unsigned char shared_poison_byte(void)
+{
+    static const unsigned char by_seed[3] = {0xFF, 0x7F, 0xFE}; /* NaN / -1, 3.4e38, -1.7e38 */
+    if (schedule_mode == SCHEDULE_FORWARD)
+        return 0xFF;
+    if (schedule_mode == SCHEDULE_REVERSE)
+        return 0x7F;
+    return by_seed[schedule_seed % 3];
 }
 
 /* Fills order[0..n) with 0..n-1 in the current schedule's order. */
@@ -201,6 +219,7 @@ static void diagnose_stuck(void);
  * unstarted thread, or, when nothing can run, back to the host. */
 static void schedule_next(bool leaving_for_good)
 {
+    busy_scope busy;
     for (;;) {
         if (L.failed) {
             fiber_switch(0, true);
@@ -243,7 +262,9 @@ void worker_main(void)
         tsan_enter_thread(t);
         tsan_acquire(&L.tsan_in);
         load_builtins(t);
+        runtime_busy = 0; /* the kernel's own code from here */
         L.body(L.context);
+        runtime_busy = 1;
         tsan_release(&L.tsan_out);
         t->status = T_DONE;
         t->block->done++;
@@ -315,6 +336,7 @@ static void fail_launch(int code, const char *file, int line, const std::string 
 
 void kernel_fail(int code, const char *file, int line, const char *fmt, ...)
 {
+    runtime_busy = 1; /* it never returns to the kernel */
     char buf[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -669,6 +691,132 @@ void grid_barrier(const char *file, int line)
     tsan_acquire(&L.tsan_grid);
 }
 
+/* ---- the watchdog and faults in device memory ------------------------------------------------ */
+/* A thread spinning in a loop that calls nothing never comes back to the
+ * scheduler, so no check of the runtime's would ever run.  A timer's signal
+ * interrupts it instead, on the launching thread (the only one running
+ * fibers), and leaves the fiber for the host as kernel_fail does; a kernel's
+ * SIGSEGV in the device memory arena leaves the same way.  Both act only in
+ * the kernel's own code (runtime_busy clear), never half-way through the
+ * runtime's work; the watchdog's timer repeats until it finds such a moment.
+ * Not under TSan, whose deferred signals and fiber switches do not mix. */
+static bool watchdog_armed;
+static timer_t watchdog_timer;
+static int watchdog_limit;
+
+static bool count_running(const thread_state *t, const void *)
+{
+    return t->status == T_RUNNING || t->status == T_READY;
+}
+static bool count_unstarted(const thread_state *t, const void *) { return t->status == T_UNSTARTED; }
+static unsigned count(const block_state *b, bool (*pick)(const thread_state *, const void *), const void *arg)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < L.threads_per_block; i++)
+        n += pick(&b->threads[i], arg);
+    return n;
+}
+
+/* Where the threads of the interrupted thread's block are. */
+static std::string census(const block_state *b)
+{
+    unsigned running = count(b, count_running, 0);
+    std::string s = "in " + block_name(b) + ", " + std::to_string(running) + (running == 1 ? " thread" : " threads") +
+                    " still running (" + thread_list(b, count_running, 0) +
+                    ": an endless loop, or a wait for something no thread will do?)";
+    std::vector<site> sites;
+    for (unsigned i = 0; i < L.threads_per_block; i++) {
+        const thread_state *t = &b->threads[i];
+        if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
+            continue;
+        bool known = false;
+        for (site &k : sites)
+            known = known || at_site(t, &k);
+        if (!known)
+            sites.push_back(site{t->status, t->wait_what, t->wait_file, t->wait_line});
+    }
+    for (site &k : sites)
+        s += ", " + std::to_string(count(b, at_site, &k)) + " waiting at " + describe_site(k) + " (" +
+             thread_list(b, at_site, &k) + ")";
+    s += ", " + std::to_string(b->done) + " exited, " + std::to_string(count(b, count_unstarted, 0)) +
+         " not started yet";
+    return s;
+}
+
+static void watchdog_bark(int, siginfo_t *info, void *)
+{
+    thread_state *t = current_thread();
+    if (!t || runtime_busy || L.failed || (unsigned long long)(uintptr_t)info->si_value.sival_ptr != current_launch_id)
+        return; /* the runtime's own work, or a launch already over: the next tick decides */
+    runtime_busy = 1;
+    fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
+                "kernel " + std::string(L.name ? L.name : "?") + " ran for more than " + std::to_string(watchdog_limit) +
+                    " s and was stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog stops it too): " +
+                    census(t->block));
+    fiber_switch(0, true);
+    abort();
+}
+
+#if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
+static struct sigaction segv_before; /* the program's own handler, or the default */
+
+static void arena_fault(int sig, siginfo_t *info, void *)
+{
+    char what[512];
+    if (!current_thread() || runtime_busy || L.failed || !memory_fault_in_arena(info->si_addr, what, sizeof what)) {
+        sigaction(sig, &segv_before, 0); /* not a kernel's access to device memory: fault again, as before */
+        return;
+    }
+    runtime_busy = 1;
+    fail_launch(cudaErrorIllegalAddress, L.file, L.line, what);
+    fiber_switch(0, true);
+    abort();
+}
+#endif
+
+static void watchdog_start(void)
+{
+#ifndef CUDAEMU_TSAN
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART; /* NODEFER: the handler never returns to unblock it */
+#if !defined(CUDAEMU_ASAN)
+    struct sigaction before;
+    sa.sa_sigaction = arena_fault;
+    sigaction(SIGSEGV, &sa, &before);
+    if (before.sa_sigaction != arena_fault)
+        segv_before = before;
+#endif
+    const char *env = getenv("CUDAEMU_WATCHDOG_SECONDS");
+    watchdog_limit = env && *env ? atoi(env) : 20;
+    if (watchdog_limit <= 0)
+        return;
+    sa.sa_sigaction = watchdog_bark;
+    sigaction(SIGRTMIN, &sa, 0);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGRTMIN;
+    ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
+    ev.sigev_value.sival_ptr = (void *)(uintptr_t)current_launch_id;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &watchdog_timer))
+        return;
+    struct itimerspec when;
+    memset(&when, 0, sizeof when);
+    when.it_value.tv_sec = watchdog_limit;
+    when.it_interval.tv_nsec = 100 * 1000 * 1000;
+    timer_settime(watchdog_timer, 0, &when, 0);
+    watchdog_armed = true;
+#endif
+}
+
+static void watchdog_stop(void)
+{
+    if (watchdog_armed)
+        timer_delete(watchdog_timer);
+    watchdog_armed = false;
+}
+
 /* ---- the launch --------------------------------------------------------------------------------- */
 static void setup_block(block_state *b, unsigned slot, unsigned linear)
 {
@@ -678,6 +826,8 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->idx.z = linear / (L.grid.x * L.grid.y);
     b->threads = &L.threads[(size_t)slot * L.threads_per_block];
     b->started = b->done = b->at_barrier = b->at_grid = 0;
+    for (unsigned i = 0; i < L.threads_per_block; i++)
+        b->threads[i].status = T_UNSTARTED; /* for the watchdog's census */
     b->bar_mismatch = false;
     b->warps = &L.warps[(size_t)slot * L.warps_per_block];
     for (unsigned w = 0; w < L.warps_per_block; w++)
@@ -792,6 +942,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
     shared_launch_begin(c.shmem);
+    watchdog_start();
 
     if (cooperative) {
         for (unsigned b = 0; b < resident; b++)
@@ -813,6 +964,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         }
     }
     tsan_acquire(&L.tsan_out);
+    watchdog_stop();
     if (info && shared_static_bytes() > info->static_shared)
         info->static_shared = shared_static_bytes();
     else if (!info && kernel && shared_static_bytes()) {

@@ -4,8 +4,9 @@
  *
  * A __shared__ declaration gets its place the first time a thread of the
  * launch reaches it (the same place in every block).  The arena is filled
- * with 0xFF bytes when a block starts (a NaN as float, -1 as int), so a read
- * of shared memory nobody wrote shows.  Under ASan the red zones and the
+ * when a block starts with a byte that depends on the schedule order (0xFF:
+ * NaN as float, -1 as int; 0x7F: 3.4e38, 2139062143; 0xFE: -1.7e38), so a
+ * read of shared memory nobody wrote shows, and differs between orders.  Under ASan the red zones and the
  * unused tail are poisoned, so an access past a shared array is reported. */
 #include "internal.h"
 
@@ -94,7 +95,7 @@ char *shared_block_arena(unsigned slot)
     char *a = S.arenas[slot];
     UNPOISON(a, S.used);
     tsan_ignore_begin(); /* the runtime's own writes are not the kernel's */
-    memset(a, 0xFF, S.used);
+    memset(a, shared_poison_byte(), S.used);
     tsan_ignore_end();
     POISON(a, S.capacities[slot]);
     UNPOISON(a, S.dynamic_bytes);
@@ -130,7 +131,7 @@ void place_shared(shared_slot *slot, size_t size, size_t align, const char *file
         if (S.arenas[i] && S.capacities[i] >= S.capacity) {
             UNPOISON(S.arenas[i] + S.used, end - S.used);
             tsan_ignore_begin();
-            memset(S.arenas[i] + S.used, 0xFF, end - S.used);
+            memset(S.arenas[i] + S.used, shared_poison_byte(), end - S.used);
             tsan_ignore_end();
             POISON(S.arenas[i] + S.used, offset - S.used);
         }
