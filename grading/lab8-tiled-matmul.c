@@ -209,11 +209,11 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
                  "orders): threads race on the shared tiles, so a barrier is missing, either after the tile loads "
                  "(end of TODO 2) or after the products (end of TODO 3).",
                  orders);
-    else if (isnan(c[bad]))
+    else if (isnan(c[bad]) || fabsf(c[bad]) > 1e37f)
         snprintf(hint, sizeof hint,
-                 " NaN: either this element was never written, or the kernel read shared memory that no thread had "
-                 "written yet (the cpu backend fills shared memory with NaN when a block starts): a missing "
-                 "barrier, or an index outside the tiles.");
+                 " Such a value: either this element was never written, or the kernel read shared memory that no "
+                 "thread had written yet (the cpu backend fills shared memory with NaN or about 3.4e38 when a block "
+                 "starts, depending on the thread order): a missing barrier, or an index outside the tiles.");
     else
         snprintf(hint, sizeof hint,
                  " Check the indices of TODO 2 and 3: at step s the A tile holds A[row][s*t + tx], the B tile "
