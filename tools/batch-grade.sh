@@ -40,9 +40,17 @@ if [ "${1:-}" = --grade-one ]; then
     if [ "$found" = 0 ]; then
         echo 3 > "$BATCH_WORK/$number.rc"   # nothing to grade
     else
+        # A slot of its own, and as root that slot's runner user: limits on
+        # processes count per user, so a fork bomb in one submission must
+        # not take the processes of another graded at the same time.
+        slot=1
+        while ! mkdir "$BATCH_WORK/slot.$slot" 2>/dev/null; do slot=$((slot + 1)); done
+        user_arg=""
+        [ -n "${BATCH_USERS:-}" ] && user_arg="--runner-user=${BATCH_USERS}$slot"
         timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
-            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" >>"$log" 2>&1
+            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg >>"$log" 2>&1
         echo $? > "$BATCH_WORK/$number.rc"
+        rmdir "$BATCH_WORK/slot.$slot"
     fi
     printf '.' >&2
     exit 0
@@ -105,7 +113,17 @@ for sub in "$submissions"/*/; do
 done
 [ "$number" -gt 0 ] || { echo "batch-grade: no submission folders in $submissions" >&2; exit 2; }
 
-export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" \
+# As root, with several at once: one runner user per slot (cudalabs-slotN),
+# made here where they are missing.
+users=""
+if [ "$(id -u)" = 0 ] && [ "$jobs" -gt 1 ] && command -v useradd >/dev/null 2>&1; then
+    users=cudalabs-slot
+    for k in $(seq 1 "$jobs"); do
+        id "$users$k" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$users$k" 2>/dev/null \
+            || { echo "batch-grade: could not make the runner user $users$k; submissions share one" >&2; users=""; break; }
+    done
+fi
+export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" BATCH_USERS="$users" \
        BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
 tr '\t' '\n' < "$work/list" | tr '\n' '\0' | xargs -0 -n 3 -P "$jobs" sh "$self" --grade-one
 echo >&2
