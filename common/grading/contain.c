@@ -210,25 +210,9 @@ int contain_wait(pid_t pid, int *status, double deadline)
 }
 
 /* Sends SIGKILL to every process whose parent is this one, but `keep`;
- * returns how many.  The kernel lists a thread's children in one file
- * (orphans that came back to this subreaper included); where it does not,
- * every process in /proc is looked at. */
+ * returns how many. */
 static int kill_children(pid_t keep)
 {
-    char list_path[64];
-    snprintf(list_path, sizeof list_path, "/proc/self/task/%ld/children", (long)getpid());
-    FILE *list = fopen(list_path, "re");
-    if (list) {
-        int killed = 0;
-        long pid;
-        while (fscanf(list, "%ld", &pid) == 1)
-            if ((pid_t)pid != keep) {
-                kill((pid_t)pid, SIGKILL);
-                killed++;
-            }
-        fclose(list);
-        return killed;
-    }
     DIR *proc = opendir("/proc");
     if (!proc)
         return 0;
