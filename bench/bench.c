@@ -159,6 +159,7 @@ bench_lab *bench_open(const bench_options *options)
     lab->timed_ms = (double (*)(void))harness_symbol(lab, "kit_timed_ms");
     lab->launch_count = (int (*)(void))harness_symbol(lab, "kit_launch_count");
     lab->set_timing(1);
+    kit_set_timing(1); /* this program's own harness too (bench_lab_start(NULL)) */
     return lab;
 }
 
@@ -170,20 +171,20 @@ void *bench_symbol(bench_lab *lab, const char *name)
     return symbol;
 }
 
-void bench_lab_start(bench_lab *lab) { lab->reset_records(); }
+void bench_lab_start(bench_lab *lab) { lab ? lab->reset_records() : kit_reset_records(); }
 
-int bench_lab_launches(bench_lab *lab) { return lab->launch_count(); }
+int bench_lab_launches(bench_lab *lab) { return lab ? lab->launch_count() : kit_launch_count(); }
 
 double bench_lab_elapsed(bench_lab *lab, char *note)
 {
-    double ms = lab->timed_ms();
-    if (lab->launch_count() == 0) {
+    double ms = lab ? lab->timed_ms() : kit_timed_ms();
+    int launches = bench_lab_launches(lab);
+    if (launches == 0) {
         snprintf(note, 200, "no kernel launch went through LAUNCH, so nothing was timed");
         return -1;
     }
     if (!(ms > 0)) {
-        snprintf(note, 200, "%d launches but no timed device time (a launch outside LAUNCH?)",
-                 lab->launch_count());
+        snprintf(note, 200, "%d launches but no timed device time (a launch outside LAUNCH?)", launches);
         return -1;
     }
     return ms;

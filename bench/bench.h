@@ -80,7 +80,9 @@ void *bench_symbol(bench_lab *lab, const char *name); /* NULL when missing (repo
 
 /* Around one call of an entry point: forget the previous records, then
  * read the device time of the LAUNCHes since.  bench_lab_elapsed returns a
- * negative number (with a note) when the call made no timed launch. */
+ * negative number (with a note) when the call made no timed launch.  A NULL
+ * lab is this program's own harness: the going-further versions of
+ * solutions/ that the program links itself (mk/bench.mk). */
 void bench_lab_start(bench_lab *lab);
 double bench_lab_elapsed(bench_lab *lab, char *note);
 int bench_lab_launches(bench_lab *lab);

@@ -19,14 +19,15 @@
 #include "lab8.h"
 #include "libraries.h"
 
-/* solutions/lab8-tiled-matmul/register_tiled.cu (linked into this program). */
+/* solutions/lab8-tiled-matmul/fastest.cu and register_tiled.cu (linked into this program): beyond the lab's steps. */
+void matmul_tiled_fastest(const float *a, const float *b, float *c, int m, int k, int n);
 void matmul_register_tiled(const float *a, const float *b, float *c, int m, int k, int n);
 
-enum kind { NAIVE, TILED, REGISTER_TILED };
+enum kind { NAIVE, TILED, TILED_FASTEST, REGISTER_TILED };
 
 typedef struct {
     enum kind kind;
-    bench_lab *lab;            /* NULL: this program's own (the register-tiled kernel) */
+    bench_lab *lab;            /* NULL: this program's own (the versions of solutions/ it links) */
     void *fn;
     int tile;
     const float *a, *b, *expected, *bound;
@@ -39,22 +40,18 @@ static double product_once(void *context, char *note)
     product_run *r = context;
     int s = r->side;
     bench_poison(r->c, (size_t)s * s);
-    if (r->lab)
-        bench_lab_start(r->lab);
-    else
-        kit_reset_records();
+    bench_lab_start(r->lab);
     if (r->kind == NAIVE)
         ((__typeof__(&matmul_naive))r->fn)(r->a, r->b, r->c, s, s, s);
     else if (r->kind == TILED)
         ((__typeof__(&matmul_tiled))r->fn)(r->a, r->b, r->c, s, s, s, r->tile);
+    else if (r->kind == TILED_FASTEST)
+        matmul_tiled_fastest(r->a, r->b, r->c, s, s, s);
     else
         matmul_register_tiled(r->a, r->b, r->c, s, s, s);
-    double ms = r->lab ? bench_lab_elapsed(r->lab, note) : kit_timed_ms();
-    if (!(ms > 0)) {
-        if (!r->lab)
-            snprintf(note, 200, "no timed launch");
+    double ms = bench_lab_elapsed(r->lab, note);
+    if (ms < 0)
         return -1;
-    }
     return bench_check_matrix(r->c, r->expected, r->bound, s, s, note) ? ms : -1;
 }
 
@@ -70,7 +67,7 @@ int main(int argc, char **argv)
     int chosen = choose_tile ? choose_tile() : 0;
     const char *naive_name = "matmul_naive (one thread per element)";
     const char *register_name = "register-tiled 128x128, 8x8 a thread (solutions/)";
-    kit_set_timing(1); /* this program's own harness, for the register-tiled kernel */
+    const char *fastest_name = "matmul_tiled_fastest (tile 32 when compiling; solutions/fastest.cu)";
 
     long largest = 0;
     for (int i = 0; i < o.side_count; i++)
@@ -130,15 +127,17 @@ int main(int argc, char **argv)
             }
             product_run run = {t < 0 ? NAIVE : TILED, lab, fn, t < 0 ? 0 : tiles[t], a, b, expected, bound, c, s};
             bench_result r = bench_repeat(&o.plan, product_once, &run);
-            /* The target: the tile the lab chooses at least 1.5 times as fast as naive. */
-            int targeted = o.reference && t == 0;
-            bench_row(&o, o.who, name, s, flops, "TFLOP/s", targeted ? naive_target : NULL, &r);
+            bench_row(&o, o.who, name, s, flops, "TFLOP/s", NULL, &r);
         }
         if (o.reference) {
-            product_run run = {REGISTER_TILED, NULL, NULL, 0, a, b, expected, bound, c, s};
+            product_run run = {TILED_FASTEST, NULL, NULL, 0, a, b, expected, bound, c, s};
             bench_result r = bench_repeat(&o.plan, product_once, &run);
-            /* The target: half of cuBLAS at the largest side (4096 in a full run). */
-            bench_row(&o, "solution", register_name, s, flops, "TFLOP/s", s == largest ? "library>=0.5" : NULL, &r);
+            /* The target: the tiled algorithm at least 1.5 times as fast as naive, at every size. */
+            bench_row(&o, "solution", fastest_name, s, flops, "TFLOP/s", naive_target, &r);
+            run.kind = REGISTER_TILED;
+            r = bench_repeat(&o.plan, product_once, &run);
+            /* The target: 0.9 of cuBLAS at the largest side (4096 in a full run). */
+            bench_row(&o, "solution", register_name, s, flops, "TFLOP/s", s == largest ? "library>=0.9" : NULL, &r);
         }
     }
     float *all[] = {a, b, c, expected, bound, abs_a, abs_b};

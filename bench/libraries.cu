@@ -29,6 +29,26 @@ extern "C" void *bench_host_alloc(size_t bytes)
 
 extern "C" void bench_host_free(void *p) { CHECK(cudaFreeHost(p)); }
 
+extern "C" float *bench_device_copy(const float *host, size_t n)
+{
+    float *device = NULL;
+    CHECK(cudaMalloc(&device, n * sizeof(float)));
+    CHECK(cudaMemcpy(device, host, n * sizeof(float), cudaMemcpyHostToDevice));
+    return device;
+}
+
+extern "C" void bench_device_poison(float *device, size_t n)
+{
+    CHECK(cudaMemset(device, 0xff, n * sizeof(float))); /* NaN */
+}
+
+extern "C" void bench_device_download(float *host, const float *device, size_t n)
+{
+    CHECK(cudaMemcpy(host, device, n * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+extern "C" void bench_device_free(float *device) { CHECK(cudaFree(device)); }
+
 extern "C" long bench_l2_bytes(void)
 {
     int device = 0, bytes = 0;
@@ -193,9 +213,32 @@ static double empty_launch_once(void *context, char *note)
 extern "C" bench_result lib_empty_launch(const bench_plan *plan)
 {
     kit_set_timing(1);
-    bench_result result = bench_repeat(plan, empty_launch_once, NULL);
-    kit_set_timing(0);
-    return result;
+    return bench_repeat(plan, empty_launch_once, NULL);
+}
+
+/* ---- Writing back L2 ------------------------------------------------------------------ */
+
+static __global__ void read_all(const float4 *scratch, size_t count, float *never_written)
+{
+    float sum = 0.0f;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        sum += scratch[i].x;
+    if (sum == 1234.5f && never_written) /* keeps the loads; never true on the zeros read */
+        *never_written = sum;
+}
+
+extern "C" void bench_write_back_l2(void)
+{
+    static float4 *scratch;
+    static size_t count;
+    if (!scratch) {
+        count = 2 * (size_t)bench_l2_bytes() / sizeof(float4);
+        CHECK(cudaMalloc(&scratch, count * sizeof(float4)));
+        CHECK(cudaMemset(scratch, 0, count * sizeof(float4)));
+    }
+    read_all<<<4 * bench_sm_count(), 256>>>(scratch, count, NULL);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
 }
 
 /* ---- CUB DeviceReduce ---------------------------------------------------------------- */

@@ -24,6 +24,13 @@ void *bench_host_alloc(size_t bytes);
 void bench_host_free(void *p);
 long bench_l2_bytes(void);
 
+/* Device arrays for the rows that time a kernel alone: a copy of n host
+ * floats; NaN in every element; n floats back to the host; free. */
+float *bench_device_copy(const float *host, size_t n);
+void bench_device_poison(float *device, size_t n);
+void bench_device_download(float *host, const float *device, size_t n);
+void bench_device_free(float *device);
+
 /* The streaming ceiling: a device-to-device cudaMemcpy of n floats, rotated
  * through buffers larger than L2; it moves 8 n bytes (read + write). */
 bench_result lib_copy(size_t n, const bench_plan *plan);
@@ -37,6 +44,11 @@ bench_result lib_empty_launch(const bench_plan *plan);
  * run, returning the best GB/s (the ceiling the floors use), and the cost
  * of one launch in milliseconds (0 when it could not be measured). */
 double bench_ceiling(const bench_options *options);
+
+/* Leaves L2 holding no dirty lines: a kernel reads a scratch buffer twice
+ * L2's size, so whatever an upload left there is written back to device
+ * memory now, untimed, and not during the next timed kernel. */
+void bench_write_back_l2(void);
 double bench_launch_cost(const bench_options *options);
 int bench_sm_count(void);
 

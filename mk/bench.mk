@@ -5,8 +5,9 @@
 #
 # One program per lab, build/bench/bin/<lab>, from bench/<lab>.c (which
 # includes the lab's fixed header), the shared bench code, the libraries it
-# is compared with (CUB, cuBLAS) and the harness; lab 8's also links the
-# register-tiled matrix multiply of solutions/.
+# is compared with (CUB, cuBLAS) and the harness, and the lab's going-further
+# files: every solutions/<lab>/X.cu with no labs/<lab>/X.cu (the fastest
+# versions, beyond what the lab's steps teach; not part of the lab build).
 
 BENCH_DIR := build/bench
 BENCH_PROGRAM_LABS := $(filter $(patsubst bench/%.c,%,$(wildcard bench/lab*.c)),$(LABS))
@@ -19,16 +20,18 @@ $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o: $(BENCH_DIR)/obj/%.o: bench
 $(BENCH_DIR)/obj/libraries.o: bench/libraries.cu $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(ARCH) -O3 -std=c++17 -Icommon/harness -Ibench -c $< -o $@
-$(BENCH_DIR)/obj/register_tiled.o: solutions/lab8-tiled-matmul/register_tiled.cu common/harness/kit.h
+# The compiler's resource report of each (registers, spills) lands beside its object.
+$(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu common/harness/kit.h
 	@mkdir -p $(@D)
-	$(NVCC) $(ARCH) -O3 -std=c++17 -lineinfo -Xptxas -v -Icommon/harness -c $< -o $@ \
-	    > $(BENCH_DIR)/obj/register_tiled.ptxas.txt 2>&1 || { cat $(BENCH_DIR)/obj/register_tiled.ptxas.txt; exit 1; }
+	$(NVCC) $(ARCH) -O3 -std=c++17 -lineinfo -Xptxas -v -Icommon/harness -c $< -o $@ > $(@:.o=.ptxas.txt) 2>&1 \
+	    || { cat $(@:.o=.ptxas.txt); exit 1; }
 
 define BENCH_LAB_RULES
+$1_BEYOND := $$(filter-out $$(patsubst labs/%,solutions/%,$$(wildcard labs/$1/*.cu)),$$(wildcard solutions/$1/*.cu))
 $(BENCH_DIR)/obj/$1.o: bench/$1.c $(BENCH_HEADERS) $(wildcard labs/$1/*.h)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Ibench -Ilabs/$1 -c $$< -o $$@
-$(BENCH_DIR)/bin/$1: $(BENCH_DIR)/obj/$1.o $(BENCH_OBJS) $(HARNESS_OBJS) $(if $(filter lab8-%,$1),$(BENCH_DIR)/obj/register_tiled.o)
+$(BENCH_DIR)/bin/$1: $(BENCH_DIR)/obj/$1.o $(BENCH_OBJS) $(HARNESS_OBJS) $$(patsubst solutions/%.cu,$(BENCH_DIR)/obj/beyond/%.o,$$($1_BEYOND))
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(ARCH) -o $$@ $$(filter %.o,$$^) -lcublas -ldl
 endef

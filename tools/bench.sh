@@ -68,7 +68,7 @@ echo "make bench: building$labs (log: $LOGS/build.log)"
 # -k: a lab that does not build must not stop the others; each is checked below.
 make -k -j"$JOBS" $make_vars $targets > "$LOGS/build.log" 2>&1
 built() { make -q $make_vars "$1" >/dev/null 2>&1 && [ -f "$1" ]; }
-cp "$OUT/obj/register_tiled.ptxas.txt" "$LOGS/" 2>/dev/null
+for f in "$OUT"/obj/beyond/*/*.ptxas.txt; do [ -f "$f" ] && cp "$f" "$LOGS/$(basename "$(dirname "$f")")-$(basename "$f")"; done
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
