@@ -217,7 +217,11 @@ const char *kit_device_name(void);          /* "NVIDIA H100 80GB HBM3", or the e
 int kit_on_gpu(void);                       /* 1 on the gpu backend, 0 on the cpu backend */
 double kit_device_peak_gbs(void);           /* the device memory's peak bandwidth in GB/s (0: unknown) */
 void kit_set_schedule(const char *order);   /* cpu backend: "fwd", "rev", "rand:SEED"; gpu: no-op */
-long long kit_device_bytes_in_use(void);    /* cpu backend: live cudaMalloc bytes; gpu: -1 */
+long long kit_device_bytes_in_use(void);    /* the bytes of device memory this code's cudaMalloc calls hold now */
+/* gpu: what cudaMalloc and cudaFree in a .cu file that includes kit.h did
+ * (the cpu backend counts every allocation itself) */
+void kit_note_malloc(const void *device, size_t bytes);
+void kit_note_free(const void *device);
 
 #ifdef __cplusplus
 }
@@ -238,5 +242,27 @@ static inline cudaError_t kit_memcpy_to_symbol(const char *file, int line, const
     return err;
 }
 #define cudaMemcpyToSymbol(...) kit_memcpy_to_symbol(__FILE__, __LINE__, __VA_ARGS__)
+
+#ifndef __CUDAEMU__
+/* On a GPU, cudaMalloc and cudaFree are counted (kit_device_bytes_in_use),
+ * so that the grader can tell whether an entry point frees what it
+ * allocates.  CUDA's own calls, then the count. */
+template <class T> static inline cudaError_t kit_malloc(T **device, size_t bytes)
+{
+    cudaError_t err = cudaMalloc(device, bytes);
+    if (err == cudaSuccess)
+        kit_note_malloc(*device, bytes);
+    return err;
+}
+static inline cudaError_t kit_free(void *device)
+{
+    cudaError_t err = cudaFree(device);
+    if (err == cudaSuccess && device)
+        kit_note_free(device);
+    return err;
+}
+#define cudaMalloc kit_malloc
+#define cudaFree kit_free
+#endif
 #endif
 #endif /* KIT_H */

@@ -236,11 +236,44 @@ extern "C" void kit_set_schedule(const char *order)
 #endif
 }
 
+/* The live allocations that kit_malloc saw (gpu); a small table, searched
+ * from the newest, since a lab holds a few arrays at a time. */
+static struct {
+    const void *device;
+    size_t bytes;
+} live[256];
+static int live_count;
+static long long live_bytes;
+static int live_overflow; /* more allocations at once than the table holds: no count */
+
+extern "C" void kit_note_malloc(const void *device, size_t bytes)
+{
+    if (live_count == (int)(sizeof live / sizeof live[0])) {
+        live_overflow = 1;
+        return;
+    }
+    live[live_count].device = device;
+    live[live_count].bytes = bytes;
+    live_count++;
+    live_bytes += (long long)bytes;
+}
+
+extern "C" void kit_note_free(const void *device)
+{
+    for (int i = live_count - 1; i >= 0; i--) {
+        if (live[i].device == device) {
+            live_bytes -= (long long)live[i].bytes;
+            live[i] = live[--live_count];
+            return;
+        }
+    }
+}
+
 extern "C" long long kit_device_bytes_in_use(void)
 {
 #ifdef __CUDAEMU__
     return cudaemuBytesInUse();
 #else
-    return -1;
+    return live_overflow ? -1 : live_bytes;
 #endif
 }
