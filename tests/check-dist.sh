@@ -127,7 +127,8 @@ done
 set -- $labs
 if [ $# -ge 3 ]; then
     first=$1 second=$2
-    DIST_LABS="$first $second" DIST_GPU=no DIST_HANDOUTS=no tools/dist.sh --stage "$work/two" > "$work/two.log" 2>&1
+    # short names (lab1 lab2), as an instructor types them; the rendered handouts too, where pandoc is
+    DIST_LABS="${first%%-*} ${second%%-*}" DIST_GPU=no tools/dist.sh --stage "$work/two" > "$work/two.log" 2>&1
     rc=$?
     stray=$(cd "$work/two" 2>/dev/null && find . -type f | grep -E 'lab[0-9]' \
                 | grep -v -E "$first|$second|${first%%-*}[^0-9]|${second%%-*}[^0-9]" | head -n 5)

@@ -20,7 +20,8 @@
 # Environment:
 #   DIST_GPU=auto|yes|no     build the GPU references (auto: where nvcc exists)
 #   DIST_GPU_ARCH="flags"    nvcc flags for them instead of the full fat binary
-#   DIST_LABS="lab1-hello…"  only these labs, the others left out whole (default: every labs/lab*/)
+#   DIST_LABS="lab1 lab2"    only these labs (folder names, short names or numbers), the
+#                            others left out whole (default: every labs/lab*/)
 #   DIST_HANDOUTS=auto|no    render the handouts (auto: when pandoc is or can be installed)
 #   DIST_TARBALL=FILE        where to write it (default dist/cuda-labs-student.tar.gz)
 set -u
@@ -126,11 +127,16 @@ stage="$tmp/$name"
 mkdir -p "$stage"
 
 all_labs=$(ls -d labs/lab*/ 2>/dev/null | xargs -n 1 basename)
-labs=${DIST_LABS:-$all_labs}
-[ -n "$labs" ] || die "no labs in labs/"
-for lab in $labs; do
-    echo "$all_labs" | grep -qx "$lab" || die "DIST_LABS: no lab named $lab (the labs: $(echo $all_labs))"
+[ -n "$all_labs" ] || die "no labs in labs/"
+# Each name of DIST_LABS as a folder name, a short name or a number (lab3-folding, lab3, 3).
+labs=""
+for wanted in ${DIST_LABS:-$all_labs}; do
+    case $wanted in [0-9]*) wanted=lab$wanted ;; esac
+    lab=$(echo "$all_labs" | grep -x -e "$wanted" -e "$wanted-.*" | head -n 1)
+    [ -n "$lab" ] || die "DIST_LABS: no lab named $wanted (the labs: $(echo $all_labs))"
+    labs="$labs $lab"
 done
+labs=$(echo $labs)
 # The labs not released are left out whole: their skeletons, suites, calls,
 # handouts, benchmarks and figures.
 others=$(echo "$all_labs" | grep -v -x -F "$(echo "$labs" | tr ' ' '\n')")
@@ -197,9 +203,9 @@ fi
 if [ "${DIST_HANDOUTS:-auto}" != no ] && ls handouts/*.md >/dev/null 2>&1; then
     if tools/render-handout.sh --all build/handouts >"$tmp/handouts.log" 2>&1; then
         for f in build/handouts/*.html build/handouts/*.pdf; do
-            [ -f "$f" ] && cp "$f" "$stage/handouts/"
+            [ -f "$f" ] && ! not_released "handouts/$(basename "$f")" && cp "$f" "$stage/handouts/"
         done
-        say "rendered handouts: $(ls build/handouts/*.html | wc -l) HTML"
+        say "rendered handouts: $(ls "$stage"/handouts/*.html | wc -l) HTML"
     else
         sed 's/^/    /' "$tmp/handouts.log" >&2
         say "WARNING: the handouts were not rendered; the copy has them in Markdown only"
