@@ -4,7 +4,9 @@
  * partial per block in device memory, and a second kernel adds them up.
  * Here one launch does both, and reads faster:
  *   - float4 loads, two independent pairs per turn of a grid-stride loop,
- *     so that each thread has 64 bytes on their way before it needs them;
+ *     so that each thread has 64 bytes on their way before it needs them,
+ *     from the end of the vectors backwards (their ends are still in L2
+ *     after the upload);
  *   - each block adds its threads' sums with warp shuffles and stores its
  *     partial, as in the lab;
  *   - the block that finishes last adds the partials.  Each block, once its
@@ -59,16 +61,19 @@ static __global__ void __launch_bounds__(THREADS)
     __shared__ float warp_sums[WARPS];
     __shared__ double warp_sums_double[WARPS];
     __shared__ bool last_block;
-    const float4 *x4 = (const float4 *)x, *y4 = (const float4 *)y;
     int quads = n / 4, stride = gridDim.x * THREADS;
+    /* Counted from the end: the vectors' last parts were copied to the
+     * device last and are still in L2, so they are read before the stream
+     * through the rest pushes them out. */
+    const float4 *x4 = (const float4 *)x + quads - 1, *y4 = (const float4 *)y + quads - 1;
     int i = blockIdx.x * THREADS + threadIdx.x;
     float mine = 0.0f;
     for (; i + stride < quads; i += 2 * stride) {
-        float4 x0 = x4[i], y0 = y4[i], x1 = x4[i + stride], y1 = y4[i + stride];
+        float4 x0 = x4[-i], y0 = y4[-i], x1 = x4[-(i + stride)], y1 = y4[-(i + stride)];
         mine += dot4(x0, y0) + dot4(x1, y1);
     }
     if (i < quads)
-        mine += dot4(x4[i], y4[i]);
+        mine += dot4(x4[-i], y4[-i]);
     for (int j = 4 * quads + blockIdx.x * THREADS + threadIdx.x; j < n; j += stride)
         mine += x[j] * y[j];
 
