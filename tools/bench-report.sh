@@ -1,30 +1,30 @@
 #!/bin/sh
-# tools/bench-report.sh [DIR]: `make bench-report`.  Writes docs/performance.md
-# (and its plots under docs/performance/) from the results of the last
-# `make bench`: DIR/environment.txt, DIR/<lab>.csv and DIR/<lab>.png
-# (DIR defaults to build/bench).  Run it after a full `make bench` on a GPU.
+# tools/bench-report.sh [DIR...]: `make bench-report`.  Writes docs/performance.md
+# (and its plots under docs/performance/) from the results of `make bench`
+# runs, one section per run: DIR/environment.txt, DIR/<lab>.csv and
+# DIR/<lab>.png (DIR defaults to build/bench, the last run here).  To show
+# several GPUs, copy each run's build/bench somewhere and name every copy.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-dir=${1:-build/bench}
+[ $# -gt 0 ] || set -- build/bench
 page=docs/performance.md
 pictures=docs/performance
 
-csvs=$(ls "$dir"/lab*.csv 2>/dev/null | grep -v '\.raw\.csv$')
 results=1
-if [ ! -f "$dir/environment.txt" ] || [ -z "$csvs" ]; then
-    # A page with results is never replaced by one without.
-    if [ -f "$page" ]; then
-        echo "bench-report: no results in $dir: run make bench on a machine with a GPU first" >&2
-        exit 1
+for dir in "$@"; do
+    if [ ! -f "$dir/environment.txt" ] || [ -z "$(ls "$dir"/lab*.csv 2>/dev/null)" ]; then
+        # A page with results is never replaced by one without.
+        if [ -f "$page" ]; then
+            echo "bench-report: no results in $dir: run make bench on a machine with a GPU first" >&2
+            exit 1
+        fi
+        results=0
     fi
-    results=0
-fi
+done
 field() { sed -n "s/^$1: //p" "$dir/environment.txt" | head -n 1; }
-gpu=""
-[ $results = 1 ] && gpu=$(field gpu)
 if [ $results = 1 ]; then
     mkdir -p "$pictures"
-    rm -f "$pictures"/*.png
+    rm -f "$pictures"/*.png # (notes.md stays)
 fi
 
 # The method: the same on every page.
@@ -52,10 +52,18 @@ same table for your code (the `student` rows) next to the solution's.
 - **Caches.** Inputs are uploaded just before each run, as the labs' entry
   points do, so the library sees the data exactly as the lab does; below
   the L2 size that data sits partly in L2, which is why small sizes can
-  pass the ceiling.  `library-cold` rows read inputs that are not in L2
-  (rotated among copies larger than it).  The ceiling itself is a
-  device-to-device `cudaMemcpy` over rotated buffers, counting the bytes
-  read and written.
+  pass the ceiling.  The upload also leaves L2 full of lines not yet
+  written to device memory, and the next kernel pays for writing them
+  back: `library-cold` rows (inputs rotated among copies larger than L2,
+  no upload before) are faster than the plain `library` rows for that
+  reason.  The ceiling itself is a device-to-device `cudaMemcpy` over
+  rotated buffers, counting the bytes read and written.
+- **The steps and beyond.** The `solution` rows named after a lab's entry
+  points run the reference solution, which does what the lab's steps
+  teach and nothing more (it is what the grader's speed items time a
+  student against).  Rows naming a file of `solutions/` run the fastest
+  versions, beyond the steps (`fastest.cu`, `register_tiled.cu`): the
+  targets against the libraries are theirs.
 - **Columns.** *rate*: the bytes a version must move at least (GB/s), or
   2 n^3 floating-point operations for a matrix product (TFLOP/s).
   *% ceiling*: of the best copy rate of the run (for matrix products, of
@@ -70,9 +78,12 @@ same table for your code (the `student` rows) next to the solution's.
 EOF
 }
 
-# The run: its machine, the targets, then each lab's table and plot.
+# One run: its machine, the targets, then each lab's table and plot.
 results() {
-    echo "## This run"
+    csvs=$(ls "$dir"/lab*.csv 2>/dev/null | grep -v '\.raw\.csv$')
+    gpu=$(field gpu)
+    slug=$(echo "${gpu%%,*}" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
+    echo "## ${gpu%%,*}"
     echo
     echo "| | |"
     echo "|---|---|"
@@ -82,9 +93,7 @@ results() {
     echo "| run | $(field mode) |"
     echo "| date | $(field date) |"
     echo
-    echo "Regenerate this page from a new run with \`make bench && make bench-report\`."
-    echo
-    echo "## Targets"
+    echo "### Targets"
     echo
     echo "What the kit's solutions must reach (the first column names the lab):"
     echo
@@ -109,11 +118,11 @@ results() {
     for csv in $csvs; do
         lab=$(basename "$csv" .csv)
         echo
-        echo "## $lab"
+        echo "### $lab (${gpu%%,*})"
         echo
         if [ -f "$dir/$lab.png" ]; then
-            cp "$dir/$lab.png" "$pictures/$lab.png"
-            echo "![$lab: rate against size]($(basename "$pictures")/$lab.png)"
+            cp "$dir/$lab.png" "$pictures/$slug-$lab.png"
+            echo "![$lab on the ${gpu%%,*}: rate against size]($(basename "$pictures")/$slug-$lab.png)"
             echo
         fi
         awk -F, '
@@ -141,7 +150,14 @@ results() {
 {
     intro
     if [ $results = 1 ]; then
-        results
+        echo "Regenerate this page with \`make bench && make bench-report\` (one GPU), or"
+        echo "\`tools/bench-report.sh DIR...\` with a copy of each run's \`build/bench\`."
+        for dir in "$@"; do
+            echo
+            results
+        done
+        # What the runs mean, written by hand beside the plots (kept when the page is regenerated)
+        [ -f "$pictures/notes.md" ] && { echo; cat "$pictures/notes.md"; }
     else
         echo "## Results"
         echo
