@@ -701,8 +701,12 @@ void grid_barrier(const char *file, int line)
  * runtime's work; the watchdog's timer repeats until it finds such a moment.
  * Not under TSan, whose deferred signals and fiber switches do not mix. */
 static bool watchdog_armed;
-static timer_t watchdog_timer;
-static int watchdog_limit;
+static unsigned long long watchdog_launch; /* the launch the armed timer watches */
+static int watchdog_limit;                 /* seconds */
+/* One timer per host thread and process, made at its first launch and then
+ * only armed and disarmed: a launch costs two system calls, not six. */
+static thread_local timer_t watchdog_timer;
+static thread_local pid_t watchdog_timer_pid; /* 0: none yet (a fork's child makes its own) */
 
 static bool count_running(const thread_state *t, const void *)
 {
@@ -746,7 +750,8 @@ static std::string census(const block_state *b)
 static void watchdog_bark(int, siginfo_t *info, void *)
 {
     thread_state *t = current_thread();
-    if (!t || runtime_busy || L.failed || (unsigned long long)(uintptr_t)info->si_value.sival_ptr != current_launch_id)
+    (void)info;
+    if (!t || runtime_busy || L.failed || !watchdog_armed || watchdog_launch != current_launch_id)
         return; /* the runtime's own work, or a launch already over: the next tick decides */
     runtime_busy = 1;
     fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
@@ -787,33 +792,38 @@ static void watchdog_start(void)
     if (before.sa_sigaction != arena_fault)
         segv_before = before;
 #endif
-    const char *env = getenv("CUDAEMU_WATCHDOG_SECONDS");
+    const char *env = getenv("CUDAEMU_WATCHDOG_SECONDS"); /* read at every launch: a program may change it */
     watchdog_limit = env && *env ? atoi(env) : 20;
     if (watchdog_limit <= 0)
         return;
-    sa.sa_sigaction = watchdog_bark;
-    sigaction(SIGRTMIN, &sa, 0);
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SIGRTMIN;
-    ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
-    ev.sigev_value.sival_ptr = (void *)(uintptr_t)current_launch_id;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &watchdog_timer))
-        return;
+    if (watchdog_timer_pid != getpid()) {
+        sa.sa_sigaction = watchdog_bark;
+        sigaction(SIGRTMIN, &sa, 0);
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = SIGRTMIN;
+        ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
+        if (timer_create(CLOCK_MONOTONIC, &ev, &watchdog_timer))
+            return;
+        watchdog_timer_pid = getpid();
+    }
     struct itimerspec when;
     memset(&when, 0, sizeof when);
     when.it_value.tv_sec = watchdog_limit;
     when.it_interval.tv_nsec = 100 * 1000 * 1000;
-    timer_settime(watchdog_timer, 0, &when, 0);
-    watchdog_armed = true;
+    watchdog_launch = current_launch_id;
+    watchdog_armed = timer_settime(watchdog_timer, 0, &when, 0) == 0;
 #endif
 }
 
 static void watchdog_stop(void)
 {
-    if (watchdog_armed)
-        timer_delete(watchdog_timer);
+    if (watchdog_armed) {
+        struct itimerspec off;
+        memset(&off, 0, sizeof off);
+        timer_settime(watchdog_timer, 0, &off, 0);
+    }
     watchdog_armed = false;
 }
 
