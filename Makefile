@@ -8,7 +8,7 @@
 #   make doctor          what this machine has, and what is missing
 #   make handouts        the handouts as HTML (and PDF where possible) in build/handouts
 #   make dist            a student copy without solution sources, in dist/
-#   make gradescope|prairielearn|classroom LAB=lab3     a package for a platform
+#   make gradescope|prairielearn|github LAB=lab3        a package for a platform
 #   make batch LAB=lab3 SUBMISSIONS=dir                grade many submissions
 #
 # BACKEND=gpu|cpu picks the backend (default: gpu where a GPU is present).

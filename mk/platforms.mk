@@ -2,18 +2,22 @@
 #
 #   make gradescope LAB=lab3      dist/gradescope-lab3-folding.zip (the autograder to upload)
 #   make prairielearn LAB=lab3    dist/prairielearn-lab3-folding/ (folders for a course repository)
-#   make classroom LAB=lab3       dist/github-classroom-lab3-folding/ (an assignment's template repository)
+#   make github LAB=lab3          dist/github-lab3-folding/ (a starting repository that grades every push)
 #   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3]
 #                                 grade every subfolder of dir into OUT.csv and OUT.jsonl
 
-.PHONY: gradescope prairielearn classroom batch
+.PHONY: gradescope prairielearn github classroom batch
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
 
 gradescope:
 	$(need_lab)@sh platforms/gradescope/build.sh $(LAB)
 prairielearn:
 	$(need_lab)@sh platforms/prairielearn/build.sh $(LAB)
+github:
+	$(need_lab)@sh platforms/github/build.sh $(LAB)
 classroom:
-	$(need_lab)@sh platforms/github-classroom/build.sh $(LAB)
+	@echo "make classroom: GitHub Classroom's autograding is retired; make github LAB=... builds a repository" >&2
+	@echo "whose own GitHub Actions workflow grades every push (docs/instructors.md, \"GitHub\")." >&2
+	@exit 2
 batch:
 	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)

@@ -192,25 +192,36 @@ else
     not_ok "prairielearn: a non-compiling submission gives gradable false (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
 fi
 
-# ---- GitHub Classroom --------------------------------------------------------------------
-DIST_DIR="$work/dist" DIST_HANDOUTS=no platforms/github-classroom/build.sh "$lab" > "$work/build.log" 2>&1
-repo="$work/dist/github-classroom-$lab"
-if [ -f "$repo/.github/workflows/classroom.yml" ] && ! grep -q '@[A-Z]*@' "$repo/.github/workflows/classroom.yml" \
-   && [ ! -d "$repo/solutions" ]; then
-    ok "classroom: the template repository is a student copy with its workflow"
+# ---- GitHub: the repository and its workflow's steps, run here -----------------------------
+DIST_DIR="$work/dist" DIST_HANDOUTS=no platforms/github/build.sh "$lab" > "$work/build.log" 2>&1
+repo="$work/dist/github-$lab"
+workflow="$repo/.github/workflows/grade.yml"
+if [ -f "$workflow" ] && ! grep -q '@[A-Z]*@' "$workflow" && grep -q "sh .github/grade.sh $short\$" "$workflow" \
+   && [ -f "$repo/.github/grade.sh" ] && [ ! -d "$repo/solutions" ]; then
+    ok "github: the starting repository is a student copy whose workflow runs .github/grade.sh $short"
 else
-    not_ok "classroom: the template repository is a student copy with its workflow"; sed 's/^/    /' "$work/build.log" | tail -n 20
+    not_ok "github: the starting repository is a student copy whose workflow runs .github/grade.sh $short"
+    sed 's/^/    /' "$work/build.log" | tail -n 20
 fi
-# Hosted runners have no GPU: the cpu backend.
-(cd "$repo" && BACKEND=cpu sh .github/classroom/autograding-result.sh "$short") > "$work/output" 2>"$work/run.log"
-if perl -MJSON::PP -MMIME::Base64 -ne '
-        next unless s/^result=//; my $r = decode_json(decode_base64($_));
-        my $sum = 0; $sum += $_->{score} for @{$r->{tests}};
-        exit !($r->{version} == 1 && $r->{status} eq "fail" && @{$r->{tests}} > 0 && $r->{max_score} > 0 && $sum < $r->{max_score});
-        END { }' "$work/output" && grep -q '^result=' "$work/output"; then
-    ok "classroom: the skeleton gives the reporter a partial result, one test per item"
+# The workflow's grading step as the runner runs it (hosted runners have no GPU: the cpu backend),
+# on the skeleton: a partial result, the JUnit report with one test case per item, and the summary.
+(cd "$repo" && BACKEND=cpu sh .github/grade.sh "$short") > "$work/gh.log" 2>&1
+rc=$?
+items=$(./grader list "$short" 2>/dev/null | sed -n 's/.* \([0-9][0-9]*\) items.*/\1/p' | head -n 1)
+cases=$(grep -c '<testcase ' "$repo/grade-report.xml" 2>/dev/null)
+if [ "$rc" -eq 1 ] && [ "${cases:-0}" -eq "${items:-x}" ] && perl -MXML::Parser -e 1 2>/dev/null; then
+    perl -MXML::Parser -e 'XML::Parser->new->parsefile($ARGV[0])' "$repo/grade-report.xml" 2>/dev/null \
+        && ok "github: the grading step exits 1 on the skeleton and writes a valid JUnit report ($cases test cases)" \
+        || not_ok "github: the JUnit report is well-formed XML"
+elif [ "$rc" -eq 1 ] && [ "${cases:-0}" -eq "${items:-x}" ]; then
+    ok "github: the grading step exits 1 on the skeleton and writes the JUnit report ($cases test cases)"
 else
-    not_ok "classroom: the skeleton gives the reporter a partial result, one test per item"
-    sed 's/^/    /' "$work/run.log" | tail -n 20
+    not_ok "github: the grading step exits 1 on the skeleton and writes the JUnit report (exit $rc, $cases test cases of ${items:-?} items)"
+    sed 's/^/    /' "$work/gh.log" | tail -n 20
+fi
+if grep -q "^\*\*$short.*points" "$repo/grade-summary.md" 2>/dev/null && grep -q '^```text' "$repo/grade-summary.md"; then
+    ok "github: the summary page gets the total and the report"
+else
+    not_ok "github: the summary page gets the total and the report"; head -n 10 "$repo/grade-summary.md" 2>/dev/null | sed 's/^/    /'
 fi
 finish
