@@ -3,8 +3,9 @@
 #   make gradescope LAB=lab3      dist/gradescope-lab3-folding.zip (the autograder to upload)
 #   make prairielearn LAB=lab3    dist/prairielearn-lab3-folding/ (folders for a course repository)
 #   make github LAB=lab3          dist/github-lab3-folding/ (a starting repository that grades every push)
-#   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3]
+#   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3] [ONLY=gpu]
 #                                 grade every subfolder of dir into OUT.csv and OUT.jsonl
+#                                 (ONLY=gpu: the GPU-only items; tools/merge-grades.sh adds them up)
 
 .PHONY: gradescope prairielearn github classroom batch
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
@@ -20,4 +21,4 @@ classroom:
 	@echo "whose own GitHub Actions workflow grades every push (docs/instructors.md, \"GitHub\")." >&2
 	@exit 2
 batch:
-	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)
+	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@ONLY=$(ONLY) sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)

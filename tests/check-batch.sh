@@ -84,4 +84,38 @@ else not_ok "every row was graded with the batch's seed ($(cut -d ' ' -f 6 "$wor
 head -n 1 "$work/out/grades.csv" | grep -q '^id,status,points,max_points,exit_code,seed,.*,build_errors$' \
     && ok "the CSV header names the columns and every item" \
     || not_ok "the CSV header names the columns and every item: $(head -n 1 "$work/out/grades.csv")"
+# ---- a course on a platform without a GPU: some items there, the others here, added up ----
+# (On a GPU machine the second run is ONLY=gpu; here two halves of the cpu
+# items stand for the two runs.)  Each student's total must be the full run's.
+two="$work/two"
+mkdir -p "$two"
+cp -R "$subs/alice-correct" "$subs/bob-wrong" "$two/"
+items=$(./grader list 2>/dev/null | awk -v lab="$lab" '$1 == lab {on = 1; next} /^lab/ {on = 0} on && !/\(gpu/ {print $1}')
+first_half=$(echo "$items" | head -n 3 | paste -sd, -)
+second_half=$(echo "$items" | tail -n +4 | paste -sd, -)
+ONLY=$first_half SEED=4242 JOBS=2 tools/batch-grade.sh "${lab%%-*}" "$two" "$work/platform" > "$work/log1" 2>&1 \
+    && ONLY=$second_half SEED=4242 JOBS=2 tools/batch-grade.sh "${lab%%-*}" "$two" "$work/gpu" > "$work/log2" 2>&1 \
+    && tools/merge-grades.sh "$work/platform.csv" "$work/gpu.csv" > "$work/merged.csv" 2> "$work/merge.err"
+rc=$?
+full_alice=$(awk -F, '$1 == "alice-correct" {print $3}' "$work/out/grades.csv")
+full_bob=$(awk -F, '$1 == "bob-wrong" {print $3}' "$work/out/grades.csv")
+merged_alice=$(awk -F, '$1 == "alice-correct" {print $4}' "$work/merged.csv" 2>/dev/null)
+merged_bob=$(awk -F, '$1 == "bob-wrong" {print $4}' "$work/merged.csv" 2>/dev/null)
+part_alice=$(awk -F, '$1 == "alice-correct" {print $2}' "$work/merged.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ -n "$merged_alice" ] && [ "$merged_alice" = "$full_alice" ] && [ "$merged_bob" = "$full_bob" ] \
+   && [ "${part_alice:-0}" != "$full_alice" ] && head -n 1 "$work/merged.csv" | grep -q '^id,platform_points,gpu_points,total,note$'; then
+    ok "ONLY= batches of two parts of the items add up with merge-grades.sh to the full grade ($merged_alice and $merged_bob)"
+else
+    not_ok "ONLY= batches of two parts of the items add up with merge-grades.sh to the full grade (exit $rc; alice $merged_alice of $full_alice, bob $merged_bob of $full_bob)"
+    cat "$work/merge.err" "$work/merged.csv" 2>/dev/null | sed 's/^/    /' | head -n 10
+    tail -n 5 "$work/log1" "$work/log2" 2>/dev/null | sed 's/^/    /'
+fi
+printf 'student,score\n=alice,1\n' > "$work/odd.csv"
+if tools/merge-grades.sh "$work/odd.csv" "$work/gpu.csv" student score > "$work/odd-merged.csv" 2>&1 \
+   && grep -q "^'=alice,1,0,1,not in the GPU run$" "$work/odd-merged.csv"; then
+    ok "merge-grades.sh takes the platform's column names and quotes what a spreadsheet would run"
+else
+    not_ok "merge-grades.sh takes the platform's column names and quotes what a spreadsheet would run"
+    sed 's/^/    /' "$work/odd-merged.csv" | head -n 5
+fi
 finish

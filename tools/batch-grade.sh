@@ -20,6 +20,9 @@
 #   BACKEND=gpu|cpu         as everywhere in the kit
 #   SEED=S                  the inputs' seed (default: a fresh one, printed)
 #   BATCH_HIDDEN=no         grade with the public suite even when the hidden one exists
+#   ONLY=ITEM,ITEM | gpu    grade only these items; "gpu": the lab's GPU-only items (its
+#                           performance and sanitizer items), for a course whose platform has
+#                           no GPU: grade them here and add them with tools/merge-grades.sh
 set -u
 
 usage() { echo "usage: tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]" >&2; exit 2; }
@@ -48,7 +51,8 @@ if [ "${1:-}" = --grade-one ]; then
         user_arg=""
         [ -n "${BATCH_USERS:-}" ] && user_arg="--runner-user=${BATCH_USERS}$slot"
         timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
-            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg >>"$log" 2>&1
+            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg \
+            ${BATCH_ONLY:+--only=$BATCH_ONLY} >>"$log" 2>&1
         echo $? > "$BATCH_WORK/$number.rc"
         rmdir "$BATCH_WORK/slot.$slot"
     fi
@@ -88,6 +92,14 @@ if [ -f "${HIDDEN_SUITES:-grading/hidden}/$lab.c" ] && [ "${BATCH_HIDDEN:-yes}" 
     cd "$work/kit" || exit 2
     echo "batch-grade: with the hidden suite ${HIDDEN_SUITES:-grading/hidden}/$lab.c"
 fi
+only=${ONLY:-}
+if [ "$only" = gpu ]; then
+    only=$(./grader list 2>/dev/null | awk -v lab="$lab" '$1 == lab {on = 1; next} /^lab/ {on = 0}
+                                                           on && /\(gpu/ {printf "%s%s", sep, $1; sep = ","}')
+    [ -n "$only" ] || { echo "batch-grade: $lab has no GPU-only items" >&2; exit 2; }
+    [ "$backend" = gpu ] || echo "batch-grade: warning: ONLY=gpu on the $backend backend grades nothing (run it on a GPU machine)" >&2
+fi
+[ -n "$only" ] && echo "batch-grade: only the items $only"
 rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
 
 # Build what every submission shares (the grader, the harness, the reference)
@@ -123,7 +135,7 @@ if [ "$(id -u)" = 0 ] && [ "$jobs" -gt 1 ] && command -v useradd >/dev/null 2>&1
             || { echo "batch-grade: could not make the runner user $users$k; submissions share one" >&2; users=""; break; }
     done
 fi
-export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" BATCH_USERS="$users" \
+export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" BATCH_USERS="$users" BATCH_ONLY="$only" \
        BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
 tr '\t' '\n' < "$work/list" | tr '\n' '\0' | xargs -0 -n 3 -P "$jobs" sh "$self" --grade-one
 echo >&2
