@@ -112,9 +112,18 @@ sub matching {
     return -1;
 }
 
+# Whether a parameter list (without its parentheses) gives a default: an '='
+# outside any nested (), [] or {}, and not part of ==, <=, >= or !=.
+sub has_default_argument {
+    my ($params) = @_;
+    1 while $params =~ s/\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}/ /g;
+    return $params =~ /(?<![=!<>])=(?!=)/;
+}
+
 # ---- kernels defined here ----------------------------------------------------------
 my @kernels;             # {name, ns, template, body_start, body_end, pos, shared => [types]}
 my %template_kernel;     # kernel names that are templates
+my %default_arguments;   # kernel names declared with a default argument
 my %definitions;         # name -> how many definitions
 for my $e (grep { $_->[1] eq '__global__' } @events) {
     my ($p, undef, $scopes) = @$e;
@@ -129,6 +138,8 @@ for my $e (grep { $_->[1] eq '__global__' } @events) {
     my $close = matching($open);
     next if $close < 0;
     $template_kernel{$name} = 1 if $is_template;
+    # a prototype may carry the defaults, so look before asking for a body
+    $default_arguments{$name} = 1 if has_default_argument(substr($mask, $open + 1, $close - $open - 1));
     my $after = substr($mask, $close + 1, 400);
     next unless $after =~ /^((?:\s|const\b|noexcept\b|__attribute__\s*\(\(.*?\)\))*)\{/s;
     my $body_start = $close + 1 + length($1);
@@ -230,11 +241,16 @@ while ($mask =~ m{
     my $all = substr($src, $s, $e - $s);
     my $lost = newlines($all) - newlines($cfg_text) - newlines($args_text);
     my $call;
-    if ($template_kernel{$short} && $targs eq '') {
-        # template arguments deduced from the call: let C++ do it per thread
-        $call = "::cudaemu::launch_kernel(__FILE__, __LINE__, \"$name\", nullptr, ::cudaemu::config($cfg_text), "
+    if (($template_kernel{$short} && $targs eq '') || $default_arguments{$short}) {
+        # template arguments deduced from the call: let C++ do it per thread.
+        # Default arguments too: decltype(k) has no defaults, so the launch
+        # cannot list every parameter's value; each thread calls k with the
+        # arguments given (evaluated once, on the host) and C++ adds the
+        # defaults, the same values unless a default reads changing state.
+        my $kernel = $template_kernel{$short} && $targs eq '' ? 'nullptr' : "(const void *)$name$targs";
+        $call = "::cudaemu::launch_kernel(__FILE__, __LINE__, \"$name$targs\", $kernel, ::cudaemu::config($cfg_text), "
               . "[&](auto &&cudaemu_sink) { cudaemu_sink$args_text; }, "
-              . "[&](auto &&...cudaemu_args) { $name(cudaemu_args...); })";
+              . "[&](auto &&...cudaemu_args) { $name$targs(cudaemu_args...); })";
     } else {
         $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
               . "::cudaemu::kernel_args<decltype($name$targs)>$args_text)";

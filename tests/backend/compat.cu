@@ -2,9 +2,11 @@
  * Example") use beyond the kit's labs: CUDA's header guards, the profiler
  * API, integer min/max, device choice and peers, stream priorities and
  * callbacks, mapped and registered host memory, scoped atomics; each with
- * its result checked. */
+ * its result checked; half precision (cuda_fp16.h) on the device and the host;
+ * kernels with default arguments. */
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
+#include <cuda_fp16.h>
 
 #include "check.h"
 
@@ -80,6 +82,73 @@ static __global__ void scoped_atomics(scoped_counters *c)
 
 static __global__ void trap(void) { __trap(); }
 
+/* ---- kernels with default arguments, launched with fewer arguments ---------------- */
+static __global__ void fill_default(int *a, int value = 7, int count = 4)
+{
+    if ((int)threadIdx.x < count)
+        a[threadIdx.x] = value;
+}
+/* the default on the prototype, the definition without it */
+static __global__ void scale_default(float *a, float by = 2.0f);
+static __global__ void scale_default(float *a, float by) { a[threadIdx.x] *= by; }
+template <class T> static __global__ void set_default(T *a, T value = T(5)) { a[threadIdx.x] = value; }
+
+/* ---- half precision: each float, its half's bits and the half back as a float ---- */
+struct half_case {
+    float value;
+    unsigned short bits; /* rounded to nearest, ties to even */
+};
+static half_case half_cases[] = {
+    {1.0f, 0x3C00},
+    {1.0f + 0x1p-11f, 0x3C00},            /* halfway between 1 and the next half: to the even, 1 */
+    {1.0f + 0x3p-11f, 0x3C02},            /* halfway again: up to the even one */
+    {1.0f + 0x1p-11f + 0x1p-20f, 0x3C01}, /* just past halfway: up */
+    {65504.0f, 0x7BFF},                   /* the largest half */
+    {65519.0f, 0x7BFF},
+    {65520.0f, 0x7C00},                   /* halfway to 65536: to the even, infinity */
+    {1e6f, 0x7C00},
+    {-INFINITY, 0xFC00},
+    {NAN, 0x7FFF},                        /* CUDA's canonical NaN */
+    {0x1p-24f, 0x0001},                   /* the smallest subnormal */
+    {0x1p-25f, 0x0000},                   /* halfway to it: to the even, 0 */
+    {0x3p-26f, 0x0001},
+    {0x3p-25f, 0x0002},                   /* 1.5 units: to the even, 2 */
+    {0x5p-25f, 0x0002},                   /* 2.5 units: to the even, 2 */
+    {0x1p-14f - 0x1p-25f, 0x0400},        /* the largest subnormal and a half: the smallest normal */
+    {-2.0f, 0xC000},
+    {0.1f, 0x2E66},
+    {-0.0f, 0x8000},
+    {1e-30f, 0x0000},
+    {FLT_MIN / 4, 0x0000},                /* a float subnormal */
+};
+enum { HALF_CASES = sizeof half_cases / sizeof half_cases[0] };
+
+static __global__ void half_convert(const float *in, unsigned short *bits, float *back, int n)
+{
+    int i = (int)threadIdx.x;
+    if (i < n) {
+        __half h = __float2half(in[i]);
+        bits[i] = __half_as_ushort(h);
+        back[i] = __half2float(h);
+    }
+}
+static __global__ void half_arithmetic(__half *out)
+{
+    __half a = __float2half(0.1f), b = __float2half(1.0f / 3);
+    out[0] = __hadd(a, b);
+    out[1] = __hsub(b, a);
+    out[2] = __hmul(a, b);
+    out[3] = __hdiv(b, a);
+    out[4] = __hmul(a, __float2half(3.0f));
+    out[5] = __hadd(__ushort_as_half(0x3C01), __float2half(0x1p-11f)); /* a tie: to the even */
+    out[6] = a + b * b;                                                /* two roundings */
+    __half c = 1.5f;
+    float f = c;
+    out[7] = f == 1.5f ? -c : c;
+}
+/* a + b, b - a, a * b, b / a, 3a, (1 + 2^-10) + 2^-11, a + b * b (rounded twice), -1.5 */
+static const unsigned short half_arithmetic_bits[8] = {0x36EE, 0x3377, 0x2844, 0x42AB, 0x34CC, 0x3C02, 0x32C1, 0xBE00};
+
 /* ---- a stream callback ------------------------------------------------------------- */
 struct callback_record {
     int calls;
@@ -115,6 +184,25 @@ int main(void)
     EXPECT(p.computeMode == cudaComputeModeDefault, "computeMode %d", p.computeMode);
     EXPECT_OK(cudaDeviceGetAttribute(&attr, cudaDevAttrComputeMode, 0));
     EXPECT(attr == cudaComputeModeDefault, "cudaDevAttrComputeMode %d", attr);
+
+    /* the texture and surface limits deviceQuery prints: filled in, and
+     * consistent with each other as on a GPU */
+    EXPECT(p.textureAlignment == 512 && p.texturePitchAlignment == 32 && p.surfaceAlignment == 512,
+           "alignments %zu %zu %zu", p.textureAlignment, p.texturePitchAlignment, p.surfaceAlignment);
+    EXPECT(p.maxTexture1D == 131072 && p.maxTexture2D[0] == 131072 && p.maxTexture2D[1] == 65536,
+           "1D/2D textures %d (%d, %d)", p.maxTexture1D, p.maxTexture2D[0], p.maxTexture2D[1]);
+    EXPECT(p.maxTexture3D[0] == 16384 && p.maxTexture3D[1] == 16384 && p.maxTexture3D[2] == 16384,
+           "3D textures (%d, %d, %d)", p.maxTexture3D[0], p.maxTexture3D[1], p.maxTexture3D[2]);
+    EXPECT(p.maxTexture1DLayered[1] == 2048 && p.maxTexture2DLayered[2] == 2048 && p.maxTextureCubemap > 0 &&
+           p.maxTextureCubemapLayered[1] > 0, "layered textures");
+    EXPECT(p.maxTexture1DMipmap > 0 && p.maxTexture1DMipmap <= p.maxTexture1D && p.maxTexture1DLinear > 0 &&
+           p.maxTexture2DMipmap[1] > 0 && p.maxTexture2DGather[1] > 0 && p.maxTexture3DAlt[2] > 0 &&
+           p.maxTexture2DLinear[2] > 0, "mipmapped, linear, gather and alternate 3D textures");
+    EXPECT(p.maxSurface1D > 0 && p.maxSurface2D[1] > 0 && p.maxSurface3D[2] > 0 && p.maxSurface1DLayered[1] > 0 &&
+           p.maxSurface2DLayered[2] > 0 && p.maxSurfaceCubemap > 0 && p.maxSurfaceCubemapLayered[1] > 0,
+           "surfaces");
+    EXPECT_OK(cudaDeviceGetAttribute(&attr, cudaDevAttrTextureAlignment, 0));
+    EXPECT(attr == (int)p.textureAlignment, "cudaDevAttrTextureAlignment %d", attr);
 
     /* integer min and max, in a kernel and on the host */
     long long *d_mm, h_mm[8];
@@ -281,6 +369,84 @@ int main(void)
     EXPECT(h_c.add_float_system == 32.0f && h_c.add_double_block == 16.0, "float/double add: %f %f",
            h_c.add_float_system, h_c.add_double_block);
     EXPECT_OK(cudaFree(d_c));
+
+    /* default arguments of kernels: the launch gives some, the kernel's declaration the rest */
+    int *d_def, h_def[8];
+    EXPECT_OK(cudaMalloc(&d_def, sizeof h_def));
+    EXPECT_OK(cudaMemset(d_def, 0, sizeof h_def));
+    fill_default<<<1, 8>>>(d_def);
+    EXPECT_OK(cudaGetLastError());
+    EXPECT_OK(cudaMemcpy(h_def, d_def, sizeof h_def, cudaMemcpyDeviceToHost));
+    EXPECT(h_def[0] == 7 && h_def[3] == 7 && h_def[4] == 0 && h_def[7] == 0, "k(a): %d %d %d %d", h_def[0], h_def[3],
+           h_def[4], h_def[7]);
+    fill_default<<<1, 8>>>(d_def, 3);
+    EXPECT_OK(cudaMemcpy(h_def, d_def, sizeof h_def, cudaMemcpyDeviceToHost));
+    EXPECT(h_def[0] == 3 && h_def[3] == 3 && h_def[4] == 0, "k(a, 3): %d %d %d", h_def[0], h_def[3], h_def[4]);
+    fill_default<<<1, 8>>>(d_def, 9, 8);
+    EXPECT_OK(cudaMemcpy(h_def, d_def, sizeof h_def, cudaMemcpyDeviceToHost));
+    EXPECT(h_def[0] == 9 && h_def[7] == 9, "k(a, 9, 8): %d %d", h_def[0], h_def[7]);
+    set_default<int><<<1, 2>>>(d_def);
+    set_default<<<dim3(1), dim3(1), 0, 0>>>(d_def + 1, 6);
+    EXPECT_OK(cudaMemcpy(h_def, d_def, sizeof h_def, cudaMemcpyDeviceToHost));
+    EXPECT(h_def[0] == 5 && h_def[1] == 6, "template kernel with a default: %d %d", h_def[0], h_def[1]);
+    float *d_scale, h_scale[4] = {1, 2, 3, 4};
+    EXPECT_OK(cudaMalloc(&d_scale, sizeof h_scale));
+    EXPECT_OK(cudaMemcpy(d_scale, h_scale, sizeof h_scale, cudaMemcpyHostToDevice));
+    scale_default<<<1, 4>>>(d_scale);
+    scale_default<<<1, 4>>>(d_scale, 0.5f);
+    scale_default<<<1, 4>>>(d_scale);
+    EXPECT_OK(cudaMemcpy(h_scale, d_scale, sizeof h_scale, cudaMemcpyDeviceToHost));
+    EXPECT(h_scale[0] == 2 && h_scale[3] == 8, "default on the prototype: %g %g", h_scale[0], h_scale[3]);
+    /* the launch still knows which kernel it runs: its own shared memory limit applies */
+    EXPECT_OK(cudaFuncSetAttribute(fill_default, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+    fill_default<<<1, 1, 64 * 1024>>>(d_def);
+    EXPECT_OK(cudaGetLastError());
+    fill_default<<<1, 1, 97 * 1024>>>(d_def);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "97 KiB of dynamic shared memory over a 96 KiB limit");
+    EXPECT_OK(cudaFree(d_def));
+    EXPECT_OK(cudaFree(d_scale));
+
+    /* half precision: float to half rounds to nearest even, on the device and the host */
+    float h_in[HALF_CASES], h_back[HALF_CASES], *d_in, *d_back;
+    unsigned short h_bits[HALF_CASES], *d_bits;
+    for (int i = 0; i < HALF_CASES; i++)
+        h_in[i] = half_cases[i].value;
+    EXPECT_OK(cudaMalloc(&d_in, sizeof h_in));
+    EXPECT_OK(cudaMalloc(&d_back, sizeof h_back));
+    EXPECT_OK(cudaMalloc(&d_bits, sizeof h_bits));
+    EXPECT_OK(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
+    half_convert<<<1, 32>>>(d_in, d_bits, d_back, HALF_CASES);
+    EXPECT_OK(cudaMemcpy(h_bits, d_bits, sizeof h_bits, cudaMemcpyDeviceToHost));
+    EXPECT_OK(cudaMemcpy(h_back, d_back, sizeof h_back, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < HALF_CASES; i++) {
+        half_case c = half_cases[i];
+        unsigned short host = __half_as_ushort(__float2half(c.value));
+        float want_back = __half2float(__ushort_as_half(c.bits));
+        EXPECT(h_bits[i] == c.bits, "kernel __float2half(%a) = %#06x, want %#06x", c.value, h_bits[i], c.bits);
+        EXPECT(host == c.bits, "host __float2half(%a) = %#06x, want %#06x", c.value, host, c.bits);
+        EXPECT(h_back[i] == want_back || (isnan(h_back[i]) && isnan(want_back)), "kernel __half2float(%#06x) = %a",
+               c.bits, h_back[i]);
+    }
+    EXPECT(__half2float(__ushort_as_half(0x3C01)) == 1.0f + 0x1p-10f && __half2float(__ushort_as_half(0x0001)) == 0x1p-24f &&
+           __half2float(__ushort_as_half(0x7BFF)) == 65504.0f && __half2float(__ushort_as_half(0xFC00)) == -INFINITY &&
+           __half2float(__ushort_as_half(0x2E66)) == 0.0999755859375f && isnan(__half2float(__ushort_as_half(0x7FFF))) &&
+           signbit(__half2float(__ushort_as_half(0x8000))), "__half2float: exact, signs kept");
+    EXPECT(sizeof(__half) == 2 && alignof(__half) == 2, "sizeof(__half) %zu", sizeof(__half));
+    __half *d_half, h_half[8];
+    EXPECT_OK(cudaMalloc(&d_half, sizeof h_half));
+    half_arithmetic<<<1, 1>>>(d_half);
+    EXPECT_OK(cudaMemcpy(h_half, d_half, sizeof h_half, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 8; i++)
+        EXPECT(__half_as_ushort(h_half[i]) == half_arithmetic_bits[i], "half arithmetic %d: %#06x, want %#06x", i,
+               __half_as_ushort(h_half[i]), half_arithmetic_bits[i]);
+    __half a = __float2half(0.1f), b = __float2half(1.0f / 3);
+    EXPECT(__half_as_ushort(__hadd(a, b)) == 0x36EE && __half_as_ushort(__hmul(a, b)) == 0x2844 &&
+           __half_as_ushort(__hsub(b, a)) == 0x3377 && __half_as_ushort(__hdiv(b, a)) == 0x42AB,
+           "half arithmetic on the host");
+    EXPECT_OK(cudaFree(d_in));
+    EXPECT_OK(cudaFree(d_back));
+    EXPECT_OK(cudaFree(d_bits));
+    EXPECT_OK(cudaFree(d_half));
 
     /* after a failed kernel, a callback is refused with the sticky error, and not called */
     trap<<<1, 1>>>();

@@ -3,7 +3,9 @@
  * The build rewrites `k<<<grid, block, shmem, stream>>>(a, b)` into
  *     cudaemu::launch_typed(__FILE__, __LINE__, "k", k, cudaemu::config(grid, block, shmem, stream),
  *                           cudaemu::kernel_args<decltype(k)>(a, b))
- * or, for a template kernel whose template arguments come from the call,
+ * or, for a template kernel whose template arguments come from the call
+ * (kernel pointer nullptr) and for a kernel with default arguments (whose
+ * decltype does not have them; kernel pointer (const void *)k),
  *     cudaemu::launch_kernel(__FILE__, __LINE__, "k", nullptr, cudaemu::config(...),
  *                            [&](auto &&sink) { sink(a, b); },
  *                            [&](auto &&...x) { k(x...); })

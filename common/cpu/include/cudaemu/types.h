@@ -219,6 +219,32 @@ struct cudaDeviceProp {
     int major;
     int minor;
     size_t textureAlignment;
+    /* The texture and surface limits, named as in CUDA's driver_types.h:
+     * the backend has no textures, but programs print or check these
+     * (deviceQuery does).  maxTexture1DLinear is CUDA 11/12's, deprecated
+     * there and gone in 13; kept so that programs for those still compile. */
+    size_t texturePitchAlignment;
+    int maxTexture1D;
+    int maxTexture1DMipmap;
+    int maxTexture1DLinear;
+    int maxTexture2D[2];
+    int maxTexture2DMipmap[2];
+    int maxTexture2DLinear[3];   /* width, height, pitch */
+    int maxTexture2DGather[2];
+    int maxTexture3D[3];
+    int maxTexture3DAlt[3];
+    int maxTextureCubemap;
+    int maxTexture1DLayered[2];  /* width, layers */
+    int maxTexture2DLayered[3];  /* width, height, layers */
+    int maxTextureCubemapLayered[2];
+    int maxSurface1D;
+    int maxSurface2D[2];
+    int maxSurface3D[3];
+    int maxSurface1DLayered[2];
+    int maxSurface2DLayered[3];
+    int maxSurfaceCubemap;
+    int maxSurfaceCubemapLayered[2];
+    size_t surfaceAlignment;
     int deviceOverlap;
     int multiProcessorCount;
     int kernelExecTimeoutEnabled;
