@@ -157,8 +157,29 @@ grade_pl() {   # grade_pl SUBMISSION_DIR: a fresh /grade, as PrairieLearn makes 
     cp -R "$package/serverFilesCourse" "$work/grade/serverFilesCourse"
     cp -R "$package/questions/cuda-labs/$lab/tests" "$work/grade/tests"
     cp "$1"/* "$work/grade/student/"
-    PL_ROOT="$work/grade" GRADER_USER=$user sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
+    PL_ROOT="$work/grade" GRADER_USER=$user CUDA_LABS_KIT="${CUDA_LABS_KIT:-$work/no-image}" \
+        sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
 }
+# The grading image (image/ of the package): the kit built once, as its Dockerfile does
+# (emulated here with no Docker: image-setup.sh on a copy); a job then builds only the
+# student's files.  Timed against a job in the plain image, which builds the kit first.
+mkdir -p "$work/good"
+cp solutions/$lab/*.cu "$work/good/"
+grep -q '^RUN sh /cuda-labs/image-setup.sh /cuda-labs/kit '"$lab"' ' "$package/image/Dockerfile" 2>/dev/null \
+    && cp -R "$package/image" "$work/image" && sh "$work/image/image-setup.sh" "$work/image/kit" "$lab" > "$work/image.log" 2>&1
+image_rc=$?
+t0=$(date +%s); grade_pl "$work/good"; t1=$(date +%s)
+plain_s=$((t1 - t0))
+t0=$(date +%s); CUDA_LABS_KIT="$work/image/kit" grade_pl "$work/good"; t1=$(date +%s)
+image_s=$((t1 - t0))
+set -- $(pl_summary "$work/grade/results/results.json")
+if [ "$image_rc" -eq 0 ] && [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" \
+   && ! grep -q 'prepare-kit:' "$work/run.log" && [ ! -d "$work/image/kit/solutions" ]; then
+    ok "prairielearn: in the grading image a job builds only the student's files (score 1 in $image_s s; $plain_s s in the plain image)"
+else
+    not_ok "prairielearn: in the grading image a job builds only the student's files (setup exit $image_rc; ${*:-no valid results.json})"
+    sed 's/^/    /' "$work/image.log" "$work/run.log" 2>/dev/null | tail -n 20
+fi
 mkdir -p "$work/good" "$work/bad"
 cp solutions/$lab/*.cu "$work/good/"
 cp solutions/$lab/*.cu "$work/bad/"

@@ -6,6 +6,10 @@
 #                                          any student code runs), autograde.sh, prepare-kit.sh
 #   questions/cuda-labs/<lab>/             info.json (external grading), question.html,
 #                                          tests/run.sh (the grader's entrypoint)
+# and image/, the grading image that has the kit built once (Dockerfile): with
+# it a job builds only the student's files.  PL_IMAGE=NAME puts that image's
+# name in info.json (default: PrairieLearn's prairielearn/grader-c, in which
+# every job builds the kit first).
 set -u
 # DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
@@ -25,10 +29,14 @@ question="$out/questions/cuda-labs/$lab"
 mkdir -p "$server" "$question/tests" || exit 2
 sh platforms/common/package-kit.sh "$lab" "$server/kit" || exit 2
 cp platforms/common/autograde.sh platforms/common/prepare-kit.sh "$server/" || exit 2
+image=${PL_IMAGE:-prairielearn/grader-c}
 fill() { sed -e "s|@LAB@|$lab|g" -e "s|@SHORT@|$short|g" -e "s|@FILES_CSV@|$files_csv|g" \
-             -e "s|@FILES@|$files|g" -e "s|@UUID@|$uuid|g" "$1" > "$2"; }
+             -e "s|@FILES@|$files|g" -e "s|@UUID@|$uuid|g" -e "s|@IMAGE@|$image|g" "$1" > "$2"; }
 fill platforms/prairielearn/info.json "$question/info.json"
 fill platforms/prairielearn/question.html "$question/question.html"
 fill platforms/prairielearn/run.sh "$question/tests/run.sh"
 chmod +x "$question/tests/run.sh"
+mkdir -p "$out/image" && cp -R "$server/kit" "$out/image/kit" || exit 2
+cp platforms/prairielearn/image-setup.sh platforms/common/prepare-kit.sh "$out/image/" || exit 2
+fill platforms/prairielearn/Dockerfile "$out/image/Dockerfile"
 echo "prairielearn: $out (copy its two folders into your course repository)"
