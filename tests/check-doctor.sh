@@ -69,4 +69,22 @@ if [ "$with_gpu" = "-arch=sm_86" ] && [ -z "$without" ]; then
 else
     not_ok "cuda-arch: sm_86 for a GPU of compute capability 8.6, nvcc's default with no GPU ('$with_gpu', '$without')"
 fi
+# An nvcc that refuses the host compiler (as nvcc 11.8 refuses GCC 12): doctor says so and
+# names the way out, instead of leaving it to the first build.
+mkdir -p "$work/refusing"
+cat > "$work/refusing/nvcc" <<'EOF2'
+#!/bin/sh
+case " $* " in *" --version "*) echo "Cuda compilation tools, release 11.8, V11.8.89"; exit 0 ;; esac
+echo "error -- unsupported GNU version! gcc versions later than 11 are not supported!" >&2
+exit 1
+EOF2
+chmod +x "$work/refusing/nvcc"
+PATH="$work/refusing:$PATH" sh tools/doctor.sh > "$work/refusing.log" 2>&1
+if grep -q 'host compiler.*REFUSED by nvcc: .*unsupported GNU version' "$work/refusing.log" \
+   && grep -q "NVCC_EXTRA='-ccbin g++-11'" "$work/refusing.log"; then
+    ok "doctor: an nvcc that refuses the host compiler is named, with the way out"
+else
+    not_ok "doctor: an nvcc that refuses the host compiler is named, with the way out"
+    grep -i -A1 'host compiler\|Also' "$work/refusing.log" | sed 's/^/    /'
+fi
 finish

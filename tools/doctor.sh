@@ -91,6 +91,20 @@ else
     fi
 fi
 
+# The host compiler: each nvcc accepts only some GCC versions (11.8 up to
+# GCC 11, for example).  Asking nvcc itself is the only sure answer.
+if [ "$nvcc_present" = 1 ]; then
+    probe=$(mktemp -d) || exit 2
+    echo '__global__ void k(void) {} int main(void) { k<<<1, 1>>>(); return 0; }' > "$probe/k.cu"
+    if nvcc ${NVCC_EXTRA:-} -c "$probe/k.cu" -o "$probe/k.o" >"$probe/log" 2>&1; then
+        say "host compiler" "g++ $(g++ -dumpfullversion 2>/dev/null), accepted by this nvcc"
+    else
+        say "host compiler" "REFUSED by nvcc: $(grep -m 1 -i 'error' "$probe/log" | cut -c 1-100)"
+        advise "this nvcc does not accept g++ $(g++ -dumpfullversion 2>/dev/null); install a GCC it supports (for nvcc 11.8: sudo apt-get install -y g++-11) and export NVCC_EXTRA='-ccbin g++-11' before make and ./grader"
+    fi
+    rm -rf "$probe"
+fi
+
 if command -v compute-sanitizer >/dev/null 2>&1; then
     say "compute-sanitizer" "$(command -v compute-sanitizer)"
 elif [ "$nvcc_present" = 1 ] && [ -x "$(dirname "$(command -v nvcc)")/compute-sanitizer" ]; then
@@ -161,10 +175,32 @@ else
     [ -n "$(ls prebuilt/"$chosen"/*/reference.so 2>/dev/null | head -n 1)" ] \
         || advise "this student copy has no prebuilt/$chosen/ references: ask your instructor for a copy built for this backend"
 fi
+# A student copy's prebuilt references were built on another machine: they
+# load here only if this system's C and C++ libraries are as new as theirs.
+for reference in prebuilt/"$chosen"/*/reference.so; do
+    [ -f "$reference" ] || continue
+    lab=$(basename "$(dirname "$reference")")
+    if command -v perl >/dev/null 2>&1 && need=$(objdump -T "$reference" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -t. -k2,2n -k3,3n -u | tail -n 1) \
+       && have=$(ldd --version 2>/dev/null | head -n 1 | grep -o '[0-9]*\.[0-9]*$') && [ -n "$need" ] && [ -n "$have" ] \
+       && ! perl -e 'my ($n, $h) = @ARGV; $n =~ s/GLIBC_//; my @n = split /\./, $n; my @h = split /\./, $h;
+                     exit(($n[0] <=> $h[0] || ($n[1] // 0) <=> ($h[1] // 0)) <= 0 ? 0 : 1)' "$need" "$have"; then
+        say "reference $lab" "needs $need, this system has glibc $have: it cannot run here"
+        advise "the prebuilt references need a newer Linux (glibc ${need#GLIBC_}) than this one ($have): ask your instructor for a copy built on an older system, or use a newer distribution"
+        required_missing=1
+    fi
+done
+[ -n "$(ls prebuilt/"$chosen"/*/reference.so 2>/dev/null | head -n 1)" ] \
+    && say "references" "prebuilt/$chosen/: $(ls prebuilt/"$chosen"/*/reference.so | wc -l) labs$( [ -f prebuilt/gpu/ARCH ] && [ "$chosen" = gpu ] && printf ', built with %s' "$(cat prebuilt/gpu/ARCH | cut -c 1-60)")"
 if command -v pandoc >/dev/null 2>&1; then
-    say "pandoc" "$(first_line pandoc --version) (make handouts)"
+    engine=""
+    for e in weasyprint wkhtmltopdf xelatex pdflatex; do command -v "$e" >/dev/null 2>&1 && { engine=$e; break; }; done
+    say "pandoc" "$(first_line pandoc --version) (make handouts), PDF engine: ${engine:-none (HTML only; for PDF: sudo apt-get install -y weasyprint)}"
 else
     say "pandoc" "none (optional, for make handouts: sudo apt-get install -y pandoc)"
+fi
+if [ -d solutions ]; then
+    command -v zip >/dev/null 2>&1 && say "zip" "$(zip -v 2>/dev/null | sed -n 's/^This is \(Zip [0-9.]*\).*/\1/p') (make gradescope)" \
+        || say "zip" "none (for make gradescope: sudo apt-get install -y zip)"
 fi
 
 echo
