@@ -88,7 +88,9 @@ define LAB_RULES
 $1_CU := $$(notdir $$(wildcard labs/$1/*.cu))
 $1_STUDENT_SRC := $$(foreach f,$$($1_CU),$$(if $$(and $$(STUDENT_DIR),$$(wildcard $$(STUDENT_DIR)/$$f)),$$(STUDENT_DIR)/$$f,labs/$1/$$f))
 $1_SOUT := $$(if $$(STUDENT_TAG),$(B)/submissions/$$(STUDENT_TAG)/$1,$(B)/$1)
-$1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU))
+# In a student copy, a given file that holds another lab's answer comes compiled
+# (prebuilt/<backend>/<lab>/*.o, tools/dist.sh) instead of as source.
+$1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU)) $$(wildcard prebuilt/$(BACKEND)/$1/*.o)
 $1_REFERENCE_OBJS := $$(patsubst %.cu,$(B)/$1/reference/%.o,$$($1_CU))
 $1_HEADERS := $$(wildcard labs/$1/*.h) common/harness/kit.h
 $1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)

@@ -146,6 +146,20 @@ if [ $# -ge 3 ]; then
     fi
 fi
 
+# ---- a given file that holds another lab's answer comes compiled, not as source ---------------
+for given in $(grep -l 'dist: compiled only' labs/*/*.cu 2>/dev/null); do
+    glab=$(basename "$(dirname "$given")") gname=$(basename "$given" .cu)
+    DIST_LABS="$glab" DIST_GPU=no DIST_HANDOUTS=no tools/dist.sh --stage "$work/given" > "$work/given.log" 2>&1
+    if [ ! -f "$work/given/labs/$glab/$gname.cu" ] && [ -f "$work/given/prebuilt/cpu/$glab/$gname.o" ] \
+       && cp -R .deps "$work/given/" 2>/dev/null && (cd "$work/given" && make -s BACKEND=cpu "build/cpu/$glab/lab") > "$work/given-build.log" 2>&1; then
+        ok "$given: a copy of $glab holds its object, not its source, and the lab program builds with it"
+    else
+        not_ok "$given: a copy of $glab holds its object, not its source, and the lab program builds with it"
+        tail -n 5 "$work/given.log" "$work/given-build.log" 2>/dev/null | sed 's/^/    /'
+    fi
+    rm -rf "$work/given"
+done
+
 # ---- the GPU fat binary's flags ------------------------------------------------------
 if command -v nvcc >/dev/null 2>&1; then
     flags=$(tools/dist.sh --gencode)
