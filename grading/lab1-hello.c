@@ -10,6 +10,20 @@
  * The global_index items also require that the device did the work: out is
  * what one cudaMemcpy brought back after the launch, unchanged
  * (common/grading/evidence.c).
+ *
+ * The header's rules and the items that check them:
+ *   describe_device reports the current device's name, SMs, compute capability and limits -> device_query
+ *   hello: each thread of the blocks x threads launch prints its own block/thread line once -> hello_printf
+ *   hello waits until every line is printed, then returns 0 -> hello_printf
+ *   hello returns CUDA's own nonzero error code when the launch is refused -> launch_error_reported
+ *   hello prints a message on stderr that names the error -> launch_error_reported (stderr non-empty only)
+ *   hello reports a kernel that fails after it launched in the same way -> not checked
+ *   fill_global_indices makes one launch with exactly the grid and block it is given -> global_index_1d,
+ *       global_index_2d_3d, global_index_bounds
+ *   each thread whose global index g is below n stores g at out[g] -> global_index_1d, global_index_2d_3d
+ *   threads with g >= n store nothing, so out[n..] keeps its old values -> global_index_bounds
+ *   out is written by the kernel and copied back from the device -> global_index_1d, global_index_2d_3d,
+ *       global_index_bounds
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,25 @@
  * The items on results also require that the device did the work: each
  * result (for dot_product, the products it adds up) is what one cudaMemcpy
  * brought back after a kernel ran, unchanged (common/grading/evidence.c).
+ *
+ * The header's rules and the items that check them:
+ *   arrays are host memory: allocate on the device, copy in, launch, copy back -> products_exact,
+ *       grid_stride_few_blocks, dot_exact, dot_random
+ *   every entry point frees all the device memory it allocated -> memory_released
+ *   vector_mult_in_place launches blocks of LAB2_THREADS_PER_BLOCK (256) threads -> grid_stride_few_blocks
+ *   vector_mult and dot_product launch blocks of 256 threads too -> not checked
+ *   vector_mult: c[i] = a[i] * b[i] for every i < n, nothing written past c[n-1] -> products_exact
+ *   vector_mult: one thread per element -> not checked
+ *   vector_mult handles n = 0, n = 1 and n that is not a multiple of the block -> products_exact
+ *   vector_mult_in_place: a[i] becomes a[i] * b[i] for every i < n -> grid_stride_few_blocks
+ *   vector_mult_in_place: one launch of exactly `blocks` blocks, whatever n -> grid_stride_few_blocks
+ *   vector_mult_in_place: a grid-stride loop, each element done once -> grid_stride_few_blocks
+ *   dot_product returns the sum of a[i] * b[i] -> dot_exact, dot_random
+ *   dot_product: products made on the device and copied back, summed on the host -> dot_exact, dot_random
+ *   dot_product: one thread per product -> not checked
+ *   dot_product fills every field of *times -> phase_times (each above 0, together within the call)
+ *   kernel_ms is the kernel's time alone (events around the launch) -> phase_times
+ *   each phase time covers its own work (copy_in_ms includes cudaMalloc, etc.) -> not checked
  */
 #include <math.h>
 #include <stdio.h>

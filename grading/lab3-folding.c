@@ -10,6 +10,24 @@
  *   fold_unfold             going further: fold_unfold() gives the original array back
  *
  * The data are small integers, so every sum is exact whatever the order.
+ *
+ * The header's rules and the items that check them:
+ *   n elements take ceil(log2 n) rounds, one launch per round, none for n = 1 -> fold_launches
+ *   round r adds A[i + d] into A[i] for i < d with i + d < n, d = P >> r -> fold_invariant
+ *   no round writes A[i] for i >= d, so a left-behind element keeps its value -> fold_invariant
+ *   after each round, every live A[i] is the sum of a[j] over j % w == i -> fold_invariant
+ *   fold_sum returns the sum of a[0..n-1] for every n >= 1 -> fold_sums_exact, fold_large
+ *   the sum is A[0] after the last round, folded on the device and copied back -> fold_invariant,
+ *       fold_sums_exact, fold_large
+ *   fold_sum leaves the host array a unchanged -> not checked
+ *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> fold_invariant
+ *   with snapshots on, fold_sum checks fold_invariant_holds on every state -> not checked
+ *   fold_invariant_holds returns 1 for every correct state -> fold_predicate_accepts
+ *   fold_invariant_holds returns 0 when the live part is wrong -> fold_predicate_rejects
+ *   fold_invariant_holds ignores the elements outside the live part -> not checked
+ *   fold_invariant_holds is plain host code, run on the CPU -> not checked
+ *   fold_unfold turns the final state back into the original a[] -> fold_unfold
+ *   fold_unfold undoes the rounds on the device, last first, one launch each -> not checked
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,29 @@
  * The invariant and sums items also check, from the copy record, that the
  * device did the work: the sum returned is A[0] as the rounds left it, copied
  * back, and nothing goes from the host to the device between rounds.
+ *
+ * The header's rules and the items that check them:
+ *   n elements take ceil(log2 n) rounds, one launch per round, none for n = 1 -> naive_launches,
+ *       compact_launches
+ *   round r adds A[i + D] into A[i] for multiples i of 2D with i + D < n, D = 2^(r-1) -> naive_invariant,
+ *       compact_invariant
+ *   after each round, every multiple i of W holds a[i] + ... + a[min(i + W, n) - 1] -> naive_invariant,
+ *       compact_invariant
+ *   an element that lost a round keeps the value it had then -> naive_invariant, compact_invariant
+ *   both functions return the sum of a[0..n-1] for every n >= 1 -> naive_sums_exact, compact_sums_exact,
+ *       tournament_large
+ *   the sum is A[0] after the last round, played on the device and copied back -> naive_invariant,
+ *       compact_invariant, naive_sums_exact, compact_sums_exact, tournament_large
+ *   both functions leave the host array a unchanged -> not checked
+ *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> naive_invariant, compact_invariant
+ *   with snapshots on, both check tournament_invariant_holds on every state -> not checked
+ *   naive mapping: thread i looks after element i -> not checked
+ *   compact mapping: thread t looks after element 2Dt, as many threads as pairs -> compact_launches,
+ *       compact_invariant
+ *   compact mapping: no warp is launched without work -> compact_launches (idle whole blocks only)
+ *   tournament_invariant_holds returns 1 for every correct state -> tournament_predicate_accepts
+ *   tournament_invariant_holds returns 0 for a wrong state -> tournament_predicate_rejects
+ *   tournament_invariant_holds is plain host code, run on the CPU -> not checked
  */
 #include <stdio.h>
 #include <stdlib.h>

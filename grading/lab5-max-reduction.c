@@ -20,6 +20,32 @@
  * came back from the device (after the rounds, or the launch), nothing goes
  * from the host to the device after the first launch, and block_max brings
  * back one value, not the blocks' results.
+ *
+ * The header's rules and the items that check them:
+ *   part 1 takes ceil(log2 n) rounds, one launch per round, none for n = 1 -> tmax_launches
+ *   round r writes B[t] = max(A[2t], A[2t + 1]) (A[2t] alone at an odd end), ceil(m / 2) of them ->
+ *       tmax_invariant
+ *   each round writes into a second device array, and the two arrays swap roles -> not checked
+ *   SNAPSHOT the array just written (ceil(n / 2^r) values) after every round, round 0 too -> tmax_invariant
+ *   after round r, B[t] is the largest of a[tW .. min((t + 1)W, n) - 1], W = 2^r -> tmax_invariant
+ *   the one value left after the last round is the maximum, and is returned -> tmax_invariant, tmax_results
+ *   the identity is -INFINITY, not 0, so all-negative inputs work -> tmax_invariant, tmax_results,
+ *       block_max_negative
+ *   tournament_max returns the largest of a[0..n-1] for every n >= 1 -> tmax_results
+ *   the rounds run on the device, nothing is uploaded between them, the result is copied back ->
+ *       tmax_invariant, tmax_results
+ *   tournament_max leaves the host array a unchanged -> not checked
+ *   with snapshots on, tournament_max checks max_invariant_holds after every round -> not checked
+ *   max_invariant_holds returns 1 for every correct state -> tmax_predicate_accepts
+ *   max_invariant_holds returns 0 for a wrong state -> tmax_predicate_rejects
+ *   max_invariant_holds is host code -> not checked
+ *   block_max returns the largest of a[0..n-1] for every n >= 1 -> block_max_negative, block_max_edges,
+ *       block_max_random, block_max_schedules
+ *   block_max makes one launch, or two when a second pass combines the blocks -> block_max_launches
+ *   each block reduces its share in shared memory with a sequential-addressing tree -> not checked
+ *   __syncthreads separates the levels of the tree -> block_max_schedules, sanitizer
+ *   the blocks' results are combined on the device and one value comes back -> block_max_negative,
+ *       block_max_edges, block_max_random, block_max_schedules
  */
 #include <math.h>
 #include <stdio.h>

@@ -22,6 +22,38 @@
  * device computed it: the products of steps 1-2 and the partials of steps
  * 3-7 are what came back from the device (the host adds them up, as the
  * lab says), and in step 8 one float comes back and is the result.
+ *
+ * The header's rules and the items that check them:
+ *   arrays are host memory: allocate, copy in, launch with LAUNCH, copy the result back -> host_sum_exact,
+ *       host_sum_random, partials_invariant, host_finish_exact, host_finish_random, device_finish_exact,
+ *       device_finish_random
+ *   every function frees the device memory it allocated -> not checked
+ *   every block size, a power of two from 32 to 1024, works -> partials_invariant, host_finish_exact,
+ *       device_finish_exact
+ *   ownership: a grid-stride loop, block b owns the i with (i / B) % G == b -> partials_invariant
+ *   float results stay within |s - S| <= 2000 u sum|x_i y_i| -> host_sum_random, host_finish_random,
+ *       device_finish_random
+ *   dot_sum_on_host: products on the device, copied back, added up on the host -> host_sum_exact,
+ *       host_sum_random
+ *   dot_choose_blocks: SMs times resident blocks, from the occupancy API -> block_count (within 2x)
+ *   dot_choose_blocks: at most ceil(n / block_size) and at least 1 -> block_count
+ *   dot_host_finish: the first pass is a single launch -> not checked
+ *   dot_host_finish: each block adds up its elements with a shared-memory tree -> not checked
+ *   dot_host_finish: the partials come back to the host -> partials_invariant, host_finish_exact,
+ *       host_finish_random
+ *   dot_host_finish: the host checks dot_partials_hold on the partials -> not checked
+ *   dot_host_finish: the host adds up the partials and returns the total -> host_finish_exact,
+ *       host_finish_random
+ *   dot_host_finish: a non-NULL partials_out receives the `blocks` partials -> partials_invariant
+ *   dot_partials_hold: 1 when each partial is within tolerance of its block's dot, in double ->
+ *       predicate_accepts
+ *   dot_partials_hold: 0 when some partial is outside it -> predicate_rejects
+ *   dot_partials_hold: before returning 0, says on stderr which block fails and why -> not checked
+ *   dot_device_finish: the same first pass, then the partials added up on the device -> device_finish_exact,
+ *       device_finish_random
+ *   dot_device_finish: added by a one-block second launch or one atomicAdd per block -> not checked
+ *   dot_device_finish: one float comes back, and it is the total returned -> device_finish_exact,
+ *       device_finish_random
  */
 #include <math.h>
 #include <stdio.h>

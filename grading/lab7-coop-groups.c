@@ -19,6 +19,32 @@
  * Once a result is right, the copy record (kit.h part 9) must show that the
  * device computed it: every function here brings back one value, the
  * result the blocks added their totals into, and returns it.
+ *
+ * The header's rules and the items that check them:
+ *   each function returns the dot product of host arrays x, y (n >= 1) -> block_sync_exact,
+ *       block_sync_random, tile_shuffle_exact, tile_shuffle_random, cg_reduce_exact, cg_reduce_random,
+ *       vector_tail, vector_random, grid_sync
+ *   the result is computed on the device and only it comes back -> block_sync_exact, block_sync_random,
+ *       tile_shuffle_exact, tile_shuffle_random, cg_reduce_exact, cg_reduce_random, vector_tail,
+ *       vector_random, grid_sync
+ *   every block size, a power of two from 32 to 1024, works -> block_sync_exact, tile_shuffle_exact,
+ *       cg_reduce_exact, vector_tail
+ *   float results stay within the tolerance (c = 2000) -> block_sync_random, tile_shuffle_random,
+ *       cg_reduce_random, vector_random, grid_sync
+ *   the four atomic versions make a single launch -> not checked
+ *   every launch uses blocks of block_size threads -> not checked
+ *   the four atomic versions launch enough blocks to fill the device -> not checked
+ *   each thread adds up its own elements in a double -> not checked
+ *   each block adds its total into the result with exactly one atomicAdd -> not checked
+ *   dot_block_sync: a shared-memory tree with cg::thread_block and block.sync() -> not checked
+ *   dot_tile_shuffle: shuffles in each tiled_partition<32>, then warp 0 adds the warp totals -> not checked
+ *   dot_cg_reduce: the same, with cg::reduce for each warp's sum -> not checked
+ *   dot_vectorized: each thread reads four floats at a time with float4 loads -> not checked
+ *   dot_vectorized: any n, vectors 0 to 3 floats past a 16-byte boundary -> vector_tail, vector_random
+ *   dot_grid_sync: a single cooperative launch -> grid_sync
+ *   dot_grid_sync: totals stored, this_grid().sync(), then block 0 adds them up -> grid_sync (result only)
+ *   dot_grid_sync: no atomics -> not checked
+ *   dot_grid_sync: the grid fits on the device at once, sized by the occupancy API -> grid_sync
  */
 #include <math.h>
 #include <stdio.h>

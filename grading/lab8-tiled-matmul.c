@@ -24,6 +24,26 @@
  *     |C[r][c] - exact| <= c k u sum_i |A[r][i] B[i][c]|,   c = 2,
  * which any correct order meets and a dropped, doubled or misplaced term
  * (about sum|terms| / k) misses by a factor of about 1 / (k^2 u).
+ *
+ * The header's rules and the items that check them:
+ *   matrices are row-major floats: A is m x k, B is k x n, C = A B is m x n -> tiled_exact, tiled_random
+ *   pointers are host memory: copy to the device, launch, copy C back -> tiled_exact, tiled_random,
+ *       tiled_any_size
+ *   the functions free what they allocated -> not checked
+ *   matmul_tiled computes C = A B -> tiled_exact, tiled_random
+ *   every power-of-two tile from 1 to 32 works, m, k, n multiples of it -> tiled_exact, tiled_launch
+ *   one block of tile x tile threads for each tile of C -> tiled_launch
+ *   the two tiles live in one dynamic shared-memory buffer -> tiled_launch
+ *   the kernel reads the tile side from __constant__ memory -> tiled_launch (a 4-byte upload of it)
+ *   going further: any m, k and n -> tiled_any_size
+ *   matmul_shared_bytes: the bytes of two tiles of threads_per_block floats -> shared_bytes
+ *   occupancy_from_blocks: warps the resident blocks occupy over the SM's most warps -> occupancy_formula
+ *   matmul_occupancy: occupancy API, tile x tile threads, matmul_shared_bytes -> occupancy (exact if
+ *       the kernel's register count matches the reference's)
+ *   tile_for_block_size: root of the largest power of four not above the block size -> block_size_rule
+ *   tile_for_block_size returns 0 for fewer than 1 thread -> block_size_rule (0 only)
+ *   matmul_choose_tile: tile_for_block_size of the API's suggested block size -> choose_tile (exact if
+ *       the register counts match)
  */
 #include <math.h>
 #include <stdio.h>

@@ -26,6 +26,12 @@ EMU_SANITIZE_FLAGS := $(EMU_SANITIZE_$(SANITIZE))
 EMU_RUNTIME_address := -DCUDAEMU_ASAN
 EMU_RUNTIME_thread := -DCUDAEMU_TSAN
 EMU_CXXFLAGS := -std=c++17 -fPIC $(EMU_OPT) -D__CUDAEMU__=1 -I$(EMU_DIR)/include -Icommon/harness
+# A GPU stops a load or store at an address that is not a multiple of its
+# type's alignment (a float4 at a + 1); a CPU quietly allows it.  The
+# compiler's alignment check makes such an access stop here too, with the
+# student's file and line ("load of misaligned address ... for type 'const
+# float4', which requires 16 byte alignment").
+EMU_CHECKS := -fsanitize=alignment -fno-sanitize-recover=alignment
 
 EMU_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
 EMU_SOURCES := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*.S)
@@ -49,9 +55,9 @@ BACKEND_DEPS := $(EMU_LIB) $(EMU_DIR)/rewrite.pl $(EMU_HEADERS)
 cu_compile = mkdir -p $(dir $2) && \
 	$(EMU_CXX) -E -x c++ $(EMU_CXXFLAGS) -I$(dir $1) $3 -include cuda_runtime.h $1 -o $(basename $2).ii && \
 	perl $(EMU_DIR)/rewrite.pl $(basename $2).ii $(basename $2).emu.cpp && \
-	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
-so_link = $(EMU_CXX) -shared -Wl,-Bsymbolic $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
-exe_link = $(EMU_CXX) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_CHECKS) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
+so_link = $(EMU_CXX) -shared -Wl,-Bsymbolic $(EMU_CHECKS) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
+exe_link = $(EMU_CXX) $(EMU_CHECKS) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -lm
 
 # ---- nvcc as a front end ------------------------------------------------------------
 # g++ accepts some code that is not CUDA (a host function called from a

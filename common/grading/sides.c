@@ -207,6 +207,10 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
         side_fail(side, "the runner could not be started (limits, user or folder): a fault of the kit or this machine");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == WIRE_EXIT_MISALIGNED)
+        side_fail(side, "stopped at a misaligned memory access during %s (its line is in the error output): a value "
+                  "read or written at an address that is not a multiple of its size, such as a float4 that does not "
+                  "start on a 16-byte boundary; a GPU stops it too (cudaErrorMisalignedAddress)", during);
     if (WIFEXITED(status))
         side_fail(side, "the code called exit(%d) or _exit(%d) during %s: the functions you write must return to "
                   "their caller, never end the program", WEXITSTATUS(status), WEXITSTATUS(status), during);
