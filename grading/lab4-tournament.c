@@ -3,7 +3,7 @@
  *   naive_invariant / compact_invariant   the grader's own invariant on every round's snapshot (exact)
  *   naive_sums_exact / compact_sums_exact the sum for every n from 1 to 1050 and some primes above
  *   tournament_large                      both mappings for large n
- *   naive_launches                        one launch per round, ceil(log2 n) rounds
+ *   naive_launches                        one launch per round, ceil(log2 n) rounds, a thread per element
  *   compact_launches                      the same, and no block launched without work
  *   tournament_predicate_accepts          your tournament_invariant_holds() accepts every correct state
  *   tournament_predicate_rejects          ... and rejects wrong ones
@@ -28,7 +28,8 @@
  *   both functions leave the host array a unchanged -> not checked
  *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> naive_invariant, compact_invariant
  *   with snapshots on, both check tournament_invariant_holds on every state -> not checked
- *   naive mapping: thread i looks after element i -> not checked
+ *   naive mapping: thread i looks after element i -> naive_launches (a thread for each element in
+ *       every round, no block past them)
  *   compact mapping: thread t looks after element 2Dt, as many threads as pairs -> compact_launches,
  *       compact_invariant
  *   compact mapping: no warp is launched without work -> compact_launches (idle whole blocks only)
@@ -265,6 +266,22 @@ static void check_launches(int compact)
                     "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
                     "one launch each%s",
                     n, mapping_name(compact), launched, n, rounds, n == 1 ? " (n = 1 needs no launch at all)" : "");
+        /* naive: thread i looks after element i, so every round launches a
+         * thread for each of the n elements (and no block beyond them). */
+        for (int r = 1; r <= rounds && !compact; r++) {
+            const kit_launch *l = grade_launch_at(you, r - 1);
+            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            grade_check(blocks * per_block >= n,
+                        "n = %d, round %d: %s launched %lld threads (%lld blocks of %lld), fewer than the n = %d "
+                        "elements: in the naive mapping thread i looks after element i, in every round (launching "
+                        "only the threads the pairs need is the compact mapping, TODO 5)",
+                        n, r, l->kernel, blocks * per_block, blocks, per_block, n);
+            grade_check((blocks - 1) * per_block < n,
+                        "n = %d, round %d: %s launched %lld blocks of %lld threads, but thread i looks after element "
+                        "i: the last block starts past the n = %d elements; launch ceil(n / threads per block) blocks",
+                        n, r, l->kernel, blocks, per_block, n);
+        }
         for (int r = 1; r <= rounds && compact; r++) {
             const kit_launch *l = grade_launch_at(you, r - 1);
             long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
