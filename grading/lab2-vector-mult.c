@@ -16,16 +16,16 @@
  *       grid_stride_few_blocks, dot_exact, dot_random
  *   every entry point frees all the device memory it allocated -> memory_released
  *   vector_mult_in_place launches blocks of LAB2_THREADS_PER_BLOCK (256) threads -> grid_stride_few_blocks
- *   vector_mult and dot_product launch blocks of 256 threads too -> not checked
+ *   vector_mult and dot_product launch blocks of 256 threads too -> products_exact, dot_exact
  *   vector_mult: c[i] = a[i] * b[i] for every i < n, nothing written past c[n-1] -> products_exact
- *   vector_mult: one thread per element -> not checked
+ *   vector_mult: one thread per element -> products_exact (one launch of ceil(n / 256) blocks)
  *   vector_mult handles n = 0, n = 1 and n that is not a multiple of the block -> products_exact
  *   vector_mult_in_place: a[i] becomes a[i] * b[i] for every i < n -> grid_stride_few_blocks
  *   vector_mult_in_place: one launch of exactly `blocks` blocks, whatever n -> grid_stride_few_blocks
  *   vector_mult_in_place: a grid-stride loop, each element done once -> grid_stride_few_blocks
  *   dot_product returns the sum of a[i] * b[i] -> dot_exact, dot_random
  *   dot_product: products made on the device and copied back, summed on the host -> dot_exact, dot_random
- *   dot_product: one thread per product -> not checked
+ *   dot_product: one thread per product -> dot_exact (one launch of ceil(n / 256) blocks)
  *   dot_product fills every field of *times -> phase_times (each above 0, together within the call)
  *   kernel_ms is the kernel's time alone (events around the launch) -> phase_times
  *   each phase time covers its own work (copy_in_ms includes cudaMalloc, etc.) -> not checked
@@ -89,6 +89,31 @@ static void require_from_device(const char *what, const char *name, const float 
     grade_require_from_device(grade_student(), what, name, result, size, !an_input);
 }
 
+/* lab2.h: one thread per element, in blocks of LAB2_THREADS_PER_BLOCK: one
+ * launch of ceil(n / 256) blocks of 256 threads (none for n = 0). */
+static void expect_one_thread_per_element(const char *what, int n)
+{
+    grade_side *student = grade_student();
+    int launches = grade_launch_count(student);
+    if (n == 0) {
+        grade_check(launches == 0, "%s: made %d kernel launches; with n = 0 there is nothing to launch (a launch of "
+                    "0 blocks is an error)", what, launches);
+        return;
+    }
+    grade_check(launches == 1, "%s: made %d kernel launches; the products need one", what, launches);
+    const kit_launch *l = grade_launch_at(student, 0);
+    long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+    long long expected = ((long long)n + LAB2_THREADS_PER_BLOCK - 1) / LAB2_THREADS_PER_BLOCK;
+    grade_check(l->block[0] == LAB2_THREADS_PER_BLOCK && l->block[1] == 1 && l->block[2] == 1,
+                "%s: the blocks had (%u, %u, %u) threads; lab2.h asks for LAB2_THREADS_PER_BLOCK (%d)", what,
+                l->block[0], l->block[1], l->block[2], LAB2_THREADS_PER_BLOCK);
+    grade_check(blocks == expected,
+                "%s: %lld blocks of %d threads were launched, but one thread per element takes ceil(n / %d) = %lld "
+                "blocks%s", what, blocks, LAB2_THREADS_PER_BLOCK, LAB2_THREADS_PER_BLOCK, expected,
+                blocks < expected ? " (fewer threads than elements: is a loop in the kernel doing the rest?)"
+                                  : " (a whole block past the last element)");
+}
+
 /* ---- products_exact ---------------------------------------------------------------------- */
 
 static void item_products_exact(void)
@@ -113,6 +138,7 @@ static void item_products_exact(void)
         grade_check(isnan(c[n]), "%s: c[%d], one past the end, was written; only c[0..n-1] belong to the result",
                     what, n);
         require_from_device(what, "c", c, a, b, n); /* right, and the kernel's work */
+        expect_one_thread_per_element(what, n);
         free(a), free(b), free(c);
     }
 }
@@ -254,6 +280,7 @@ static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int
     if (exact_lo != 0) {
         if ((double)got == exact) {
             expect_products_from_device(what, a, b, n);
+            expect_one_thread_per_element(what, n);
             return;
         }
         double missing = exact - (double)got;
