@@ -37,7 +37,7 @@
  *       host_sum_random
  *   dot_choose_blocks: SMs times resident blocks, from the occupancy API -> block_count (within 2x)
  *   dot_choose_blocks: at most ceil(n / block_size) and at least 1 -> block_count
- *   dot_host_finish: the first pass is a single launch -> not checked
+ *   dot_host_finish: the first pass is a single launch -> host_finish_exact (one launch, the call's shape)
  *   dot_host_finish: each block adds up its elements with a shared-memory tree -> not checked
  *   dot_host_finish: the partials come back to the host -> partials_invariant, host_finish_exact,
  *       host_finish_random
@@ -378,6 +378,16 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
     for (int b = 0; b < blocks; b++)
         partials[b] = (float)dot[b];
     require_partials_from_device(partials, blocks, v);
+    /* lab6.h: the first pass is one launch of `blocks` blocks of block_size threads */
+    int launches = grade_launch_count(you);
+    grade_check(launches == 1, "%s: made %d kernel launches; the first pass is one launch, and the host adds the "
+                "partials", call, launches);
+    const kit_launch *l = grade_launch_at(you, 0);
+    grade_check((long long)l->grid[0] * l->grid[1] * l->grid[2] == blocks
+                    && (long long)l->block[0] * l->block[1] * l->block[2] == block_size,
+                "%s: %s was launched with %u x %u x %u blocks of %u x %u x %u threads; the call asks for %d blocks "
+                "of %d", call, l->kernel, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                blocks, block_size);
     free(dot);
     free(abs_dot);
     free(partials);
