@@ -71,7 +71,7 @@ case "$out" in /*) ;; *) out="$(pwd)/$out" ;; esac
 self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.." || exit 2
 
-lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+lab=$(sh tools/lab-folder.sh "$lab_arg")
 [ -n "$lab" ] && [ -d "labs/$lab" ] || { echo "batch-grade: no lab '$lab_arg' in labs/ (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
 short=${lab%%-*}
 lab_files=$(cd "labs/$lab" && ls *.cu)

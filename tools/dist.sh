@@ -131,9 +131,7 @@ all_labs=$(ls -d labs/lab*/ 2>/dev/null | xargs -n 1 basename)
 # Each name of DIST_LABS as a folder name, a short name or a number (lab3-folding, lab3, 3).
 labs=""
 for wanted in ${DIST_LABS:-$all_labs}; do
-    case $wanted in [0-9]*) wanted=lab$wanted ;; esac
-    lab=$(echo "$all_labs" | grep -x -e "$wanted" -e "$wanted-.*" | head -n 1)
-    [ -n "$lab" ] || die "DIST_LABS: no lab named $wanted (the labs: $(echo $all_labs))"
+    lab=$(sh tools/lab-folder.sh "$wanted") || die "DIST_LABS: no lab named $wanted (the labs: $(echo $all_labs))"
     labs="$labs $lab"
 done
 labs=$(echo $labs)

@@ -66,7 +66,7 @@ log="$work/grader.log"
 # ---- the kit, ready to grade, in a scratch folder -----------------------------
 cp -Rp "$kit" "$work/kit" ||  # -p: unchanged times, so nothing built is rebuilt
     { write_failure "The autograder's kit could not be copied." "$log"; exit 0; }
-labdir=$(cd "$work/kit/labs" && ls -d "$lab" "$lab"-* 2>/dev/null | head -n 1)
+labdir=$(sh "$work/kit/tools/lab-folder.sh" "$lab" "$work/kit")
 if [ -z "$labdir" ]; then
     write_failure "The autograder is set up for $lab, which this kit does not have." "$log"; exit 0
 fi

@@ -11,7 +11,7 @@ kit=${1:?usage: prepare-kit.sh KIT_DIR LAB}
 lab_arg=${2:?usage: prepare-kit.sh KIT_DIR LAB}
 cd "$kit" || exit 2
 
-lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+lab=$(sh tools/lab-folder.sh "$lab_arg")
 [ -n "$lab" ] || { echo "prepare-kit: no lab $lab_arg in $kit/labs" >&2; exit 2; }
 backend=${BACKEND:-cpu}
 

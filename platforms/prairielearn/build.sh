@@ -14,7 +14,7 @@ set -u
 # DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/prairielearn/build.sh LAB}
-lab=$(cd labs && ls -d "$lab_arg" "$lab_arg"-* 2>/dev/null | head -n 1)
+lab=$(sh tools/lab-folder.sh "$lab_arg")
 [ -n "$lab" ] || { echo "prairielearn: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
 short=${lab%%-*}
 files=$(cd "labs/$lab" && ls *.cu | tr '\n' ' ' | sed 's/ $//')

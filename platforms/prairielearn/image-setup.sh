@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$kit" || exit 2
 sh tools/setup.sh || exit 2
 sh "$here/prepare-kit.sh" "$kit" "$lab" || exit 2
-labdir=$(cd labs && ls -d "$lab" "$lab"-* 2>/dev/null | head -n 1)
+labdir=$(sh tools/lab-folder.sh "$lab")
 # the skeleton's build brings the backend and the harness up to date; a job's build reuses them
 make -s --no-print-directory BACKEND=cpu "build/cpu/$labdir/student.so" || exit 2
 echo "image-setup: $labdir built once in $kit"
