@@ -266,32 +266,30 @@ static void check_launches(int compact)
                     "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
                     "one launch each%s",
                     n, mapping_name(compact), launched, n, rounds, n == 1 ? " (n = 1 needs no launch at all)" : "");
-        /* naive: thread i looks after element i, so every round launches a
-         * thread for each of the n elements (and no block beyond them). */
-        for (int r = 1; r <= rounds && !compact; r++) {
+        for (int r = 1; r <= rounds; r++) {
             const kit_launch *l = grade_launch_at(you, r - 1);
             long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
             long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
-            grade_check(blocks * per_block >= n,
-                        "n = %d, round %d: %s launched %lld threads (%lld blocks of %lld), fewer than the n = %d "
-                        "elements: in the naive mapping thread i looks after element i, in every round (launching "
-                        "only the threads the pairs need is the compact mapping, TODO 5)",
-                        n, r, l->kernel, blocks * per_block, blocks, per_block, n);
-            grade_check((blocks - 1) * per_block < n,
-                        "n = %d, round %d: %s launched %lld blocks of %lld threads, but thread i looks after element "
-                        "i: the last block starts past the n = %d elements; launch ceil(n / threads per block) blocks",
-                        n, r, l->kernel, blocks, per_block, n);
-        }
-        for (int r = 1; r <= rounds && compact; r++) {
-            const kit_launch *l = grade_launch_at(you, r - 1);
-            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
-            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
+            long long last_block_start = (blocks - 1) * per_block;
+            if (!compact) {
+                /* naive: thread i looks after element i, so every round launches
+                 * a thread for each of the n elements, and no block beyond them */
+                grade_check(blocks * per_block >= n,
+                            "n = %d, round %d: %s launched %lld threads (%lld blocks of %lld), fewer than the n = %d "
+                            "elements: in the naive mapping thread i looks after element i, in every round (launching "
+                            "only the threads the pairs need is the compact mapping, TODO 5)",
+                            n, r, l->kernel, blocks * per_block, blocks, per_block, n);
+                grade_check(last_block_start < n,
+                            "n = %d, round %d: %s launched %lld blocks of %lld threads, but thread i looks after element "
+                            "i: the last block starts past the n = %d elements; launch ceil(n / threads per block) blocks",
+                            n, r, l->kernel, blocks, per_block, n);
+                continue;
+            }
+            /* compact: every block but the last must be full of work: the grid
+             * is about pairs / blockDim blocks, not n / blockDim as in the naive mapping */
             long long d = 1LL << (r - 1);
             long long pairs = (n - d + 2 * d - 1) / (2 * d);
-            grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
-            /* Every block but the last must be full of work: the grid is about
-             * pairs / blockDim blocks, not n / blockDim as in the naive mapping. */
-            long long last_block_start = (blocks - 1) * per_block;
             grade_check(last_block_start < pairs,
                         "n = %d, round %d (D = %lld): %s was launched with %lld blocks of %lld threads, but only %lld "
                         "threads have work (one per multiple i of 2D with i + D < n), so the block starting at thread "
