@@ -10,6 +10,7 @@
  * else is a bug in the kernel, reported at the student's line. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -700,13 +701,40 @@ void grid_barrier(const char *file, int line)
  * the kernel's own code (runtime_busy clear), never half-way through the
  * runtime's work; the watchdog's timer repeats until it finds such a moment.
  * Not under TSan, whose deferred signals and fiber switches do not mix. */
-static bool watchdog_armed;
-static unsigned long long watchdog_launch; /* the launch the armed timer watches */
-static int watchdog_limit;                 /* seconds */
-/* One timer per host thread and process, made at its first launch and then
- * only armed and disarmed: a launch costs two system calls, not six. */
+/* One timer per host thread and process, made at its first launch.  A
+ * launch only notes when it began; the timer is armed by the first launch
+ * after a quiet spell and left ticking when a launch ends, so a program that
+ * launches thousands of short kernels makes no system call for them.  When it
+ * fires, the handler decides: no launch running -> disarm; a launch younger
+ * than the limit -> fire again when it reaches it; else stop the kernel. */
+static int watchdog_limit;                          /* seconds */
 static thread_local timer_t watchdog_timer;
-static thread_local pid_t watchdog_timer_pid; /* 0: none yet (a fork's child makes its own) */
+static thread_local bool watchdog_made;             /* in this process (a fork's child makes its own) */
+static thread_local volatile sig_atomic_t watchdog_ticking; /* the timer is armed */
+static thread_local volatile sig_atomic_t watchdog_in_launch;
+static thread_local volatile double watchdog_began; /* the running launch's start, monotonic seconds */
+static thread_local volatile double watchdog_fires;  /* when the armed timer fires */
+
+static double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t); /* no system call: the vDSO */
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void watchdog_arm(double seconds)
+{
+    struct itimerspec when;
+    memset(&when, 0, sizeof when);
+    if (seconds < 0.001)
+        seconds = 0.001;
+    when.it_value.tv_sec = (time_t)seconds;
+    when.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+    watchdog_fires = monotonic_seconds() + seconds;
+    watchdog_ticking = timer_settime(watchdog_timer, 0, &when, 0) == 0;
+}
+
+static void watchdog_forget_after_fork(void) { watchdog_made = false; watchdog_ticking = 0; }
 
 static bool count_running(const thread_state *t, const void *)
 {
@@ -747,12 +775,17 @@ static std::string census(const block_state *b)
     return s;
 }
 
-static void watchdog_bark(int, siginfo_t *info, void *)
+static void watchdog_bark(int, siginfo_t *, void *)
 {
+    watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
+    if (!watchdog_in_launch)
+        return;
+    double left = watchdog_began + watchdog_limit - monotonic_seconds();
     thread_state *t = current_thread();
-    (void)info;
-    if (!t || runtime_busy || L.failed || !watchdog_armed || watchdog_launch != current_launch_id)
-        return; /* the runtime's own work, or a launch already over: the next tick decides */
+    if (left > 0 || !t || runtime_busy || L.failed) {
+        watchdog_arm(left > 0 ? left : 0.1); /* the runtime's own work: look again in 100 ms */
+        return;
+    }
     runtime_busy = 1;
     fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
                 "kernel " + std::string(L.name ? L.name : "?") + " ran for more than " + std::to_string(watchdog_limit) +
@@ -764,12 +797,14 @@ static void watchdog_bark(int, siginfo_t *info, void *)
 
 #if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
 static struct sigaction segv_before; /* the program's own handler, or the default */
+static volatile sig_atomic_t segv_installed; /* arena_fault is SIGSEGV's handler */
 
 static void arena_fault(int sig, siginfo_t *info, void *)
 {
     char what[512];
     if (!current_thread() || runtime_busy || L.failed || !memory_fault_in_arena(info->si_addr, what, sizeof what)) {
         sigaction(sig, &segv_before, 0); /* not a kernel's access to device memory: fault again, as before */
+        segv_installed = 0;
         return;
     }
     runtime_busy = 1;
@@ -786,17 +821,25 @@ static void watchdog_start(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART; /* NODEFER: the handler never returns to unblock it */
 #if !defined(CUDAEMU_ASAN)
-    struct sigaction before;
-    sa.sa_sigaction = arena_fault;
-    sigaction(SIGSEGV, &sa, &before);
-    if (before.sa_sigaction != arena_fault)
-        segv_before = before;
+    /* Installed once (a system call at every launch adds up over thousands);
+     * a handler the program installs later is its own choice. */
+    if (!segv_installed) {
+        struct sigaction before;
+        sa.sa_sigaction = arena_fault;
+        sigaction(SIGSEGV, &sa, &before);
+        if (before.sa_sigaction != arena_fault)
+            segv_before = before;
+        segv_installed = 1;
+    }
 #endif
     const char *env = getenv("CUDAEMU_WATCHDOG_SECONDS"); /* read at every launch: a program may change it */
     watchdog_limit = env && *env ? atoi(env) : 20;
     if (watchdog_limit <= 0)
         return;
-    if (watchdog_timer_pid != getpid()) {
+    if (!watchdog_made) {
+        static bool atfork_registered;
+        if (!atfork_registered)
+            atfork_registered = pthread_atfork(0, 0, watchdog_forget_after_fork) == 0;
         sa.sa_sigaction = watchdog_bark;
         sigaction(SIGRTMIN, &sa, 0);
         struct sigevent ev;
@@ -806,26 +849,18 @@ static void watchdog_start(void)
         ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
         if (timer_create(CLOCK_MONOTONIC, &ev, &watchdog_timer))
             return;
-        watchdog_timer_pid = getpid();
+        watchdog_made = true;
     }
-    struct itimerspec when;
-    memset(&when, 0, sizeof when);
-    when.it_value.tv_sec = watchdog_limit;
-    when.it_interval.tv_nsec = 100 * 1000 * 1000;
-    watchdog_launch = current_launch_id;
-    watchdog_armed = timer_settime(watchdog_timer, 0, &when, 0) == 0;
+    watchdog_began = monotonic_seconds();
+    watchdog_in_launch = 1; /* before looking at the timer: a tick from here on sees this launch */
+    /* armed by an earlier launch for a longer limit (the program lowered it): sooner */
+    if (!watchdog_ticking || watchdog_fires > watchdog_began + watchdog_limit + 0.5)
+        watchdog_arm(watchdog_limit);
 #endif
 }
 
-static void watchdog_stop(void)
-{
-    if (watchdog_armed) {
-        struct itimerspec off;
-        memset(&off, 0, sizeof off);
-        timer_settime(watchdog_timer, 0, &off, 0);
-    }
-    watchdog_armed = false;
-}
+/* The timer keeps ticking: the next launch, or its next tick, decides. */
+static void watchdog_stop(void) { watchdog_in_launch = 0; }
 
 /* ---- the launch --------------------------------------------------------------------------------- */
 static void setup_block(block_state *b, unsigned slot, unsigned linear)
