@@ -128,7 +128,8 @@ static void clear_output(grade_side *side)
 {
     int fds[2] = {side->out_fd, side->err_fd};
     for (int k = 0; k < 2; k++)
-        if (file_size(fds[k]) != 0 && (ftruncate(fds[k], 0) != 0 || lseek(fds[k], 0, SEEK_SET) != 0)) {
+        if (side->kept_sizes[k] != 0 /* empty when last looked at, after the last reply: no need to ask */
+            && file_size(fds[k]) != 0 && (ftruncate(fds[k], 0) != 0 || lseek(fds[k], 0, SEEK_SET) != 0)) {
             /* a stale start stays visible: harmless */
         }
     side->kept_sizes[0] = side->kept_sizes[1] = -2; /* a new call: read what it prints */
@@ -303,7 +304,9 @@ static const char *spawn_runner(grade_side *side, double cpu_seconds)
     close(replies[1]);
     side->request_fd = requests[1];
     side->reply_fd = replies[0];
+    fcntl(side->reply_fd, F_SETFL, O_NONBLOCK); /* read with deadlines: wire.c */
     side->records_valid = 0;
+    side->kept_sizes[0] = side->kept_sizes[1] = -2; /* what it prints while loading is cleared too */
     if (side->pid < 0) {
         side->pid = 0;
         stop_side(side);

@@ -104,10 +104,15 @@ static char *arena_take(size_t span)
     return (char *)at;
 }
 
-/* Gives a block's pages back; touching them again faults. */
+/* Makes a freed block's pages fault when touched.  A large block's pages
+ * also go back to the system; a small one's stay, so that the next
+ * allocation of that place (a program that allocates and frees in a loop)
+ * finds them without a page fault each: stale bytes, as a GPU leaves them. */
+static const size_t KEEP_PAGES_BELOW = (size_t)1 << 20;
 static void arena_give_back(void *p, size_t size)
 {
-    madvise(p, arena_span(size), MADV_DONTNEED);
+    if (arena_span(size) >= KEEP_PAGES_BELOW)
+        madvise(p, arena_span(size), MADV_DONTNEED);
     mprotect(p, arena_span(size), PROT_NONE);
 }
 
