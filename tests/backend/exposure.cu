@@ -198,6 +198,30 @@ int main(int argc, char **argv)
             EXPECT_OK(cudaFree(small));
         }
     }
+    if (PART("use_after_free")) {
+        /* a kernel given an array freed just before (freed small arrays wait,
+         * still mapped, until the next launch or allocation) faults; one freed
+         * and allocated again at once is usable */
+        int *gone, *again, h[16] = {0};
+        EXPECT_OK(cudaMalloc(&gone, sizeof h));
+        EXPECT_OK(cudaFree(gone));
+        write_far<<<1, 32>>>(gone, 0, 0);
+        cudaError_t err = cudaGetLastError();
+        const char *message = cudaGetErrorString(err);
+        printf("message: %s\n", message);
+        EXPECT(err == cudaErrorIllegalAddress, "a kernel writing a freed array gave %s, want cudaErrorIllegalAddress",
+               cudaGetErrorName(err));
+        EXPECT(strstr(message, "exposure.cu:") && strstr(message, "freed"), "the message: %s", message);
+        EXPECT(cudaDeviceReset() == cudaSuccess, "cudaDeviceReset");
+        EXPECT_OK(cudaMalloc(&gone, sizeof h));
+        EXPECT_OK(cudaFree(gone));
+        EXPECT_OK(cudaMalloc(&again, sizeof h));
+        write_far<<<1, 32>>>(again, 0, 0);
+        EXPECT_OK(cudaDeviceSynchronize());
+        EXPECT_OK(cudaMemcpy(h, again, sizeof h, cudaMemcpyDeviceToHost));
+        EXPECT(h[0] == 42, "the array allocated again holds %d, want 42", h[0]);
+        EXPECT_OK(cudaFree(again));
+    }
     printf("exposure: done\n");
     return check_result();
 }

@@ -88,6 +88,7 @@ size_t printf_limit(void) HIDDEN;
 
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
 void memory_reset(void) HIDDEN;
+void memory_before_launch(void) HIDDEN;  /* freed arrays fault from here on */
 bool memory_guards_damaged(char *what, size_t what_size) HIDDEN; /* after a launch */
 bool memory_fault_in_arena(const void *addr, char *what, size_t what_size) HIDDEN; /* a kernel's SIGSEGV */
 

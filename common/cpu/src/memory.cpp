@@ -84,6 +84,25 @@ static uintptr_t first_fit(const chunk &c, size_t span)
     return at + span <= end ? at : 0;
 }
 
+/* Freed small blocks wait here, still usable, until the next launch or
+ * allocation: a kernel is the only code that could touch them unnoticed
+ * (copies check the table), so they are made to fault before any kernel
+ * runs.  A program that frees and allocates the same size again, as most
+ * lab calls do, gets the block back with no system call at all. */
+enum { QUARANTINE_MAX = 8 };
+static struct {
+    char *at;
+    size_t span;
+} quarantine[QUARANTINE_MAX];
+static int quarantined;
+
+static void quarantine_flush(void)
+{
+    for (int i = 0; i < quarantined; i++)
+        mprotect(quarantine[i].at, quarantine[i].span, PROT_NONE);
+    quarantined = 0;
+}
+
 /* Room for a block of `span` bytes, made usable. */
 static char *arena_take(size_t span)
 {
@@ -99,6 +118,12 @@ static char *arena_take(size_t span)
         chunks[chunk_count++] = chunk{(char *)p, size};
         at = (uintptr_t)p;
     }
+    for (int i = 0; i < quarantined; i++)
+        if ((uintptr_t)quarantine[i].at == at && quarantine[i].span == span) {
+            quarantine[i] = quarantine[--quarantined]; /* still usable: taken back as it is */
+            return (char *)at;
+        }
+    quarantine_flush(); /* (a block overlapping the new one is made usable again just below) */
     if (mprotect((void *)at, span, PROT_READ | PROT_WRITE))
         return 0;
     return (char *)at;
@@ -111,10 +136,18 @@ static char *arena_take(size_t span)
 static const size_t KEEP_PAGES_BELOW = (size_t)1 << 20;
 static void arena_give_back(void *p, size_t size)
 {
-    if (arena_span(size) >= KEEP_PAGES_BELOW)
-        madvise(p, arena_span(size), MADV_DONTNEED);
+    if (arena_span(size) < KEEP_PAGES_BELOW) {
+        if (quarantined == QUARANTINE_MAX)
+            quarantine_flush();
+        quarantine[quarantined].at = (char *)p;
+        quarantine[quarantined++].span = arena_span(size);
+        return;
+    }
+    madvise(p, arena_span(size), MADV_DONTNEED);
     mprotect(p, arena_span(size), PROT_NONE);
 }
+
+void memory_before_launch(void) { quarantine_flush(); }
 
 /* Frees a block, wherever it came from. */
 static void free_block(void *p, const allocation &a)
@@ -274,6 +307,7 @@ void memory_reset(void)
 {
     for (auto &a : allocations)
         free_block((void *)(a.first & ~DISGUISE), a.second);
+    quarantine_flush();
     allocations.clear();
     registered.clear(); /* the program's memory: forgotten, not freed */
     device_bytes = 0;

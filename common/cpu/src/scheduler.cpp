@@ -987,6 +987,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
     shared_launch_begin(c.shmem);
+    memory_before_launch();
     watchdog_start();
 
     if (cooperative) {
