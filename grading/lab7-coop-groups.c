@@ -31,8 +31,10 @@
  *       cg_reduce_exact, vector_tail
  *   float results stay within the tolerance (c = 2000) -> block_sync_random, tile_shuffle_random,
  *       cg_reduce_random, vector_random, grid_sync
- *   the four atomic versions make a single launch -> not checked
- *   every launch uses blocks of block_size threads -> not checked
+ *   the four atomic versions make a single launch -> block_sync_exact, tile_shuffle_exact, cg_reduce_exact,
+ *       vector_tail
+ *   every launch uses blocks of block_size threads -> block_sync_exact, tile_shuffle_exact, cg_reduce_exact,
+ *       vector_tail
  *   the four atomic versions launch enough blocks to fill the device -> not checked
  *   each thread adds up its own elements in a double -> not checked
  *   each block adds its total into the result with exactly one atomicAdd -> not checked
@@ -106,6 +108,22 @@ static void require_dot_from_device(const char *fn, float got, const vectors *v,
     }
 }
 
+/* lab7.h: the four atomic versions make ONE launch, of blocks of block_size
+ * threads. */
+static void require_one_launch(const char *fn, int block_size)
+{
+    grade_side *you = grade_student();
+    int launches = grade_launch_count(you);
+    if (launches != 1)
+        grade_fail("%s with blocks of %d threads made %d launches: lab7.h asks for ONE launch, in which every "
+                   "block adds its total into the result with one atomicAdd", fn, block_size, launches);
+    const kit_launch *l = grade_launch_at(you, 0);
+    if (l->block[0] != (unsigned)block_size || l->block[1] != 1 || l->block[2] != 1)
+        grade_fail("%s was asked for blocks of %d threads but launched %s with blocks of %ux%ux%u (%s:%d): every "
+                   "launch uses blocks of block_size threads", fn, block_size, l->kernel, l->block[0], l->block[1],
+                   l->block[2], l->file, l->line);
+}
+
 /* ---- the three block reductions -------------------------------------------------------- */
 
 enum variant { BLOCK_SYNC, TILE_SHUFFLE, CG_REDUCE };
@@ -156,6 +174,7 @@ static void exact_item(enum variant which)
                 float got = call_variant(you, which, &v, b);
                 dot_check_exact(call, got, &v, variant_hints[which]);
                 require_dot_from_device(variant_names[which], got, &v, 1);
+                require_one_launch(variant_names[which], b);
             }
             free_vectors(&v);
         }
@@ -249,6 +268,7 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
     double exact = kit_dot(v->x, v->y, (size_t)v->n);
     if (got == (float)exact) {
         require_dot_from_device("dot_vectorized", got, v, 1);
+        require_one_launch("dot_vectorized", block_size);
         return;
     }
     if (isnan(got) || fabsf(got) > 1e37f) /* no load of TODO 5 makes that from these data: a slot nobody wrote did */

@@ -67,9 +67,9 @@
 
 #define CALLS_PUT(kind, T, name, ...) CALLS_PUT_##kind(T, name, __VA_ARGS__)
 #define CALLS_PUT_VAL(T, name, ...) grade_call_value(call_, &name, sizeof(T));
-#define CALLS_PUT_IN(T, name, count) grade_call_array(call_, name, (long long)(count), sizeof(T), 0);
-#define CALLS_PUT_OUT(T, name, count) grade_call_array(call_, (void *)name, (long long)(count), sizeof(T), 1);
-#define CALLS_PUT_INOUT(T, name, count) grade_call_array(call_, (void *)name, (long long)(count), sizeof(T), 1);
+#define CALLS_PUT_IN(T, name, count) grade_call_array(call_, #name, name, (long long)(count), sizeof(T), 0);
+#define CALLS_PUT_OUT(T, name, count) grade_call_array(call_, #name, (void *)name, (long long)(count), sizeof(T), 1);
+#define CALLS_PUT_INOUT(T, name, count) grade_call_array(call_, #name, (void *)name, (long long)(count), sizeof(T), 1);
 
 #define CALLS_STUB(SIDE, RET, NAME, N, ...)                                                  \
     __attribute__((unused)) static RET NAME##__##SIDE(CALLS_PARAMS_##N(__VA_ARGS__))         \

@@ -67,8 +67,14 @@ const char *grade_output(grade_side *side, int stream);
 typedef struct grade_call grade_call;
 grade_call *grade_call_begin(grade_side *side, const char *name);
 void grade_call_value(grade_call *call, const void *value, size_t size);
-void grade_call_array(grade_call *call, const void *array, long long count, size_t element_size, int back);
+void grade_call_array(grade_call *call, const char *name, const void *array, long long count, size_t element_size,
+                      int back);
 void grade_call_finish(grade_call *call, void *ret, size_t ret_size);
+
+/* From here to the end of the item, a call of the student's that changes an
+ * input array (IN in the calls description: const in the header) fails the
+ * item, naming the array and the first element changed. */
+void grade_inputs_must_stay(void);
 
 /* The harness of one side (each shared object carries its own). */
 void grade_reset_records(grade_side *side);

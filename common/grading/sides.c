@@ -428,6 +428,8 @@ struct grade_call {
     wire_msg request;
     struct { void *data; size_t size, offset; } back[ARRAYS_MAX];
     int n_back;
+    struct { const void *data; size_t size, offset, element_size; const char *name; } in[ARRAYS_MAX];
+    int n_in;
     size_t arena_used;
     int failed_write;
 };
@@ -463,7 +465,7 @@ grade_call *grade_call_begin(grade_side *side, const char *name)
     static grade_call call;
     call.side = side;
     call.name = name;
-    call.n_back = 0;
+    call.n_back = call.n_in = 0;
     call.arena_used = 0;
     call.failed_write = 0; /* (the arena is sized by the arrays; what a last call left there is never read) */
     wire_begin(&call.request, WIRE_CALL);
@@ -478,7 +480,11 @@ void grade_call_value(grade_call *c, const void *value, size_t size)
     wire_put_block(&c->request, value, size);
 }
 
-void grade_call_array(grade_call *c, const void *array, long long count, size_t element_size, int back)
+static int inputs_must_stay;
+void grade_inputs_must_stay(void) { inputs_must_stay = 1; }
+
+void grade_call_array(grade_call *c, const char *name, const void *array, long long count, size_t element_size,
+                      int back)
 {
     size_t size = count > 0 ? (size_t)count * element_size : 0;
     size_t offset = c->arena_used;
@@ -505,6 +511,29 @@ void grade_call_array(grade_call *c, const void *array, long long count, size_t 
         c->back[c->n_back].size = size;
         c->back[c->n_back].offset = offset;
         c->n_back++;
+    } else if (c->n_in < ARRAYS_MAX) {
+        c->in[c->n_in].data = array;
+        c->in[c->n_in].size = size;
+        c->in[c->n_in].offset = offset;
+        c->in[c->n_in].element_size = element_size;
+        c->in[c->n_in].name = name;
+        c->n_in++;
+    }
+}
+
+/* After a call of the student's: an input array it changed fails the item. */
+static void check_inputs_stayed(const grade_call *c)
+{
+    for (int i = 0; i < c->n_in; i++) {
+        const unsigned char *now = c->side->arena_map + c->in[i].offset, *was = c->in[i].data;
+        if (!c->in[i].size || memcmp(now, was, c->in[i].size) == 0)
+            continue;
+        size_t at = 0;
+        while (at < c->in[i].size && now[at] == was[at])
+            at++;
+        grade_fail("%s() changed its input array %s[] (element %zu first): the lab's header says it only reads "
+                   "it. Does a copy back from the device land in %s instead of in memory of its own?", c->name,
+                   c->in[i].name, at / c->in[i].element_size, c->in[i].name);
     }
 }
 
@@ -546,6 +575,8 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
         side_fail(side, "the runner's answer to %s does not parse: something in the process wrote into the "
                   "grader's channel", during);
     read_records(side, during);
+    if (inputs_must_stay && side->is_student)
+        check_inputs_stayed(c);
 }
 
 /* ---- the harness of each side --------------------------------------------------------------------- */
