@@ -19,7 +19,7 @@
  *   fold_sum returns the sum of a[0..n-1] for every n >= 1 -> fold_sums_exact, fold_large
  *   the sum is A[0] after the last round, folded on the device and copied back -> fold_invariant,
  *       fold_sums_exact, fold_large
- *   fold_sum leaves the host array a unchanged -> not checked
+ *   fold_sum leaves the host array a unchanged -> fold_sums_exact
  *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> fold_invariant
  *   with snapshots on, fold_sum checks fold_invariant_holds on every state -> not checked
  *   fold_invariant_holds returns 1 for every correct state -> fold_predicate_accepts
@@ -27,7 +27,8 @@
  *   fold_invariant_holds ignores the elements outside the live part -> not checked
  *   fold_invariant_holds is plain host code, run on the CPU -> not checked
  *   fold_unfold turns the final state back into the original a[] -> fold_unfold
- *   fold_unfold undoes the rounds on the device, last first, one launch each -> not checked
+ *   fold_unfold undoes the rounds on the device, last first, one launch each -> fold_unfold (launches, no
+ *       upload between them, the array from the device; not the order)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,7 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
 
 static void fold_sums_exact(void)
 {
+    grade_inputs_must_stay(); /* lab3.h: fold_sum leaves the host's a[] as it was */
     static const int primes_above[] = {1031, 2039, 4093, 8191, 65537};
     for (int n = 1; n <= 1050; n++)
         check_sum(n, grade_seed_for(n), -9, 9);
@@ -358,12 +360,20 @@ static void fold_unfold_item(void)
         int *state = new_ints(n);
         fold_state(a, n, round_count(n), state);
         grade_side *you = grade_student();
+        grade_reset_records(you);
         GRADE_FN(you, fold_unfold)(state, n);
         const char *todo = grade_todo_pending(you);
         if (todo && strstr(todo, "TODO 5")) {
             free(state), free(a);
             grade_skip("going further (TODOs 4 and 5) not attempted: it neither adds nor costs points");
         }
+        /* lab3.h: on the device, last round first, one launch per round */
+        if (grade_launch_count(you) != round_count(n))
+            grade_fail("n = %d: fold_unfold made %d launch%s, but there are %d rounds to undo: lab3.h asks for one "
+                       "launch per round, on the device", n, grade_launch_count(you),
+                       grade_launch_count(you) == 1 ? "" : "es", round_count(n));
+        grade_require_no_upload_after_launch(you, "fold_unfold", "the rounds are undone where the array is, in "
+                                             "device memory; nothing from the host enters it between rounds");
         for (int i = 0; i < n; i++)
             if (state[i] != a[i]) {
                 if (n <= PICTURE_MAX) {
@@ -373,6 +383,8 @@ static void fold_unfold_item(void)
                 grade_fail("n = %d (seed %llu): after fold_unfold, A[%d] = %d but the original value was %d", n,
                            (unsigned long long)seed, i, state[i], a[i]);
             }
+        grade_require_from_device(you, "fold_unfold", "the array it gave back", state, (size_t)n * sizeof *state,
+                                  0);
         free(state);
         free(a);
     }
