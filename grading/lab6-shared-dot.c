@@ -27,7 +27,8 @@
  *   arrays are host memory: allocate, copy in, launch with LAUNCH, copy the result back -> host_sum_exact,
  *       host_sum_random, partials_invariant, host_finish_exact, host_finish_random, device_finish_exact,
  *       device_finish_random
- *   every function frees the device memory it allocated -> not checked
+ *   every function frees the device memory it allocated -> host_sum_exact, host_finish_exact,
+ *       device_finish_exact
  *   every block size, a power of two from 32 to 1024, works -> partials_invariant, host_finish_exact,
  *       device_finish_exact
  *   ownership: a grid-stride loop, block b owns the i with (i / B) % G == b -> partials_invariant
@@ -144,9 +145,11 @@ static void host_sum_exact(void)
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
         vectors v = exact_vectors(sizes[k], grade_seed_for(k));
         grade_reset_records(grade_student());
+        long long before = grade_device_bytes_in_use(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
         dot_check_exact("dot_sum_on_host", got, &v,
                         "Does products_kernel cover every element, and the host loop add all n products?");
+        grade_require_memory_freed(grade_student(), "dot_sum_on_host", before);
         require_products_from_device(&v);
         free_vectors(&v);
     }
@@ -367,9 +370,11 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
     snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s",
              block_size);
     grade_reset_records(you);
+    long long before = grade_device_bytes_in_use(you);
     float got = GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, NULL);
     finish_call again = {v, block_size, blocks, 0};
     dot_check_exact(call, got, v, finish_hint(got, &again, hint)); /* (reruns only for a wrong total, then fails) */
+    grade_require_memory_freed(you, call, before);
     double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
     float *partials = malloc((size_t)blocks * sizeof(float));
     if (!dot || !abs_dot || !partials)
@@ -633,6 +638,7 @@ static void device_finish_exact(void)
                          blocks == 1 ? "" : "s", b, dot_schedule_text(schedule));
                 grade_set_schedule(you, schedule);
                 grade_reset_records(you);
+                long long before = grade_device_bytes_in_use(you);
                 float got = GRADE_FN(you, dot_device_finish)(v.x, v.y, v.n, b, blocks);
                 finish_call again = {&v, b, blocks, 1};
                 dot_check_exact(call, got, &v,
@@ -642,6 +648,7 @@ static void device_finish_exact(void)
                                                   "every partial, whatever their number?"
                                                 : NULL));
                 require_one_float_from_device(got, &v);
+                grade_require_memory_freed(you, call, before);
             }
             free_vectors(&v);
         }

@@ -29,7 +29,7 @@
  *   matrices are row-major floats: A is m x k, B is k x n, C = A B is m x n -> tiled_exact, tiled_random
  *   pointers are host memory: copy to the device, launch, copy C back -> tiled_exact, tiled_random,
  *       tiled_any_size
- *   the functions free what they allocated -> not checked
+ *   the functions free what they allocated -> tiled_launch (matmul_tiled; matmul_naive is the kit's)
  *   matmul_tiled computes C = A B -> tiled_exact, tiled_random
  *   every power-of-two tile from 1 to 32 works, m, k, n multiples of it -> tiled_exact, tiled_launch
  *   one block of tile x tile threads for each tile of C -> tiled_launch
@@ -350,13 +350,18 @@ static void tiled_launch(void)
         kit_fill_small_floats(a, (size_t)s.m * s.k, -2, 2, grade_seed_for(600 + t));
         kit_fill_small_floats(b, (size_t)s.k * s.n, -2, 2, grade_seed_for(700 + t));
         grade_reset_records(you);
+        long long before = grade_device_bytes_in_use(you);
         GRADE_FN(you, matmul_tiled)(a, b, c, s.m, s.k, s.n, t);
+        char call[64];
+        snprintf(call, sizeof call, "matmul_tiled(tile %d)", t);
+        grade_require_memory_freed(you, call, before);
         int launches = grade_launch_count(you);
         grade_check(launches == 1,
                     "matmul_tiled(tile %d) on A %d x %d and B %d x %d made %d kernel launches; it should make one "
                     "(through LAUNCH) of matmul_tiled_kernel",
                     t, s.m, s.k, s.k, s.n, launches);
-        const kit_launch *l = grade_launch_at(you, 0);
+        kit_launch launch = *grade_launch_at(you, 0); /* a copy: the next call's records replace these */
+        const kit_launch *l = &launch;
         unsigned threads = l->block[0] * l->block[1] * l->block[2];
         grade_check(threads == (unsigned)(t * t),
                     "matmul_tiled(tile %d) launched %s with blocks of %u x %u x %u = %u threads; a tile of %d x %d "

@@ -89,6 +89,16 @@ void grade_require_no_upload_after_launch(grade_side *side, const char *fn, cons
     }
 }
 
+void grade_require_memory_freed(grade_side *side, const char *call, long long before)
+{
+    long long after = grade_device_bytes_in_use(side);
+    if (before < 0 || after < 0)
+        return;
+    grade_check(after == before,
+                "%s left %lld bytes of device memory allocated (%lld before the call, %lld after): every cudaMalloc "
+                "needs its cudaFree", call, after - before, before, after);
+}
+
 void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why)
 {
     size_t total = 0;

@@ -106,6 +106,11 @@ void grade_require_from_device(grade_side *side, const char *fn, const char *wha
 /* Fails the item if `fn` copied anything from the host to the device after
  * its first launch; `why` says why the lab forbids it. */
 void grade_require_no_upload_after_launch(grade_side *side, const char *fn, const char *why);
+/* Fails the item if `call` left device memory allocated; `before` is
+ * grade_device_bytes_in_use(side) just before it.  Where kit.h could not
+ * count (a negative count: more allocations at once than it follows),
+ * nothing is checked. */
+void grade_require_memory_freed(grade_side *side, const char *call, long long before);
 /* Fails the item if `fn` copied more than `most` bytes back to the host. */
 void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why);
 /* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
