@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.." || exit 2
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 kit=$work/kit
 fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
-students=$FIXTURE/students
+students=$work/students
+fixture_students "$students" || { not_ok "the student variants can be made from their patches"; finish; }
 
 # results RUN FORMAT ARGS...: writes $work/RUN.FORMAT, the report in $work/RUN.FORMAT.log
 results() {

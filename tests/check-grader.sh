@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.." || exit 2
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 kit=$work/kit
 fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
-students=$FIXTURE/students
+students=$work/students
+fixture_students "$students" || { not_ok "the student variants can be made from their patches"; finish; }
 
 # grade NAME ARGS...: runs ./grader in the test kit (cpu backend unless ARGS
 # say otherwise: the fixture's expectations assume it); output in
@@ -100,7 +101,7 @@ expect racy "the schedules are tried in turn and the failing one is named" all_o
 grade nocompile lab1 --student-dir="$students/nocompile"
 expect nocompile "code that does not compile: every item fails with the compiler's error, exit 2" all_of '[ $rc -eq 2 ]' \
     '[ "$(status_of nocompile add_small)" = FAIL ]' '[ "$(status_of nocompile scale)" = FAIL ]' \
-    'has nocompile "your code does not compile"' 'has nocompile "fixture.cu:9:[0-9]*: error"'
+    'has nocompile "your code does not compile"' 'has nocompile "fixture.cu:10:[0-9]*: error"'
 
 grade only lab1 --solution --only=add_small,scale
 expect only "--only grades just the items named" all_of '[ $rc -eq 0 ]' \
