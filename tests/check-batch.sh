@@ -112,7 +112,7 @@ else
 fi
 printf 'student,score\n=alice,1\n' > "$work/odd.csv"
 if tools/merge-grades.sh "$work/odd.csv" "$work/gpu.csv" student score > "$work/odd-merged.csv" 2>&1 \
-   && grep -q "^'=alice,1,0,1,not in the GPU run$" "$work/odd-merged.csv"; then
+   && grep -q "^\"'=alice\",1,0,1,not in the GPU run$" "$work/odd-merged.csv"; then
     ok "merge-grades.sh takes the platform's column names and quotes what a spreadsheet would run"
 else
     not_ok "merge-grades.sh takes the platform's column names and quotes what a spreadsheet would run"

@@ -13,6 +13,7 @@
 #                                        compute-sanitizer item for a race or an out-of-bounds access)
 #   // backend: cpu|gpu                 (optional: only meaningful there)
 #   // must-say: <text>                 (optional, cpu backend: the feedback names the real mistake so)
+#   // whole-lab-within: <seconds>      (optional: every item is graded, and the whole lab in that time)
 # MUTANTS=lab4-tournament limits the run to one lab.
 # Versions graded on correctness run in parallel, one per core; those marked
 # "backend: gpu" (timing, races between blocks) run alone afterwards.
@@ -99,11 +100,19 @@ check_one() {
             not_ok "$name: needs a '// must-fail:' line"
             return
         fi
-        only=$(echo $must_fail | tr ' ' ',')
-        ./grader "$short" --backend="$BACKEND" --student-dir="$dir" --only="$only" \
+        only=--only=$(echo $must_fail | tr ' ' ',')
+        # "// whole-lab-within: SECONDS": every item graded, in that time at most
+        within=$(header whole-lab-within "$file")
+        [ -n "$within" ] && only=""
+        started=$(date +%s)
+        ./grader "$short" --backend="$BACKEND" --student-dir="$dir" $only \
             --format=json --out="$dir/r.json" >"$dir/log" 2>&1
         rc=$?
+        took=$(( $(date +%s) - started ))
         missed=""
+        if [ -n "$within" ] && [ "$took" -gt "$within" ]; then
+            missed="$missed (the whole lab took $took s, more than $within)"
+        fi
         for item in $must_fail; do
             line=$(json_items "$dir/r.json" 2>/dev/null | awk -v n="$item" '$1 == n')
             set -- $line
@@ -118,7 +127,7 @@ check_one() {
             missed="$missed (the feedback does not say '$must_say')"
         fi
         if [ "$rc" -eq 1 ] && [ -z "$missed" ]; then
-            ok "$name: loses points on $must_fail${must_say:+, saying so}"
+            ok "$name: loses points on $must_fail${must_say:+, saying so}${within:+, grading the lab in $took s}"
         else
             not_ok "$name: should lose points on $must_fail (exit $rc; not caught by:${missed:- -})"
             sed 's/^/    /' "$dir/log" | head -30

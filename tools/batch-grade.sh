@@ -202,16 +202,14 @@ perl -MJSON::PP -MEncode -e '
     open my $jl, ">", "$out.jsonl" or die "$out.jsonl: $!";
     print $jl $json->encode($_), "\n" for @rows;
 
-    # A cell a spreadsheet would read as a formula gets a leading quote mark.
-    sub csv { my $v = shift // ""; $v = "\x27$v" if $v =~ /^[=+\-@\t\r]/; $v =~ s/"/""/g;
-              $v =~ /[",\n\x27]/ ? "\"$v\"" : $v }
+    require "./tools/csv-cell.pl"; # spreadsheet-safe cells
     open my $csv, ">:encoding(UTF-8)", "$out.csv" or die "$out.csv: $!";
-    print $csv join(",", map { csv($_) } qw(id status points max_points exit_code seed), @item_names, "build_errors"), "\n";
+    print $csv join(",", map { csv_cell($_) } qw(id status points max_points exit_code seed), @item_names, "build_errors"), "\n";
     for my $row (@rows) {
         my %by_name = map { $_->{name} => $_ } @{$row->{items}};
         my @cells = map { my $i = $by_name{$_}; !$i ? "" : $i->{status} eq "skipped" ? "skipped" : $i->{points} } @item_names;
         (my $errors = $row->{build_errors}) =~ s/\n/ | /g;
-        print $csv join(",", map { csv($_) } $row->{id}, $row->{status}, $row->{points}, $row->{max_points} // "",
+        print $csv join(",", map { csv_cell($_) } $row->{id}, $row->{status}, $row->{points}, $row->{max_points} // "",
                         $row->{exit_code}, $row->{seed}, @cells, $errors), "\n";
     }
     printf "  %-24s %-14s %s\n", $_->{id}, $_->{status}, defined $_->{max_points} ? "$_->{points}/$_->{max_points}" : "-" for @rows;

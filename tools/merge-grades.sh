@@ -15,7 +15,7 @@
 set -u
 [ $# -ge 2 ] && [ $# -le 4 ] || { echo "usage: tools/merge-grades.sh PLATFORM.csv GPU.csv [ID_COLUMN [POINTS_COLUMN]]" >&2; exit 2; }
 for f in "$1" "$2"; do [ -r "$f" ] || { echo "merge-grades: cannot read $f" >&2; exit 2; }; done
-exec perl -e '
+CSV_CELL="$(cd "$(dirname "$0")" && pwd)/csv-cell.pl" exec perl -e '
     use strict; use warnings;
     my ($platform, $gpu, $id_col, $points_col) = @ARGV;
     # One CSV line into fields: commas inside double quotes stay, "" is a quote.
@@ -37,7 +37,7 @@ exec perl -e '
         return (\%rows, \@order); }
     my ($p, $p_order) = table($platform, $id_col, $points_col);
     my ($g, $g_order) = table($gpu, "id", "points");
-    sub cell { my ($v) = @_; $v = "\x27$v" if $v =~ /^[=+\-@]/; return $v =~ /[",\n]/ ? do { (my $q = $v) =~ s/"/""/g; "\"$q\"" } : $v; }
+    require "$ENV{CSV_CELL}"; # spreadsheet-safe cells
     print "id,platform_points,gpu_points,total,note\n";
     my %done;
     for my $id (@$p_order, @$g_order) {
@@ -47,6 +47,6 @@ exec perl -e '
         my $note = !$p->{$id} ? "not in the platform grades"
                  : !$g->{$id} ? "not in the GPU run"
                  : $g->{$id}{status} && $g->{$id}{status} !~ /^(graded|full_marks)$/ ? "GPU run: $g->{$id}{status}" : "";
-        printf "%s,%s,%s,%s,%s\n", cell($id), $pp + 0, $gp + 0, $pp + $gp, cell($note);
+        printf "%s,%s,%s,%s,%s\n", csv_cell($id), $pp + 0, $gp + 0, $pp + $gp, csv_cell($note);
     }
 ' "$1" "$2" "${3:-id}" "${4:-points}"

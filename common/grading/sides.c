@@ -229,6 +229,8 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
         char *message = wire_get_str(reply, 8192);
         str_clean(message);
         stop_side(side);
+        if (side->is_student && strstr(message, "(CUDAEMU_WATCHDOG_SECONDS"))
+            runner_mark_hung(); /* the cpu backend's watchdog stopped a kernel: later items get less time */
         if (side->is_student)
             grade_fail("your code stopped with an error during %s:\n%s%s%s", during, message, error_hint ? "\n" : "",
                        error_hint ? error_hint : "");
@@ -294,6 +296,12 @@ static const char *spawn_runner(grade_side *side, double cpu_seconds)
         close(requests[0]), close(requests[1]);
         return "the grader could not make pipes for a runner";
     }
+    /* The cpu backend's watchdog stops a kernel that runs too long, naming
+     * it: 20 s at first, 4 s once the student's code has hung in an item,
+     * so that one endless loop costs a lab well under a minute in all (the
+     * grader's value, whatever the environment says). */
+    if (side->is_student)
+        setenv("CUDAEMU_WATCHDOG_SECONDS", runner_item_shortened() ? "4" : "20", 1);
     char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
     const char *readable[] = {side->path, NULL};
     contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
