@@ -10,6 +10,12 @@
 #     memory's fill differs between schedule orders, the watchdog stops an
 #     endless kernel and a barrier one thread never reaches (1 s limit), and a
 #     write far past a device array is reported with the runtime intact;
+#   - params: a kernel's by-value arguments are copied once per launch (a
+#     textbook Lock whose destructor frees its mutex works, destructors run
+#     as often as on a GPU); groups: cg::thread_group as a type, run-time
+#     tiles, meta groups of a tile of a tile, binary_partition; stack: a
+#     kernel with more locals than the default stack runs once
+#     cudaLimitStackSize is raised (its overflow is a diagnostic below);
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
@@ -33,7 +39,7 @@ show() { sed 's/^/#   /' "$1" | head -${2:-15}; }
 for san in "" address thread; do
     targets=tests
     [ "$san" = address ] && targets="build/cpu-address/backend-tests/asan build/cpu-address/backend-tests/fidelity"
-    [ "$san" = thread ] && targets="build/cpu-thread/backend-tests/race build/cpu-thread/backend-tests/fidelity"
+    [ "$san" = thread ] && targets="build/cpu-thread/backend-tests/race build/cpu-thread/backend-tests/fidelity build/cpu-thread/backend-tests/params"
     if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san $targets > "$log/build" 2>&1; then
         ok "backend tests build${san:+ with SANITIZE=$san}"
     else
@@ -45,7 +51,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat fidelity exposure; do
+for t in basics shared warp coop compat fidelity exposure params groups stack; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -77,7 +83,7 @@ expect_report() {
 }
 
 # ---- diagnostics ----------------------------------------------------------------------------
-for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync out_of_bounds assert; do
+for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync out_of_bounds stack assert; do
     src=tests/backend/diagnostics.cu
     if expect_report $T/diagnostics $c $src "an error"; then
         line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)
@@ -119,6 +125,14 @@ for part in atomics votes; do
         not_ok "TSan build reports a race inside the backend's $part"; show "$log/out" 30
     fi
 done
+
+# each thread's copy of a by-value struct argument sits where the previous
+# thread's did: no report either
+if timeout 120 build/cpu-thread/backend-tests/params > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+    ok "TSan build: no report on kernels' by-value struct arguments"
+else
+    not_ok "TSan build reports a race on by-value struct arguments"; show "$log/out" 30
+fi
 
 # ---- ASan -----------------------------------------------------------------------------------------
 A=build/cpu-address/backend-tests/asan
@@ -204,6 +218,14 @@ if common/cpu/cucc -o "$log/host" "$log/host.cpp" "$log/fill.cu" > "$log/out" 2>
     ok "cucc compiles a host .cpp with the backend's cuda_runtime.h (not a toolkit's in the default path)"
 else
     not_ok "cucc: a host .cpp and the backend's headers"; show "$log/out"
+fi
+# coalesced_threads() is refused at the line that calls it, with a reason
+printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::coalesced_group g = cg::coalesced_threads();\n    o[g.thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/coalesced.cu"
+if ! common/cpu/cucc -o "$log/coalesced" "$log/coalesced.cu" > "$log/out" 2>&1 &&
+   grep -q "coalesced.cu:5:.*error: .*coalesced_threads() is not supported by the cpu backend" "$log/out"; then
+    ok "cucc refuses coalesced_threads() at its line with a clear message"
+else
+    not_ok "cucc and coalesced_threads()"; show "$log/out"
 fi
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q "cuBLAS" "$log/out"; then

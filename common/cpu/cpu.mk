@@ -32,6 +32,10 @@ EMU_CXXFLAGS := -std=c++17 -fPIC $(EMU_OPT) -D__CUDAEMU__=1 -I$(EMU_DIR)/include
 # student's file and line ("load of misaligned address ... for type 'const
 # float4', which requires 16 byte alignment").
 EMU_CHECKS := -fsanitize=alignment -fno-sanitize-recover=alignment
+# A thread's stack has a guard page below it (src/fiber.cpp); a function
+# whose frame is larger than a page must touch it page by page, or it could
+# jump over the guard into another thread's stack.
+EMU_STACK_CHECK := -fstack-clash-protection
 
 EMU_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
 EMU_SOURCES := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*.S)
@@ -55,7 +59,7 @@ BACKEND_DEPS := $(EMU_LIB) $(EMU_DIR)/rewrite.pl $(EMU_HEADERS)
 cu_compile = mkdir -p $(dir $2) && \
 	$(EMU_CXX) -E -x c++ $(EMU_CXXFLAGS) -I$(dir $1) $3 -include cuda_runtime.h $1 -o $(basename $2).ii && \
 	perl $(EMU_DIR)/rewrite.pl $(basename $2).ii $(basename $2).emu.cpp && \
-	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_CHECKS) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_CHECKS) $(EMU_STACK_CHECK) $(EMU_SANITIZE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
 # The grader loads a lab's shared object in a new runner at every item: with
 # the C++ and alignment-check runtimes linked in, that takes 0.25 ms instead of
 # 1 ms (loading libstdc++.so is most of it).  Not with ASan or TSan, whose

@@ -102,6 +102,17 @@ static __global__ void write_past_end(int *out, int n)
         out[i] = i;
 }
 
+/* 128 KB of local variables: more than a thread's 64 KB stack */
+static __global__ void big_locals(int *out, int n)
+{
+    volatile int local[32 * 1024];
+    for (int i = 0; i < n; i++)
+        local[i] = i + (int)threadIdx.x;
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += local[i];
+    out[threadIdx.x] = s;
+}
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -134,6 +145,8 @@ int main(int argc, char **argv)
         plain_grid_sync<<<2, 32>>>(d);
     else if (!strcmp(c, "out_of_bounds"))
         write_past_end<<<5, 256>>>(d, 1024), want = cudaErrorIllegalAddress; /* expect out_of_bounds: out-of-bounds write: a thread wrote past the end of a device array of 4096 bytes */
+    else if (!strcmp(c, "stack"))
+        big_locals<<<1, 32>>>(d, 32 * 1024), want = cudaErrorIllegalAddress; /* expect stack: kernel big_locals: thread \(0,0,0\) of block 0 overflowed its stack of 64 KB.*cudaLimitStackSize */
     else if (!strcmp(c, "assert"))
         device_assert<<<1, 32>>>(d), want = cudaErrorAssert;
     else {

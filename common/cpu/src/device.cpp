@@ -313,13 +313,21 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 {
     if (limit == cudaLimitPrintfFifoSize)
         printf_set_limit(value);
+    if (limit == cudaLimitStackSize) {
+        /* CUDA allows no change while a kernel runs; here one would pull
+         * the stacks from under the running threads */
+        if (in_kernel())
+            return api_fail(cudaErrorNotSupported, "cudaDeviceSetLimit(cudaLimitStackSize) inside a kernel");
+        fiber_set_stack_limit(value);
+    }
     return cudaSuccess;
 }
 cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
 {
     if (!value)
         return api_result(cudaErrorInvalidValue);
-    *value = limit == cudaLimitPrintfFifoSize ? printf_limit() : limit == cudaLimitStackSize ? 1024 : (size_t)8 << 20;
+    *value = limit == cudaLimitPrintfFifoSize ? printf_limit() : limit == cudaLimitStackSize ? fiber_stack_limit()
+                                                                                      : (size_t)8 << 20;
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }

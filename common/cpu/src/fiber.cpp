@@ -20,6 +20,10 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t 
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102 /* Linux 6.13; not yet in every libc's headers */
+#endif
+
 extern "C" void cudaemu_switch(void **save_sp, void *next_sp);
 
 namespace cudaemu {
@@ -36,6 +40,20 @@ static const size_t STACK_SIZE = 256 * 1024;
 static const size_t STACK_SIZE = 64 * 1024;
 #endif
 static const size_t STACKS_PER_CHUNK = 64;
+/* Below each stack, one page no access is allowed to: a thread that
+ * overflows its stack faults there (kernels are compiled with
+ * -fstack-clash-protection, so a large frame touches it page by page and
+ * cannot jump over it into the next stack) and the launch fails with a
+ * message, instead of overwriting another thread's stack. */
+static const size_t GUARD = 4096;
+/* cudaLimitStackSize as the program set it (a GPU's default, 1 KB); above
+ * that default, fibers get that much more stack than STACK_SIZE. */
+static const size_t GPU_DEFAULT_STACK = 1024;
+static size_t stack_limit = GPU_DEFAULT_STACK;
+static size_t stack_size = STACK_SIZE;
+/* the mapping new stacks are cut from */
+static char *chunk;
+static size_t chunk_left;
 
 static void fiber_entry(void);
 
@@ -74,11 +92,11 @@ fiber *fiber_new(void)
             abort();
         }
         /* Stacks come 64 to a mapping: a grid-wide launch can need tens of
-         * thousands, and each mapping counts against vm.max_map_count. */
-        static char *chunk;
-        static size_t chunk_left;
+         * thousands, and each mapping counts against vm.max_map_count (a
+         * guard page splits it: two entries per stack). */
+        size_t slot = GUARD + stack_size;
         if (!chunk_left) {
-            chunk = (char *)mmap(0, STACK_SIZE * STACKS_PER_CHUNK, PROT_READ | PROT_WRITE,
+            chunk = (char *)mmap(0, slot * STACKS_PER_CHUNK, PROT_READ | PROT_WRITE,
                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
             if (chunk == MAP_FAILED) {
                 fprintf(stderr, "cudaemu: no memory for fiber stacks (%zu fibers so far)\n", fiber_count);
@@ -87,15 +105,54 @@ fiber *fiber_new(void)
             chunk_left = STACKS_PER_CHUNK;
         }
         char *region = chunk;
-        chunk += STACK_SIZE;
+        chunk += slot;
         chunk_left--;
+        /* Once per fiber of the process (they are pooled), not per launch.
+         * Linux 6.13's guard regions cost a quarter of mprotect's time and
+         * do not split the mapping; older kernels refuse them. */
+        if (madvise(region, GUARD, MADV_GUARD_INSTALL) && mprotect(region, GUARD, PROT_NONE)) {
+            fprintf(stderr, "cudaemu: cannot make a fiber's guard page (%zu fibers so far)\n", fiber_count);
+            abort();
+        }
         f = (fiber *)calloc(1, sizeof *f);
-        f->stack = region;
-        f->stack_size = STACK_SIZE;
+        f->stack = region + GUARD;
+        f->stack_size = stack_size;
         all_fibers[fiber_count++] = f;
     }
     fiber_prepare(f);
     return f;
+}
+
+size_t fiber_stack_limit(void) { return stack_limit; }
+
+void fiber_set_stack_limit(size_t bytes)
+{
+    size_t extra = bytes > GPU_DEFAULT_STACK ? (bytes + GUARD - 1) / GUARD * GUARD : 0;
+    stack_limit = bytes;
+    if (STACK_SIZE + extra == stack_size)
+        return;
+    /* Called between launches, when every fiber is free: drop them all, so
+     * that the next launch makes fibers of the new size. */
+    for (size_t i = 0; i < fiber_count; i++) {
+#ifdef CUDAEMU_ASAN
+        /* an abandoned thread's poisoned frames must not outlive its stack */
+        __asan_unpoison_memory_region(all_fibers[i]->stack, all_fibers[i]->stack_size);
+#endif
+        munmap(all_fibers[i]->stack - GUARD, GUARD + all_fibers[i]->stack_size);
+        free(all_fibers[i]);
+    }
+    if (chunk_left)
+        munmap(chunk, chunk_left * (GUARD + stack_size));
+    stack_size = STACK_SIZE + extra;
+    fiber_count = 0;
+    free_fibers = 0;
+    chunk_left = 0;
+}
+
+bool fiber_guard_hit(const void *addr)
+{
+    fiber *f = current_fiber;
+    return f && (const char *)addr < f->stack && (const char *)addr >= f->stack - GUARD;
 }
 
 void fiber_release(fiber *f)

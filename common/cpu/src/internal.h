@@ -35,6 +35,9 @@ void fiber_switch(fiber *to, bool leaving_for_good) HIDDEN; /* to == null: back 
 void fiber_release(fiber *f) HIDDEN;       /* back to the pool */
 void fibers_abandon_all(void) HIDDEN;      /* after a failed launch */
 void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber runs */
+size_t fiber_stack_limit(void) HIDDEN;     /* cudaLimitStackSize */
+void fiber_set_stack_limit(size_t bytes) HIDDEN; /* between launches only */
+bool fiber_guard_hit(const void *addr) HIDDEN; /* a fault in the running fiber's guard page */
 void tsan_enter_thread(thread_state *t) HIDDEN;
 void tsan_acquire(void *addr) HIDDEN;
 void tsan_release(void *addr) HIDDEN;

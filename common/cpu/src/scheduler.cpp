@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <string>
@@ -799,9 +800,30 @@ static void watchdog_bark(int, siginfo_t *, void *)
 static struct sigaction segv_before; /* the program's own handler, or the default */
 static volatile sig_atomic_t segv_installed; /* arena_fault is SIGSEGV's handler */
 
+/* A kernel's thread ran into the guard page below its stack: stop the
+ * launch and say how to give it more.  Even inside the runtime's own work
+ * (a printf from the kernel), since nothing can go on on that stack. */
+static void stack_overflow(thread_state *t)
+{
+    runtime_busy = 1;
+    char who[128];
+    snprintf(who, sizeof who, "thread (%u,%u,%u) of %s", t->idx.x, t->idx.y, t->idx.z, block_name(t->block).c_str());
+    fail_launch(cudaErrorIllegalAddress, L.file, L.line,
+                "kernel " + std::string(L.name ? L.name : "?") + ": " + who + " overflowed its stack of " +
+                    std::to_string(t->fib->stack_size / 1024) +
+                    " KB: its local variables (arrays declared in the kernel or in the functions it calls) or its "
+                    "recursion need more.  A GPU gives a kernel the local memory its code needs; on the cpu "
+                    "backend, call cudaDeviceSetLimit(cudaLimitStackSize, bytes) before the launch to add that "
+                    "many bytes to every thread's stack, or keep big arrays in shared or device memory");
+    fiber_switch(0, true);
+    abort();
+}
+
 static void arena_fault(int sig, siginfo_t *info, void *)
 {
     char what[512];
+    if (current_thread() && !L.failed && fiber_guard_hit(info->si_addr))
+        stack_overflow(current_thread());
     if (!current_thread() || runtime_busy || L.failed || !memory_fault_in_arena(info->si_addr, what, sizeof what)) {
         sigaction(sig, &segv_before, 0); /* not a kernel's access to device memory: fault again, as before */
         segv_installed = 0;
@@ -821,12 +843,30 @@ static void watchdog_start(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART; /* NODEFER: the handler never returns to unblock it */
 #if !defined(CUDAEMU_ASAN)
+    /* A thread that overflows its stack faults with no stack left to
+     * run the handler on: it runs on a stack of its own, made once per
+     * host thread that launches (unless the program gave that thread one). */
+    static thread_local bool alt_stack_checked;
+    if (!alt_stack_checked) {
+        alt_stack_checked = true;
+        stack_t now;
+        if (sigaltstack(0, &now) == 0 && (now.ss_flags & SS_DISABLE)) {
+            stack_t alt;
+            alt.ss_size = 64 * 1024;
+            alt.ss_flags = 0;
+            alt.ss_sp = mmap(0, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (alt.ss_sp != MAP_FAILED)
+                sigaltstack(&alt, 0);
+        }
+    }
     /* Installed once (a system call at every launch adds up over thousands);
      * a handler the program installs later is its own choice. */
     if (!segv_installed) {
         struct sigaction before;
         sa.sa_sigaction = arena_fault;
+        sa.sa_flags |= SA_ONSTACK;
         sigaction(SIGSEGV, &sa, &before);
+        sa.sa_flags &= ~SA_ONSTACK;
         if (before.sa_sigaction != arena_fault)
             segv_before = before;
         segv_installed = 1;

@@ -9,8 +9,11 @@
  *     cudaemu::launch_kernel(__FILE__, __LINE__, "k", nullptr, cudaemu::config(...),
  *                            [&](auto &&sink) { sink(a, b); },
  *                            [&](auto &&...x) { k(x...); })
- * Either way the arguments are evaluated once, on the host, as CUDA does;
- * every emulated thread then calls the kernel with its own copies. */
+ * Either way the arguments are evaluated once, on the host, as CUDA does.
+ * launch_typed and the pointer launches then give every emulated thread a
+ * bitwise copy of them, as a GPU does: no constructor or destructor runs in
+ * the kernel (see thread_copy).  launch_kernel's threads call the kernel
+ * with the host's values, each parameter copied as C++ copies it. */
 #ifndef CUDAEMU_LAUNCH_H
 #define CUDAEMU_LAUNCH_H
 
@@ -64,38 +67,107 @@ template <class... P> struct parameters<void (*)(P...)> {
 };
 template <class F> using kernel_args = typename parameters<std::decay_t<F>>::tuple;
 
+/* A GPU copies a kernel's arguments bitwise into parameter memory, once
+ * per launch: a by-value object's copy constructor and destructor run on the
+ * host only (for the host's copy), never in the kernel.  A plain C++ call
+ * would copy and destroy each such parameter once per emulated thread: a
+ * destructor that calls cudaFree (a "Lock" freeing its mutex) would then
+ * free it while other threads still use it.
+ *
+ * So each thread calls the kernel the way the x86-64 C++ ABI passes such a
+ * parameter: a class whose copy, move or destruction is not trivial travels
+ * as the address of a copy that the caller makes and the caller destroys.
+ * The thread makes that copy with memcpy and never destroys it; the kernel
+ * may change it without the other threads seeing the change, as on a GPU.
+ * Any other parameter is passed as in an ordinary call (its copy is a
+ * memcpy anyway). */
+template <class T,
+          bool by_address = !(std::is_trivially_copy_constructible<T>::value &&
+                              std::is_trivially_move_constructible<T>::value && std::is_trivially_destructible<T>::value)>
+struct thread_copy {
+    typedef T passed;
+    T value;
+    CUDAEMU_NO_TSAN explicit thread_copy(const T &v) : value(v) {}
+    CUDAEMU_NO_TSAN T pass(void) { return value; }
+};
+/* Defined only in a TSan build (the build preprocesses without the
+ * sanitizer's flags, so no macro tells). */
+extern "C" void __tsan_init(void) __attribute__((weak));
+template <class T> struct thread_copy<T, true> {
+    typedef T *passed;
+    alignas(T) unsigned char bytes[sizeof(T)];
+    void *at;
+    /* Under TSan the kernel reads and writes this copy itself: at the same
+     * stack address for every thread a fiber runs, it would look like a
+     * race between them.  Memory from malloc is new to TSan each time. */
+    CUDAEMU_NO_TSAN explicit thread_copy(const T &v)
+        : at(__tsan_init ? aligned_alloc(alignof(T) < 16 ? 16 : alignof(T), (sizeof(T) + 15) / 16 * 16) : bytes)
+    {
+        memcpy(at, (const void *)&v, sizeof(T));
+    }
+    thread_copy(const thread_copy &) = delete;
+    CUDAEMU_NO_TSAN ~thread_copy(void)
+    {
+        if (at != bytes)
+            free(at); /* as bytes: a GPU runs no destructor either */
+    }
+    CUDAEMU_NO_TSAN T *pass(void) { return (T *)at; }
+};
+/* Each thread's call, from the addresses of the launch's argument values.
+ * The copies lie at the same place of the stack for every thread a fiber
+ * runs: the runtime's writes, not the kernel's, which TSan must not see as
+ * racing (as in the warp operations). */
+template <class... P, size_t... I>
+static inline CUDAEMU_NO_TSAN void call_with_copies(void (*kernel)(P...), void *const *args, std::index_sequence<I...>)
+{
+    std::tuple<thread_copy<std::decay_t<P>>...> copies(*(const std::decay_t<P> *)args[I]...);
+    (void)args; /* a kernel without parameters */
+    typedef void (*as_passed)(typename thread_copy<std::decay_t<P>>::passed...);
+    ((as_passed)(void (*)(void))kernel)(std::get<I>(copies).pass()...);
+}
+template <class... P> struct thread_call {
+    void (*kernel)(P...);
+    void *const *args;
+    static void run(void *p)
+    {
+        thread_call *c = (thread_call *)p;
+        call_with_copies(c->kernel, c->args, std::index_sequence_for<P...>{});
+    }
+};
+
+template <class... P, size_t... I>
+static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
+                                std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>)
+{
+    void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
+    thread_call<P...> call = {kernel, addresses};
+    launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false);
+}
+/* The host's copy of the arguments (args) is made once, and destroyed once
+ * when the launch returns, as nvcc's host stub makes and destroys it. */
 template <class... P>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
                                 std::tuple<std::decay_t<P>...> args)
 {
-    struct context {
-        void (*kernel)(P...);
-        std::tuple<std::decay_t<P>...> *copies;
-    } ctx = {kernel, &args};
-    launch(file, line, name, (const void *)kernel, cfg,
-           [](void *p) { context *c = (context *)p; std::apply(c->kernel, *c->copies); }, &ctx, false);
+    launch_typed(file, line, name, kernel, cfg, args, std::index_sequence_for<P...>{});
 }
 
 /* Launches through an array of argument addresses (cudaLaunchKernel and
- * cudaLaunchCooperativeKernel), for a kernel whose parameter types are known. */
-template <class... P, size_t... I>
+ * cudaLaunchCooperativeKernel), for a kernel whose parameter types are known.
+ * As on a GPU, nothing is copied on the host: the threads copy the caller's
+ * values bitwise. */
+template <class... P>
 static inline cudaError_t launch_with_pointers(void (*kernel)(P...), const launch_config &cfg, void **args,
-                                               bool cooperative, const char *file, int line, std::index_sequence<I...>)
+                                               bool cooperative, const char *file, int line)
 {
-    std::tuple<std::decay_t<P>...> values(*(std::decay_t<P> *)args[I]...);
-    struct context {
-        void (*kernel)(P...);
-        decltype(values) *copies;
-    } ctx = {kernel, &values};
-    return launch(file, line, 0, (const void *)kernel, cfg,
-                  [](void *p) { context *c = (context *)p; std::apply(c->kernel, *c->copies); }, &ctx, cooperative);
+    thread_call<P...> call = {kernel, args};
+    return launch(file, line, 0, (const void *)kernel, cfg, &thread_call<P...>::run, &call, cooperative);
 }
 template <class... P>
 static inline cudaError_t launch_pointers_erased(const void *kernel, const launch_config &cfg, void **args,
                                                  bool cooperative, const char *file, int line)
 {
-    return launch_with_pointers((void (*)(P...))kernel, cfg, args, cooperative, file, line,
-                                std::index_sequence_for<P...>{});
+    return launch_with_pointers((void (*)(P...))kernel, cfg, args, cooperative, file, line);
 }
 
 /* What the build registers for every non-template kernel defined in a
@@ -127,15 +199,13 @@ template <class... P>
 static inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
                                            cudaStream_t stream = 0, CUDAEMU_HERE)
 {
-    return cudaemu::launch_with_pointers(kernel, cudaemu::config(grid, block, shmem, stream), args, false, file, line,
-                                         std::index_sequence_for<P...>{});
+    return cudaemu::launch_with_pointers(kernel, cudaemu::config(grid, block, shmem, stream), args, false, file, line);
 }
 template <class... P>
 static inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
                                                       size_t shmem = 0, cudaStream_t stream = 0, CUDAEMU_HERE)
 {
-    return cudaemu::launch_with_pointers(kernel, cudaemu::config(grid, block, shmem, stream), args, true, file, line,
-                                         std::index_sequence_for<P...>{});
+    return cudaemu::launch_with_pointers(kernel, cudaemu::config(grid, block, shmem, stream), args, true, file, line);
 }
 static inline cudaError_t cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem = 0,
                                            cudaStream_t stream = 0, CUDAEMU_HERE)
