@@ -91,6 +91,9 @@ int contain_give_folder(const char *dir)
     return 0;
 }
 
+/* Whether a /proc entry names a process or thread. */
+static int is_number(const char *name) { return name[0] >= '1' && name[0] <= '9'; }
+
 /* Processes and threads this user has now, from /proc. */
 static int user_tasks(uid_t uid)
 {
@@ -102,7 +105,7 @@ static int user_tasks(uid_t uid)
     while ((e = readdir(proc))) {
         char path[300];
         struct stat st;
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+        if (!is_number(e->d_name))
             continue;
         snprintf(path, sizeof path, "/proc/%s/task", e->d_name);
         if (stat(path, &st) != 0 || st.st_uid != uid)
@@ -209,6 +212,18 @@ int contain_wait(pid_t pid, int *status, double deadline)
     return 0;
 }
 
+/* Reads the small file `path` into `text` (a string); the bytes read, or -1. */
+static ssize_t read_small(const char *path, char *text, size_t size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, size - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = 0;
+    return n;
+}
+
 /* Sends SIGKILL to every process whose parent is this one, but `keep`;
  * returns how many, or -1 where the kernel does not list a thread's
  * children (CONFIG_PROC_CHILDREN).  The lists cost microseconds; a scan of
@@ -221,19 +236,14 @@ static int kill_listed_children(pid_t keep)
     int killed = 0, listed = 0;
     struct dirent *e;
     while ((e = readdir(tasks))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
         char path[300], list[8192];
         snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0)
+        ssize_t n = is_number(e->d_name) ? read_small(path, list, sizeof list) : -1;
+        if (n < 0)
             continue;
         listed = 1;
-        ssize_t n = read(fd, list, sizeof list - 1);
-        close(fd);
         if (n == (ssize_t)sizeof list - 1)
             listed = 0; /* too many to trust one read: the scan below */
-        list[n > 0 ? n : 0] = 0;
         for (char *p = list, *end; *p; p = end) {
             long pid = strtol(p, &end, 10);
             if (end == p)
@@ -260,18 +270,10 @@ static int kill_children(pid_t keep)
     int killed = 0;
     struct dirent *e;
     while ((e = readdir(proc))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
         char path[300], stat_line[512];
         snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0)
+        if (!is_number(e->d_name) || read_small(path, stat_line, sizeof stat_line) <= 0)
             continue;
-        ssize_t n = read(fd, stat_line, sizeof stat_line - 1);
-        close(fd);
-        if (n <= 0)
-            continue;
-        stat_line[n] = 0;
         const char *after_name = strrchr(stat_line, ')'); /* the name may hold anything */
         char state;
         int ppid;
