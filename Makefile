@@ -146,9 +146,16 @@ $(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
 SUITES := $(wildcard grading/lab*.c)
 SUITE_NAMES := $(basename $(notdir $(SUITES)))
 GRADER_SRC := $(wildcard common/grading/*.c)
-GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES)) $(HOST)/grading-table.o $(HOST)/kit.o
+# A suite's model functions (the answers to its lab's TODOs) are in
+# grading/models/<lab>.c; a student copy has only their objects, in
+# prebuilt/host/grading/models/ (tools/dist.sh), linked where the source is absent.
+MODELS := $(wildcard grading/models/*.c)
+PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/models/*.o))
+GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES) $(MODELS)) $(PREBUILT_MODELS) \
+               $(HOST)/grading-table.o $(HOST)/kit.o
 RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/grading/wire.o $(HOST)/runner-table.o \
                $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
+# (-Igrading: the suites include their models as "models/<lab>.h")
 HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))
 lab_id = $(firstword $(subst -, ,$1))
 

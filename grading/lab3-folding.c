@@ -37,6 +37,7 @@
 #include "grade.h"
 #include "round_states.h"
 #include "lab3.h"
+#include "models/lab3-folding.h"
 #define GRADE_STUBS
 #include "calls.h"
 #include "lab3-folding-calls.h"
@@ -53,23 +54,8 @@ static int power_of_two_above(int n)
 
 static int round_count(int n) { return n > 1 ? __builtin_ctz((unsigned)power_of_two_above(n)) : 0; }
 
-/* The width whose residue class element i holds after `round` rounds: the
- * live width while i is live, else the width of the last round it was live
- * in (the smallest power of two above i). */
-static int class_width(int n, int round, int i)
-{
-    int live_width = power_of_two_above(n) >> round;
-    int frozen_width = power_of_two_above(i + 1);
-    return live_width > frozen_width ? live_width : frozen_width;
-}
-
-static long long class_sum(const int *a, int n, int i, int width)
-{
-    long long s = 0;
-    for (int j = i; j < n; j += width)
-        s += a[j];
-    return s;
-}
+/* The model of the rounds (the class of each element, the state after a
+ * round, the invariant itself) is in models/lab3-folding.h. */
 
 /* "a[5] + a[133] + a[261] = 14", with at most a few terms spelled out. */
 static void describe_terms(char *out, size_t size, const int *a, int n, int i, int width)
@@ -85,35 +71,7 @@ static void describe_terms(char *out, size_t size, const int *a, int n, int i, i
         shown++;
     }
     if (used < size)
-        snprintf(out + used, size - used, " = %lld", class_sum(a, n, i, width));
-}
-
-/* The whole state after `round` rounds, computed on the host. */
-static void fold_state(const int *a, int n, int round, int *state)
-{
-    for (int i = 0; i < n; i++)
-        state[i] = (int)class_sum(a, n, i, class_width(n, round, i));
-}
-
-/* The tournament's state after `round` rounds (lab 4), for "the other algorithm". */
-static void tournament_state(const int *a, int n, int round, int *state)
-{
-    memcpy(state, a, (size_t)n * sizeof *state);
-    for (int r = 1; r <= round; r++) {
-        int d = 1 << (r - 1);
-        for (int i = 0; i + d < n; i += 2 * d)
-            state[i] += state[i + d];
-    }
-}
-
-/* The invariant as fold_invariant_holds() must decide it (the live part). */
-static int live_part_holds(const int *a, const int *state, int n, int round)
-{
-    int width = power_of_two_above(n) >> round;
-    for (int i = 0; i < width && i < n; i++)
-        if (state[i] != class_sum(a, n, i, width))
-            return 0;
-    return 1;
+        snprintf(out + used, size - used, " = %lld", lab3_class_sum(a, n, i, width));
 }
 
 enum { PICTURE_MAX = 40 };
@@ -147,8 +105,8 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
                     k, where, s->round, s->count, k, n);
         const int *state = s->data;
         for (int i = 0; i < n; i++) {
-            int width = class_width(n, k, i);
-            long long needed = class_sum(a, n, i, width);
+            int width = lab3_class_width(n, k, i);
+            long long needed = lab3_class_sum(a, n, i, width);
             if (state[i] == needed)
                 continue;
             char terms[256];
@@ -156,7 +114,7 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
             int live = (top >> k) < n ? (top >> k) : n;
             if (n <= PICTURE_MAX) {
                 int *expected = new_ints(n);
-                fold_state(a, n, k, expected);
+                lab3_fold_state(a, n, k, expected);
                 grade_picture_ints("the array you have", state, n, i, i + 1);
                 grade_picture_ints("what the invariant needs", expected, n, i, i + 1);
                 free(expected);
@@ -273,8 +231,8 @@ static void fold_launches(void)
 
 static invariant_check fold_check(void)
 {
-    invariant_check c = {"fold_invariant_holds", GRADE_FN(grade_student(), fold_invariant_holds), live_part_holds,
-                         fold_state};
+    invariant_check c = {"fold_invariant_holds", GRADE_FN(grade_student(), fold_invariant_holds),
+                         lab3_live_part_holds, lab3_fold_state};
     return c;
 }
 
@@ -338,7 +296,7 @@ static void fold_predicate_rejects(void)
                 offer_wrong(&check, a, states[other], n, r, seed, what, -1);
             }
 
-            tournament_state(a, n, r, wrong);
+            lab3_tournament_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);
             offer_wrong(&check, a, wrong, n, r, seed, what, -1);
         }
@@ -358,7 +316,7 @@ static void fold_unfold_item(void)
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, -9, 9, seed);
         int *state = new_ints(n);
-        fold_state(a, n, round_count(n), state);
+        lab3_fold_state(a, n, round_count(n), state);
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_unfold)(state, n);

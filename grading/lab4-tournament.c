@@ -44,6 +44,7 @@
 #include "grade.h"
 #include "round_states.h"
 #include "lab4.h"
+#include "models/lab4-tournament.h"
 #define GRADE_STUBS
 #include "calls.h"
 #include "lab4-tournament-calls.h"
@@ -61,67 +62,23 @@ static int round_count(int n)
     return rounds;
 }
 
-/* The block element i sums after `round` rounds: W = 2^round for the
- * winners (multiples of W); for the others, the block they had when they
- * last won, as wide as the lowest set bit of i. */
-static long long block_width(int round, int i)
-{
-    long long width = 1LL << round;
-    long long lowest = i ? (long long)(i & -i) : width;
-    return lowest < width ? lowest : width;
-}
-
-static long long block_sum(const int *a, int n, long long i, long long width)
-{
-    long long s = 0;
-    for (long long j = i; j < i + width && j < n; j++)
-        s += a[j];
-    return s;
-}
+/* The model of the rounds (the block of each element, the state after a
+ * round, the invariant itself) is in models/lab4-tournament.h. */
 
 static void describe_terms(char *out, size_t size, const int *a, int n, int i, long long width)
 {
     long long end = i + width < n ? i + width : n;
     if (end - i == 1)
-        snprintf(out, size, "a[%d] = %lld", i, block_sum(a, n, i, width));
+        snprintf(out, size, "a[%d] = %lld", i, lab4_block_sum(a, n, i, width));
     else if (end - i <= 4) {
         size_t used = 0;
         for (long long j = i; j < end && used < size; j++)
             used += (size_t)snprintf(out + used, size - used, "%sa[%lld]", j > i ? " + " : "", j);
         if (used < size)
-            snprintf(out + used, size - used, " = %lld", block_sum(a, n, i, width));
+            snprintf(out + used, size - used, " = %lld", lab4_block_sum(a, n, i, width));
     } else
-        snprintf(out, size, "a[%d] + a[%d] + ... + a[%lld] = %lld", i, i + 1, end - 1, block_sum(a, n, i, width));
-}
-
-static void tournament_state(const int *a, int n, int round, int *state)
-{
-    for (int i = 0; i < n; i++)
-        state[i] = (int)block_sum(a, n, i, block_width(round, i));
-}
-
-/* Folding's state after `round` rounds (lab 3), for "the other algorithm". */
-static void folding_state(const int *a, int n, int round, int *state)
-{
-    int top = 1;
-    while (top < n)
-        top *= 2;
-    memcpy(state, a, (size_t)n * sizeof *state);
-    for (int r = 1; r <= round; r++) {
-        int d = top >> r;
-        for (int i = 0; i < d && i + d < n; i++)
-            state[i] += state[i + d];
-    }
-}
-
-/* The invariant as tournament_invariant_holds() must decide it (the winners). */
-static int winners_hold(const int *a, const int *state, int n, int round)
-{
-    long long width = 1LL << round;
-    for (long long i = 0; i < n; i += width)
-        if (state[i] != block_sum(a, n, i, width))
-            return 0;
-    return 1;
+        snprintf(out, size, "a[%d] + a[%d] + ... + a[%lld] = %lld", i, i + 1, end - 1,
+                 lab4_block_sum(a, n, i, width));
 }
 
 static sum_fn student_sum(int compact)
@@ -157,15 +114,15 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
                     where, k, s->round, s->count, k, n);
         const int *state = s->data;
         for (int i = 0; i < n; i++) {
-            long long width = block_width(k, i);
-            long long needed = block_sum(a, n, i, width);
+            long long width = lab4_block_width(k, i);
+            long long needed = lab4_block_sum(a, n, i, width);
             if (state[i] == needed)
                 continue;
             char terms[256];
             describe_terms(terms, sizeof terms, a, n, i, width);
             if (n <= PICTURE_MAX) {
                 int *expected = new_ints(n);
-                tournament_state(a, n, k, expected);
+                lab4_tournament_state(a, n, k, expected);
                 grade_picture_ints("the array you have", state, n, i, i + 1);
                 grade_picture_ints("what the invariant needs", expected, n, i, i + 1);
                 free(expected);
@@ -309,7 +266,7 @@ static void compact_launches(void) { check_launches(1); }
 static invariant_check tournament_check(void)
 {
     invariant_check c = {"tournament_invariant_holds", GRADE_FN(grade_student(), tournament_invariant_holds),
-                         winners_hold, tournament_state};
+                         lab4_winners_hold, lab4_tournament_state};
     return c;
 }
 
@@ -378,7 +335,7 @@ static void tournament_predicate_rejects(void)
                 offer_wrong(&check, a, states[other], n, r, seed, what, -1);
             }
 
-            folding_state(a, n, r, wrong);
+            lab4_folding_state(a, n, r, wrong);
             snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
             offer_wrong(&check, a, wrong, n, r, seed, what, -1);
         }

@@ -54,6 +54,7 @@
 
 #include "grade.h"
 #include "lab5.h"
+#include "models/lab5-max-reduction.h"
 #define GRADE_STUBS
 #include "calls.h"
 #include "lab5-max-reduction-calls.h"
@@ -84,32 +85,8 @@ static float block_best(const float *a, long long from, long long to, long long 
     return best;
 }
 
-static void tournament_state(const float *a, int n, int round, float *state)
-{
-    long long width = 1LL << round, at;
-    for (int t = 0; t < values_after(n, round); t++)
-        state[t] = block_best(a, t * width, (t + 1) * width < n ? (t + 1) * width : n, &at);
-}
-
-/* Lab 4's tournament with max, in place, for "the other algorithm". */
-static void in_place_state(const float *a, int n, int round, float *state)
-{
-    memcpy(state, a, (size_t)n * sizeof *state);
-    for (int r = 1; r <= round; r++) {
-        int d = 1 << (r - 1);
-        for (int i = 0; i + d < n; i += 2 * d)
-            state[i] = fmaxf(state[i], state[i + d]);
-    }
-}
-
-static int invariant_holds(const float *a, const float *state, int n, int round)
-{
-    float *right = malloc((size_t)n * sizeof *right);
-    tournament_state(a, n, round, right);
-    int same = memcmp(right, state, (size_t)values_after(n, round) * sizeof *right) == 0;
-    free(right);
-    return same;
-}
+/* The model of the rounds (the state after a round, the invariant itself)
+ * is in models/lab5-max-reduction.h. */
 
 static float *new_floats(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(float)); }
 
@@ -150,7 +127,7 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
                     "(ceil(n / 2^round)): call SNAPSHOT(d_out, winners, round) once after every round",
                     where, k, s->round, s->count, k, m);
         const float *state = s->data;
-        tournament_state(a, n, k, right);
+        lab5_tournament_state(a, n, k, right);
         for (int t = 0; t < m; t++) {
             if (state[t] == right[t])
                 continue;
@@ -397,14 +374,14 @@ static void tmax_predicate_accepts(void)
 
 static void offer_wrong(const float *a, const float *wrong, int n, int round, uint64_t seed, const char *what, int mark)
 {
-    if (invariant_holds(a, wrong, n, round))
+    if (lab5_invariant_holds(a, wrong, n, round))
         return; /* this change happens to keep the invariant: not a wrong state */
     if (!GRADE_FN(grade_student(), max_invariant_holds)(a, wrong, n, round))
         return;
     int m = values_after(n, round);
     if (n <= PICTURE_MAX) {
         float *right = new_floats(n);
-        tournament_state(a, n, round, right);
+        lab5_tournament_state(a, n, round, right);
         grade_picture_floats("original a[]", a, n, -1, -1);
         grade_picture_floats("the correct state", right, m, mark, mark + 1);
         grade_picture_floats("the state it accepted", wrong, m, mark, mark + 1);
@@ -457,7 +434,7 @@ static void tmax_predicate_rejects(void)
                 offer_wrong(a, states[r - 1], n, r, seed, what, -1);
             }
 
-            in_place_state(a, n, r, wrong);
+            lab5_in_place_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
                      "tournament of pairs'", r);
             offer_wrong(a, wrong, n, r, seed, what, -1);

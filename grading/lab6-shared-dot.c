@@ -64,6 +64,7 @@
 #include "grade.h"
 #include "dot_inputs.h"
 #include "lab6.h"
+#include "models/lab6-shared-dot.h"
 #define GRADE_STUBS
 #include "calls.h"
 #include "lab6-shared-dot-calls.h"
@@ -75,18 +76,8 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static const int block_sizes[] = {32, 64, 128, 256, 512, 1024};
 #define BLOCK_SIZE_COUNT ((int)(sizeof block_sizes / sizeof block_sizes[0]))
 
-/* The exact partials of the ownership rule, and the sums of |x_i y_i|. */
-static void owned_sums(const vectors *v, int block_size, int blocks, double *dot, double *abs_dot)
-{
-    for (int b = 0; b < blocks; b++)
-        dot[b] = abs_dot[b] = 0.0;
-    for (int i = 0; i < v->n; i++) {
-        int owner = (i / block_size) % blocks;
-        double p = (double)v->x[i] * (double)v->y[i];
-        dot[owner] += p;
-        abs_dot[owner] += fabs(p);
-    }
-}
+/* The exact partials of the ownership rule (lab6_owned_sums) are in
+ * models/lab6-shared-dot.h. */
 
 /* "i = 96..127, 320..351, ..." for the elements block b owns. */
 static void owned_ranges(char *out, size_t size, int n, int block_size, int blocks, int b)
@@ -243,7 +234,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
     grade_set_schedule(you, schedule);
     grade_reset_records(you);
     GRADE_FN(you, dot_host_finish)(v->x, v->y, v->n, block_size, blocks, partials);
-    owned_sums(v, block_size, blocks, dot, abs_dot);
+    lab6_owned_sums(v, block_size, blocks, dot, abs_dot);
     for (int b = 0; b < blocks; b++) {
         if (partials[b] == (float)dot[b])
             continue;
@@ -331,7 +322,7 @@ static int first_wrong_partial(const finish_call *c)
     if (!partials || !dot || !abs_dot)
         grade_fail("grading error: out of host memory");
     GRADE_FN(grade_student(), dot_host_finish)(c->v->x, c->v->y, c->v->n, c->block_size, c->blocks, partials);
-    owned_sums(c->v, c->block_size, c->blocks, dot, abs_dot);
+    lab6_owned_sums(c->v, c->block_size, c->blocks, dot, abs_dot);
     int wrong = -1;
     for (int b = 0; b < c->blocks && wrong < 0; b++)
         if (!kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C))
@@ -379,7 +370,7 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
     float *partials = malloc((size_t)blocks * sizeof(float));
     if (!dot || !abs_dot || !partials)
         grade_fail("grading error: out of host memory");
-    owned_sums(v, block_size, blocks, dot, abs_dot);
+    lab6_owned_sums(v, block_size, blocks, dot, abs_dot);
     for (int b = 0; b < blocks; b++)
         partials[b] = (float)dot[b];
     require_partials_from_device(partials, blocks, v);
@@ -447,18 +438,8 @@ static void host_finish_random(void)
 
 /* ---- predicate_accepts, predicate_rejects ---------------------------------------------- */
 
-/* The invariant as dot_partials_hold must decide it. */
-static int invariant_holds(const vectors *v, int block_size, int blocks, const float *partials)
-{
-    double *dot = malloc((size_t)blocks * sizeof(double)), *abs_dot = malloc((size_t)blocks * sizeof(double));
-    owned_sums(v, block_size, blocks, dot, abs_dot);
-    int holds = 1;
-    for (int b = 0; b < blocks && holds; b++)
-        holds = kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C);
-    free(dot);
-    free(abs_dot);
-    return holds;
-}
+/* The invariant as dot_partials_hold must decide it: lab6_invariant_holds, in
+ * models/lab6-shared-dot.h. */
 
 /* Shapes where each block owns few enough elements that a partial off by
  * one is outside the tolerance (2000 u * 9 * 400 < 1/2). */
@@ -518,7 +499,7 @@ static void predicate_accepts(void)
             offer_partials(&v, s, partials, "the reference's partials", 1);
             /* Partials summed in another order are just as correct. */
             double *dot = malloc((size_t)s->blocks * sizeof(double)), *abs_dot = malloc((size_t)s->blocks * sizeof(double));
-            owned_sums(&v, s->block_size, s->blocks, dot, abs_dot);
+            lab6_owned_sums(&v, s->block_size, s->blocks, dot, abs_dot);
             for (int b = 0; b < s->blocks; b++)
                 partials[b] = (float)dot[b];
             offer_partials(&v, s, partials, "the exact partials rounded to float", 1);
@@ -534,7 +515,7 @@ static void predicate_accepts(void)
 
 static void offer_wrong(const vectors *v, const shape *s, const float *wrong, const char *what)
 {
-    if (invariant_holds(v, s->block_size, s->blocks, wrong))
+    if (lab6_invariant_holds(v, s->block_size, s->blocks, wrong))
         return; /* this change happens to keep the invariant: not a wrong state */
     offer_partials(v, s, wrong, what, 0);
 }
@@ -547,7 +528,7 @@ static void predicate_rejects(void)
         vectors v = exact_vectors(s->n, grade_seed_for(k));
         double *dot = malloc((size_t)g * sizeof(double)), *abs_dot = malloc((size_t)g * sizeof(double));
         float *right = malloc((size_t)g * sizeof(float)), *wrong = malloc((size_t)g * sizeof(float));
-        owned_sums(&v, s->block_size, g, dot, abs_dot);
+        lab6_owned_sums(&v, s->block_size, g, dot, abs_dot);
         for (int b = 0; b < g; b++)
             right[b] = (float)dot[b];
         char what[200];

@@ -52,6 +52,7 @@
 
 #include "grade.h"
 #include "lab8.h"
+#include "models/lab8-tiled-matmul.h"
 #define GRADE_STUBS
 #include "calls.h"
 #include "lab8-tiled-matmul-calls.h"
@@ -497,19 +498,13 @@ static void occupancy(void)
 
 /* ---- block_size_rule and choose_tile ------------------------------------------------------ */
 
-static int rule(int threads)
-{
-    int tile = 0;
-    for (int t = 1; t * t <= threads; t *= 2)
-        tile = t;
-    return tile;
-}
+/* The rule itself (lab8_rule) is in models/lab8-tiled-matmul.h. */
 
 static void block_size_rule(void)
 {
     int (*yours)(int) = GRADE_FN(grade_student(), tile_for_block_size);
     for (int threads = 0; threads <= 1024; threads++) {
-        int got = yours(threads), expected = rule(threads);
+        int got = yours(threads), expected = lab8_rule(threads);
         if (got == expected)
             continue;
         if (threads == 0)

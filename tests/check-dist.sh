@@ -1,8 +1,9 @@
 #!/bin/sh
 # make dist: the student copy is built, unpacked elsewhere, holds no solution
-# source (no solutions/, no mutants, no hidden tests, and none of the lines
-# that only the solutions have), builds, grades the skeletons low, and grades
-# full marks once the solutions are copied into labs/ by hand.
+# source (no solutions/, no mutants, no hidden tests, none of the lines
+# that only the solutions have, and the suites' models as objects only),
+# builds, grades the skeletons low, and grades full marks once the solutions
+# are copied into labs/ by hand.
 #   CHECK_DIST_LABS="lab1-hello lab3-folding" chooses the labs graded in the copy.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
@@ -83,6 +84,72 @@ if ls handouts/*.md >/dev/null 2>&1 && command -v pandoc >/dev/null 2>&1; then
                               || not_ok "the handouts are in the copy as HTML ($n_html of $n_md)"
 fi
 
+# ---- the suites' models come compiled, with their headers --------------------------------
+# grading/models/<lab>.c holds the answers to a lab's TODOs ("dist: compiled only").
+models=$(grep -l 'dist: compiled only' grading/models/*.c 2>/dev/null)
+if [ -z "$models" ]; then
+    ok "the suites' models come compiled # SKIP no grading/models/*.c marked compiled only"
+else
+    sources=$(cd "$copy" && ls grading/models/*.c 2>/dev/null | tr '\n' ' ')
+    [ -z "$sources" ] && ok "no grading/models/*.c in the copy" || not_ok "no grading/models/*.c in the copy: $sources"
+    missing=""
+    for model in $models; do
+        mlab=$(basename "$model" .c)
+        [ -f "$copy/prebuilt/host/grading/models/$mlab.o" ] || missing="$missing $mlab.o"
+        [ -f "$copy/grading/models/$mlab.h" ] || missing="$missing $mlab.h"
+    done
+    [ -z "$missing" ] && ok "every model is in the copy as prebuilt/host/grading/models/<lab>.o, with its header" \
+                      || not_ok "every model is in the copy as an object, with its header (missing:$missing)"
+    if command -v strip >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1; then
+        debug=""
+        for o in "$copy"/prebuilt/host/grading/models/*.o; do
+            [ -f "$o" ] && readelf -S "$o" | grep -q '\.debug_' && debug="$debug $(basename "$o")"
+        done
+        [ -z "$debug" ] && ok "the prebuilt models carry no debug information" \
+                        || not_ok "the prebuilt models carry no debug information:$debug"
+    fi
+    # No model function is defined in the copy's text, by its name (with or
+    # without the lab prefix; a header's declaration ends with ';'), and no line
+    # of a model that only the model has is anywhere in the copy.
+    if perl -e '
+            my (%names, %lines, %elsewhere);
+            my @models = split " ", shift;
+            my $copy = shift;
+            for my $f (grep { !m{^grading/(models|hidden)/} } split /\n/, `find labs common grading -type f -name "*.[ch]*"`) {
+                open my $h, "<", $f or next; while (<$h>) { s/^\s+|\s+$//g; $elsewhere{$_} = 1 } }
+            for my $m (@models) {
+                open my $h, "<", $m or die "$m: $!";
+                while (my $line = <$h>) {
+                    if ($line =~ /^(?!static\b)[A-Za-z][\w\s\*]*?\b(lab\d+_(\w+))\s*\(/ && $line !~ /;\s*$/) {
+                        $names{$1} = 1; $names{$2} = 1;
+                    }
+                    (my $t = $line) =~ s/^\s+|\s+$//g;
+                    $lines{$t} = $m if length($t) >= 16 && $t !~ m{^(/\*|\*|//|#)} && !$elsewhere{$t};
+                }
+            }
+            die "no model function found\n" unless %names && %lines;
+            my $alt = join "|", map { quotemeta } sort keys %names;
+            my $found = 0;
+            for my $file (split /\n/, `find "$copy" -type f`) {
+                next if -B $file; open my $h, "<", $file or next;
+                while (my $line = <$h>) {
+                    (my $t = $line) =~ s/^\s+|\s+$//g;
+                    my $defines = $file =~ /\.(c|h|cu|cuh|cpp|hpp)$/ && $line =~ /^[A-Za-z][^;]*\b($alt)\(/
+                                  && $line !~ /;\s*$/;
+                    if ($defines || $lines{$t}) {
+                        print "    $file:$.: $t\n"; $found++;
+                    }
+                }
+            }
+            exit($found ? 0 : 1)' "$models" "$copy" > "$work/model-text" 2>&1; then
+        not_ok "none of the models' source text is in the copy:"; head -n 10 "$work/model-text"
+    elif [ -s "$work/model-text" ]; then
+        not_ok "none of the models' source text is in the copy (the check failed):"; head -n 5 "$work/model-text"
+    else
+        ok "none of the models' source text (definitions, lines only the models have) is in the copy"
+    fi
+fi
+
 # ---- it builds and grades -------------------------------------------------------------
 first=$(echo $labs | cut -d ' ' -f 1)
 (cd "$copy" && make --no-print-directory BACKEND="$BACKEND" "${first%%-*}" SOLUTION=1) > "$work/solution.log" 2>&1
@@ -157,6 +224,18 @@ for given in $(grep -l 'dist: compiled only' labs/*/*.cu 2>/dev/null); do
     else
         not_ok "$given: a copy of $glab holds its object, not its source, and the lab program builds with it"
         tail -n 5 "$work/given.log" "$work/given-build.log" 2>/dev/null | sed 's/^/    /'
+    fi
+    # The same copy's grader builds (with the suite's prebuilt model where it
+    # has one) and grades the untouched skeleton to the end: exit 1, a summary line.
+    with_model=""
+    [ -f "$work/given/prebuilt/host/grading/models/$glab.o" ] && with_model=" with its prebuilt model"
+    (cd "$work/given" && ./grader "${glab%%-*}" --backend=cpu) > "$work/given-grade.log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q -E "^$glab: [0-9.]+/[0-9.]+ points" "$work/given-grade.log"; then
+        ok "that copy's grader builds$with_model and grades the skeleton of $glab to the end ($(grep -E "^$glab: " "$work/given-grade.log" | cut -d ' ' -f 2))"
+    else
+        not_ok "that copy's grader builds$with_model and grades the skeleton of $glab to the end (exit $rc)"
+        tail -n 15 "$work/given-grade.log" | sed 's/^/    /'
     fi
     rm -rf "$work/given"
 done

@@ -15,7 +15,9 @@
 # instructor's hidden tests).  In place of the solutions it carries their
 # builds: prebuilt/cpu/<lab>/reference.so, and prebuilt/gpu/<lab>/reference.so
 # where nvcc exists (every real architecture this nvcc knows, plus PTX of the
-# newest for cards that come later); ./grader grades against those.
+# newest for cards that come later); ./grader grades against those.  The
+# suites' models (grading/models/<lab>.c, the answers to the labs' TODOs)
+# come as objects too, prebuilt/host/grading/models/<lab>.o, beside their headers.
 #
 # Environment:
 #   DIST_GPU=auto|yes|no     build the GPU references (auto: where nvcc exists)
@@ -63,7 +65,9 @@ gencode() {
 # ---- lines that only the solutions hold ------------------------------------------
 # From each solution file, the code lines inside its TODO regions that the
 # skeleton does not have and that appear nowhere in the labs, the harness or
-# the grading suites.  A copy holding any of them leaks a solution.
+# the grading suites (the suites' models, grading/models/*.c, count as
+# nowhere: the copy holds their objects only).  A copy holding any of them
+# leaks a solution.
 solution_lines() {
     perl -e '
         my %elsewhere;
@@ -85,7 +89,7 @@ solution_lines() {
                 print "$t\n";
             }
         }' $(find solutions labs common grading -type f \( -name '*.cu' -o -name '*.c' -o -name '*.h' \) \
-             -not -path 'grading/hidden/*' 2>/dev/null | sort) | sort -u
+             -not -path 'grading/hidden/*' -not -path 'grading/models/*.c' 2>/dev/null | sort) | sort -u
 }
 
 # find_leaks LINES_FILE DIR: every line of a text file under DIR that is,
@@ -141,7 +145,8 @@ others=$(echo "$all_labs" | grep -v -x -F "$(echo "$labs" | tr ' ' '\n')")
 not_released() {
     for other in $others; do
         case "$1" in
-        labs/"$other"/*|grading/"$other".c|grading/"$other"-*|handouts/"$other".*|handouts/"$other"/*) return 0 ;;
+        labs/"$other"/*|grading/"$other".c|grading/"$other"-*|grading/models/"$other".*) return 0 ;;
+        handouts/"$other".*|handouts/"$other"/*) return 0 ;;
         bench/"$other".*|docs/performance/*"$other".*) return 0 ;;
         esac
     done
@@ -149,10 +154,14 @@ not_released() {
 }
 
 # A given file (no TODO) that holds another lab's answer (lab 4's folding.cu
-# is lab 3's) says "dist: compiled only" in its first lines: the copy gets
-# its object, built below, and not its source.
+# is lab 3's), or a suite's model that holds its own lab's answers
+# (grading/models/<lab>.c), says "dist: compiled only" in its first lines:
+# the copy gets its object, built below, and not its source.
 compiled_only() {
-    case "$1" in labs/*/*.cu) head -n 5 "$1" | grep -q 'dist: compiled only' ;; *) return 1 ;; esac
+    case "$1" in
+    labs/*/*.cu|grading/models/*.c) head -n 5 "$1" | grep -q 'dist: compiled only' ;;
+    *) return 1 ;;
+    esac
 }
 
 # ---- 1. the files ----------------------------------------------------------------------
@@ -186,6 +195,23 @@ for lab in $labs; do
     done
 done
 say "prebuilt cpu references: $(ls "$stage/prebuilt/cpu" | tr '\n' ' ')"
+
+# The suites' models, as host objects like the grader's own (the Makefile
+# links them where their source is absent), without debug information: it
+# would name their lines and variables.
+for lab in $labs; do
+    model="grading/models/$lab.c"
+    [ -f "$model" ] && compiled_only "$model" || continue
+    object="build/host/grading/models/$lab.o"
+    make -s --no-print-directory BACKEND=cpu "$object" >"$tmp/build.log" 2>&1 \
+        || { cat "$tmp/build.log" >&2; die "$model did not build"; }
+    mkdir -p "$stage/prebuilt/host/grading/models"
+    cp "$object" "$stage/prebuilt/host/grading/models/"
+    if command -v strip >/dev/null 2>&1; then
+        strip --strip-debug "$stage/prebuilt/host/grading/models/$lab.o" || die "strip failed on $object"
+    fi
+done
+[ -d "$stage/prebuilt/host" ] && say "prebuilt grading models: $(ls "$stage/prebuilt/host/grading/models" | tr '\n' ' ')"
 
 want_gpu=${DIST_GPU:-auto}
 if [ "$want_gpu" = auto ]; then
@@ -240,9 +266,12 @@ cat >> "$stage/README.md" <<'EOF'
 It has no reference solutions. `./grader` grades your code against the
 reference builds in `prebuilt/` (the `cpu` one on any Linux machine, the
 `gpu` one on an NVIDIA GPU), so grading works as everywhere else;
-`make labN SOLUTION=1` is not available. The handouts are in `handouts/`,
-as Markdown and as HTML. `make doctor` tells what your machine has and
-what it lacks.
+`make labN SOLUTION=1` is not available. The grading suites in `grading/`
+are yours to read; the models they compare your work with (answers to the
+TODOs) come compiled, in `prebuilt/host/grading/models/`, and
+`grading/models/*.h` says what each computes. The handouts are in
+`handouts/`, as Markdown and as HTML. `make doctor` tells what your machine
+has and what it lacks.
 EOF
 mkdir -p "$stage/tests"
 cat > "$stage/tests/run.sh" <<'EOF'

@@ -16,5 +16,5 @@ DIST_LABS=$lab DIST_GPU=${DIST_GPU:-no} sh tools/dist.sh --stage "$out" || exit 
 mkdir -p "$out/.github/workflows"
 sed -e "s|@LAB@|$lab|g" -e "s|@SHORT@|$short|g" platforms/github/grade.yml > "$out/.github/workflows/grade.yml"
 cp platforms/github/grade.sh "$out/.github/grade.sh"
-printf '/build/\n/.deps/\n*.o\n*.so\n!/prebuilt/**/*.so\n/grade-report.xml\n/grade-summary.md\n' > "$out/.gitignore"
+printf '/build/\n/.deps/\n*.o\n*.so\n!/prebuilt/**/*.so\n!/prebuilt/**/*.o\n/grade-report.xml\n/grade-summary.md\n' > "$out/.gitignore"
 echo "github: $out (push it as the lab's starting repository)"
