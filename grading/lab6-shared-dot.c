@@ -49,10 +49,12 @@
  *   dot_partials_hold: 1 when each partial is within tolerance of its block's dot, in double ->
  *       predicate_accepts
  *   dot_partials_hold: 0 when some partial is outside it -> predicate_rejects
- *   dot_partials_hold: before returning 0, says on stderr which block fails and why -> not checked
+ *   dot_partials_hold: before returning 0, says on stderr which block fails and why -> predicate_rejects
+ *       (that it prints something; not what)
  *   dot_device_finish: the same first pass, then the partials added up on the device -> device_finish_exact,
  *       device_finish_random
- *   dot_device_finish: added by a one-block second launch or one atomicAdd per block -> not checked
+ *   dot_device_finish: added by a one-block second launch or one atomicAdd per block -> device_finish_exact
+ *       (the launches' shape)
  *   dot_device_finish: one float comes back, and it is the total returned -> device_finish_exact,
  *       device_finish_random
  */
@@ -436,6 +438,25 @@ static void host_finish_random(void)
     }
 }
 
+/* lab6.h: the partials are added on the device by a second launch of one
+ * block, or by one atomicAdd per block in the first: one or two launches,
+ * and the second a single block. */
+static void require_device_finish_shape(const char *call)
+{
+    grade_side *you = grade_student();
+    int launches = grade_launch_count(you);
+    grade_check(launches == 1 || launches == 2,
+                "%s made %d launches: lab6.h finishes on the device with a second launch of one block, or with one "
+                "atomicAdd per block in the first launch", call, launches);
+    if (launches == 2) {
+        const kit_launch *l = grade_launch_at(you, 1);
+        unsigned long long blocks = (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2];
+        grade_check(blocks == 1,
+                    "%s: its second launch (%s, %s:%d) has %llu blocks: lab6.h adds the partials with ONE block, "
+                    "whose threads share them through shared memory", call, l->kernel, l->file, l->line, blocks);
+    }
+}
+
 /* ---- predicate_accepts, predicate_rejects ---------------------------------------------- */
 
 /* The invariant as dot_partials_hold must decide it: lab6_invariant_holds, in
@@ -450,6 +471,12 @@ static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128
 static void offer_partials(const vectors *v, const shape *s, const float *partials, const char *what, int expected)
 {
     int said = GRADE_FN(grade_student(), dot_partials_hold)(v->x, v->y, v->n, s->block_size, s->blocks, partials);
+    /* lab6.h: before returning 0 it says on stderr which block breaks the invariant */
+    if (!said && !expected && !*grade_output(grade_student(), 2))
+        grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) rightly returned 0 for %s, but printed nothing "
+                   "on stderr: lab6.h asks it to say which block breaks the invariant, and why (its partial, the dot "
+                   "of its elements, the difference and the tolerance), so that a failing run explains itself",
+                   case_text(v), s->block_size, s->blocks, what);
     if (!!said == expected)
         return;
     if (s->blocks <= 40)
@@ -630,6 +657,7 @@ static void device_finish_exact(void)
                                                 : NULL));
                 require_one_float_from_device(got, &v);
                 grade_require_memory_freed(you, call, before);
+                require_device_finish_shape(call);
             }
             free_vectors(&v);
         }
