@@ -38,6 +38,15 @@ pl_summary() {
         printf "valid %s %s %d\n", $r->{gradable} ? "gradable" : "not_gradable", $r->{score} // "none", scalar @{$r->{tests} || []}' < "$1" 2>/dev/null
 }
 
+# hang_submission DIR: the solution with an endless loop in one kernel (lab 1's
+# global_index_kernel, which three items launch): those items fail at the
+# watchdog, the others are graded.  Empty (no such kernel) elsewhere.
+hang_submission() {
+    mkdir -p "$1" && cp solutions/$lab/*.cu "$1/" &&
+        perl -0pi -e 's/(global_index_kernel\(int \*out, int n\)\s*\{)/$1\n    while (*(volatile int *)&n == n) { } \/\* never ends \*\//' "$1"/*.cu &&
+        grep -q 'never ends' "$1"/*.cu
+}
+
 # ---- Gradescope ----------------------------------------------------------------------
 DIST_DIR="$work/dist" platforms/gradescope/build.sh "$lab" > "$work/build.log" 2>&1
 zip="$work/dist/gradescope-$lab.zip"
@@ -94,6 +103,27 @@ for attack in forge-results-and-kill detached-rewriter; do
         sed 's/^/    /' "$work/run.log" | tail -n 20
     fi
 done
+
+# A submission with an endless loop: the items it hangs get 0, every other item
+# its points, all inside the submission's time, in a valid results.json.
+rm -rf "$root/submission"/* "$root/results/results.json" "$work/hang"
+if hang_submission "$work/hang"; then
+    cp "$work/hang"/*.cu "$root/submission/"
+    t0=$(date +%s)
+    AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+    took=$(( $(date +%s) - t0 ))
+    items=$(./grader list 2>/dev/null | grep "^$lab " | sed -n 's/.* \([0-9][0-9]*\) items.*/\1/p')
+    set -- $(gradescope_summary "$root/results/results.json")
+    if [ "${1:-}" = valid ] && [ "$2" = "$items" ] && perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] < $ARGV[1])' "$3" "$4" \
+       && [ "$took" -lt 120 ]; then
+        ok "gradescope: a hanging kernel costs its items only ($3/$4, all $2 items reported, in $took s)"
+    else
+        not_ok "gradescope: a hanging kernel costs its items only (${*:-no valid results.json}; $items items; $took s)"
+        sed 's/^/    /' "$work/run.log" | tail -n 20
+    fi
+else
+    ok "gradescope: a hanging kernel # SKIP no kernel to hang in $lab"
+fi
 
 rm -f "$root/submission"/* "$root/results/results.json"
 cp solutions/$lab/*.cu "$root/submission/"
@@ -205,6 +235,19 @@ for attack in forge-results-and-kill detached-rewriter; do
         not_ok "prairielearn: the attack $attack changes nothing (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
     fi
 done
+if hang_submission "$work/pl-hang"; then
+    t0=$(date +%s); grade_pl "$work/pl-hang"; took=$(( $(date +%s) - t0 ))
+    set -- $(pl_summary "$work/grade/results/results.json")
+    if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] < 1)' "$3" \
+       && [ "$4" -gt 1 ] && [ "$took" -lt 120 ]; then
+        ok "prairielearn: a hanging kernel costs its items only (score $3 over $4 tests, in $took s)"
+    else
+        not_ok "prairielearn: a hanging kernel costs its items only (${*:-no valid results.json}; $took s)"
+        sed 's/^/    /' "$work/run.log" | tail -n 20
+    fi
+else
+    ok "prairielearn: a hanging kernel # SKIP no kernel to hang in $lab"
+fi
 grade_pl "$work/bad"
 set -- $(pl_summary "$work/grade/results/results.json")
 if [ "${1:-}" = valid ] && [ "$2" = not_gradable ]; then
