@@ -2,8 +2,8 @@
 # The attack suite (tests/attacks, see its README): each attack, appended to
 # lab 3's skeleton and to its solution, may change nothing but its own
 # items.  Checked on a plain run, as an ordinary user (where the test runs
-# as root and can make one), and in batch grading; the platform packages
-# meet a few of the attacks in check-platforms.sh.
+# as root and can make one), through the Gradescope and PrairieLearn
+# packages in scratch roots, and in batch grading.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 lab=lab3-folding file=fold.cu
@@ -198,13 +198,62 @@ else
     ok "as an ordinary user # SKIP needs root, useradd and setpriv"
 fi
 
+# ---- through the Gradescope and PrairieLearn packages, in scratch roots ------------------------
+# Each attack again, graded as the platform grades it: the package's own
+# script, as the unprivileged user nobody where the test is root.  The
+# grader's exit status and report are in the script's output; the results
+# file is the platform's (whose later changes the checks look for).
+pkg_user=no-such-user
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && pkg_user=nobody
+package_grade() { # package_grade RUN FOLDER RESULTS SCRIPT...: the package grades FOLDER
+    run=$1 folder=$2 results=$3
+    shift 3
+    rm -f "$results"
+    "$@" > "$work/$run.out" 2>&1
+    rc=$(sed -n 's/^autograde: grader exit \([0-9]*\).*/\1/p' "$work/$run.out" | tail -n 1)
+    rc=${rc:-99}
+    ln -sf "$results" "$work/$run.json"
+}
+if [ "$BACKEND" = cpu ]; then
+    gs="$work/gradescope"
+    mkdir -p "$gs/root/source" "$gs/root/submission" "$gs/root/results"
+    if DIST_DIR="$gs" platforms/gradescope/build.sh "$lab" > "$gs/build.log" 2>&1 \
+       && (cd "$gs/root/source" && unzip -q "$gs/gradescope-$lab.zip") \
+       && sh "$gs/root/source/prepare-kit.sh" "$gs/root/source/kit" "$lab" > "$gs/prepare.log" 2>&1; then
+        grade() {
+            rm -rf "$gs/root/submission" && mkdir -p "$gs/root/submission" && cp "$2"/* "$gs/root/submission/"
+            AUTOGRADER_ROOT="$gs/root" KILL_LEFTOVERS=no GRADER_USER=$pkg_user package_grade "$1" "$2" \
+                "$gs/root/results/results.json" sh "$gs/root/source/run_autograder"
+        }
+        run_attacks gradescope
+    else
+        not_ok "gradescope: the package for $lab builds"; sed 's/^/    /' "$gs/build.log" "$gs/prepare.log" 2>/dev/null | tail -n 10
+    fi
+    pl="$work/prairielearn"
+    if DIST_DIR="$pl" platforms/prairielearn/build.sh "$lab" > "$pl.log" 2>&1; then
+        package="$pl/prairielearn-$lab"
+        grade() { # a fresh /grade per job, as PrairieLearn makes one
+            rm -rf "$pl/grade" && mkdir -p "$pl/grade/student"
+            cp -R "$package/serverFilesCourse" "$pl/grade/serverFilesCourse"
+            cp -R "$package/questions/cuda-labs/$lab/tests" "$pl/grade/tests"
+            cp "$2"/* "$pl/grade/student/"
+            PL_ROOT="$pl/grade" GRADER_USER=$pkg_user CUDA_LABS_KIT="$work/no-image" \
+                package_grade "$1" "$2" "$pl/grade/results/results.json" sh "$pl/grade/tests/run.sh"
+        }
+        run_attacks prairielearn
+    else
+        not_ok "prairielearn: the package for $lab builds"; sed 's/^/    /' "$pl.log" | tail -n 10
+    fi
+else
+    ok "the platform packages # SKIP on the cpu pass only"
+fi
+
 # ---- batch grading -----------------------------------------------------------------------------
 [ -n "${ATTACKS_ONLY:-}" ] && { ok "batch grading # SKIP ATTACKS_ONLY is set"; finish; }
 batch="$work/batch"
 mkdir -p "$batch"
-for name in solution skeleton forge-results-and-kill-solution detached-rewriter-solution other-items-state-skeleton \
-            dlopen-reference-skeleton bytes-and-escapes-skeleton fork-bomb-solution driver-start-solution; do
-    [ -d "$work/subs/$name" ] && cp -R "$work/subs/$name" "$batch/$name"
+for sub in "$work"/subs/*-skeleton "$work"/subs/*-solution "$work/subs/skeleton" "$work/subs/solution"; do
+    [ -d "$sub" ] && cp -R "$sub" "$batch/$(basename "$sub")"
 done
 cp -R "$work/subs/solution" "$batch/zz-last-solution"
 SEED=$seed JOBS=2 tools/batch-grade.sh lab3 "$batch" "$work/grades" > "$work/batch.out" 2>&1
@@ -221,6 +270,22 @@ else
     not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
     sed 's/^/    /' "$work/batch.out" | tail -n 15
 fi
+# Every attack's rows: on the skeleton at most the skeleton's points, on the
+# solution no item lost but those its "costs:" line names.
+bad_rows=$(ATTACKS="$attacks" SKELETON="$skeleton_points" perl -MJSON::PP -ne '
+    my $r = decode_json($_); my ($name, $base) = $r->{id} =~ /^(.*)-(skeleton|solution)$/ or next;
+    my $file = "$ENV{ATTACKS}/$name.cu"; -f $file or next;
+    open my $f, "<", $file or next; my ($costs) = map { /^\/\/ costs: (.*)/ ? $1 : () } <$f>; $costs //= "";
+    next if $costs =~ /\ball\b/ && $base eq "solution";
+    if ($base eq "solution" && $r->{status} !~ /^(graded|full_marks)$/) { print "$r->{id}:$r->{status} "; next }
+    if ($base eq "skeleton") { print "$r->{id} " if ($r->{points} // 0) > $ENV{SKELETON}; next }
+    for my $i (@{$r->{items} || []}) {
+        next if $i->{status} =~ /^(passed|skipped)$/ || $costs =~ /\ball\b/ || " $costs " =~ / \Q$i->{name}\E /;
+        print "$r->{id}:$i->{name} ";
+    }' < "$work/grades.jsonl")
+rows=$(grep -c . "$work/grades.jsonl")
+[ -z "$bad_rows" ] && [ "$rows" -gt 20 ] && ok "batch grading: every attack ($rows rows) costs only its own items" \
+    || not_ok "batch grading: every attack ($rows rows) costs only its own items (wrong: ${bad_rows:-no rows})"
 perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$work/grades.jsonl" \
     && ! grep -q -E '(^|,)[=+@-]' "$work/grades.csv" \
     && ok "batch grading: the JSON lines are valid UTF-8, no CSV cell starts with = + - @" \
