@@ -3,6 +3,8 @@
 #   - basics, shared, warp, coop: every feature, results asserted;
 #   - compat: what GPU programs from outside the kit use (CUDA's header guards,
 #     mapped host memory, stream callbacks, ...), results asserted;
+#   - intrinsics: CUDA's integer intrinsics (__byte_perm, __funnelshift_*,
+#     __dp4a, __fns, __mul24, ...) and cudaLaunchHostFunc, results asserted;
 #   - fidelity: where the backend once differed from a GPU (meta groups of a
 #     tile of a tile, clock()), results asserted; its atomics and votes give
 #     no TSan report, its never-destroyed stream no leak report;
@@ -21,6 +23,10 @@
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
 #     schedule order, and the TSan build names the racing line;
 #   - asan: out-of-bounds global and shared accesses and a leak, in the ASan build;
+#   - rewrite/*.cu: CUDA forms the rewrite step must read (long comments before
+#     a kernel's body, one kernel name in two namespaces, aligned and struct
+#     __shared__ variables, braced launch configurations, '>' in template
+#     arguments), and the messages it stops with on forms it cannot read;
 #   - the micro-benchmark builds and runs (its numbers are not checked).
 # Only meaningful for the cpu backend; with BACKEND=gpu it has nothing to do.
 set -u
@@ -51,7 +57,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat fidelity exposure params groups stack; do
+for t in basics shared warp coop compat intrinsics fidelity exposure params groups stack; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -233,6 +239,35 @@ if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q 
 else
     not_ok "cucc and cuBLAS"; show "$log/out"
 fi
+
+# ---- the rewrite step (rewrite.pl) on valid CUDA forms, and its messages -----------------------
+# tests/backend/rewrite/NAME.cu begins with "/* expect: runs" (built with cucc,
+# it runs and its checks pass) or "/* expect error: MESSAGE */" (cucc stops
+# with exactly "FILE:LINE: error: MESSAGE", LINE being the one marked
+# "/* here */", and nothing else: no g++ error after it).
+for src in tests/backend/rewrite/*.cu; do
+    name=rewrite-$(basename "$src" .cu)
+    want=$(sed -n '1s/^\/\* expect error: \(.*\) \*\/$/\1/p' "$src")
+    if [ -n "$want" ]; then
+        line=$(grep -n '/\* here \*/' "$src" | head -1 | cut -d: -f1)
+        if ! common/cpu/cucc -o "$log/$name" "$src" > "$log/out" 2>&1 &&
+           grep -Fxq -- "$src:$line: error: $want" "$log/out" && [ "$(grep -c error "$log/out")" = 1 ]; then
+            ok "rewrite: $src stops at line $line with its message"
+        else
+            not_ok "rewrite: $src stops at line $line with: $want"; show "$log/out"
+        fi
+    elif head -1 "$src" | grep -q '^/\* expect: runs'; then
+        if ! common/cpu/cucc -Itests/backend -o "$log/$name" "$src" > "$log/out" 2>&1; then
+            not_ok "rewrite: $src builds with cucc"; show "$log/out"
+        elif timeout 60 "$log/$name" > "$log/out" 2>&1; then
+            ok "rewrite: $src builds and gives the asserted results"
+        else
+            not_ok "rewrite: $src gives the asserted results"; show "$log/out"
+        fi
+    else
+        not_ok "rewrite: $src has no '/* expect: runs' or '/* expect error: ... */' first line"
+    fi
+done
 
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
 if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4

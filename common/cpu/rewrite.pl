@@ -10,9 +10,22 @@
 #   __shared__ T v[N];                          a reference into the block's shared arena
 #   extern __shared__ T v[];                    a pointer to the dynamic shared memory
 #
+# The forms read (tests/backend/rewrite/ has one program for each, and the
+# messages for what is refused):
+#   - a launch's kernel: k, ns::k, k<T, N> (template arguments may hold '>'
+#     inside parentheses or nested templates); its configuration: any
+#     expressions, braced ones too (dim3{1, 1, 1}, {32, 1, 1});
+#   - __shared__ with __align__(N), alignas(N), __attribute__((aligned(N)));
+#     a type defined in the declaration (__shared__ struct { ... } s;);
+#   - line markers (a comment or #if block of more than 8 lines) between a
+#     kernel's ')' and '{', or inside a __shared__ declaration;
+#   - clock() calls become cudaemu_clock() (the cycle counter in a kernel).
+# A '<<<' that is no launch read here stops with a message at its line.
+#
 # No line is added or removed, so the compiler's messages and __LINE__ still
 # name the student's line.  Kernels defined in the file are also registered
-# (name, static shared memory, parameter types) at its end.
+# (name, static shared memory, parameter types) at its end, within their
+# namespace, so that one name in two namespaces gives two kernels.
 use strict;
 use warnings;
 
@@ -28,6 +41,12 @@ my $mask = $src;
 $mask =~ s{("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')}{ my $s = $1; substr($s, 1, -1) =~ s/[^\n]/ /g; $s }ge;
 # Raw strings (R"(...)") are rare in kernels; blank them too.
 $mask =~ s{(R"([^(\s]*)\(.*?\)\2")}{ (my $s = $1) =~ s/[^\n]/ /g; $s }gse;
+
+# The mask again with the line markers blanked: g++ -E puts one where a
+# comment or an #if block of more than 8 lines was (between a kernel's ')'
+# and its '{', say), and what looks across lines must see through it.
+my $flat_mask = $mask;
+$flat_mask =~ s{^(#[^\n]*)}{' ' x length($1)}mge;
 
 # ---- where a position comes from (for our own error messages) -----------------
 my @markers;    # [position after the marker line, line number, file]
@@ -63,7 +82,7 @@ my @events;     # [position, kind, scope snapshot]
     while ($mask =~ /(\{|\}|\b__shared__\b|\b__global__\b)/g) {
         my ($tok, $p) = ($1, pos($mask) - length($1));
         if ($tok eq '{') {
-            my $before = substr($mask, $p > 300 ? $p - 300 : 0, $p > 300 ? 300 : $p);
+            my $before = substr($flat_mask, $p > 2000 ? $p - 2000 : 0, $p > 2000 ? 2000 : $p);
             my $kind = 'other';
             my $name = '';
             if (grep { $_->[0] eq 'code' } @stack) {
@@ -132,20 +151,25 @@ for my $e (grep { $_->[1] eq '__global__' } @events) {
     my $head = substr($mask, $head_start, $p - $head_start);
     my $is_template = $head =~ /\btemplate\b/ ? 1 : 0;
     pos($mask) = $p;
-    next unless $mask =~ /\G__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(/g;
-    my $name = $1;
+    next unless $mask =~ /\G__global__[^;{(]*?((?:\b[A-Za-z_]\w*\s*::\s*)*)\b([A-Za-z_]\w*)\s*\(/g;
+    my ($qualifier, $name) = (flat($1), $2);
+    $qualifier =~ s/\s+//g;
     my $open = pos($mask) - 1;
     my $close = matching($open);
     next if $close < 0;
     $template_kernel{$name} = 1 if $is_template;
     # a prototype may carry the defaults, so look before asking for a body
     $default_arguments{$name} = 1 if has_default_argument(substr($mask, $open + 1, $close - $open - 1));
-    my $after = substr($mask, $close + 1, 400);
+    my $after = substr($flat_mask, $close + 1, 4000);
     next unless $after =~ /^((?:\s|const\b|noexcept\b|__attribute__\s*\(\(.*?\)\))*)\{/s;
     my $body_start = $close + 1 + length($1);
     my $body_end = matching($body_start);
-    $definitions{$name}++;
-    push @kernels, { name => $name, ns => namespace_path($scopes), template => $is_template,
+    my $ns = namespace_path($scopes);
+    $ns .= $qualifier if defined $ns;
+    # overloads (one name, one namespace) are not registered: &ns::k would be ambiguous
+    $definitions{($ns // '') . $name}++;
+    push @kernels, { name => $name, ns => $ns, scope_ns => namespace_path($scopes), head_start => $head_start,
+                     template => $is_template,
                      body_start => $body_start, body_end => $body_end, pos => $p, shared => [] };
 }
 sub kernel_at {
@@ -167,15 +191,48 @@ for my $e (grep { $_->[1] eq '__shared__' } @events) {
     if ($lead =~ /.*\n#[^\n]*\n/s) { $start += $+[0]; $lead = substr($mask, $start, $p - $start); }
     $lead =~ /^\s*/;
     $start += $+[0];
-    my $end = index($mask, ';', $p);
-    fail_at($p, "a __shared__ declaration without ';'") if $end < 0;
+    # the ';' that ends it, past the braces of a struct defined in it
+    my ($end, $braces) = ($p, 0);
+    for (; $end < length $mask; $end++) {
+        my $c = substr($mask, $end, 1);
+        $braces++ if $c eq '{';
+        $braces-- if $c eq '}';
+        last if $braces < 0 || ($c eq ';' && $braces == 0);
+    }
+    fail_at($p, "a __shared__ declaration without ';'") if $end >= length($mask) || $braces < 0;
     my $text = substr($src, $start, $end - $start);
-    my $lines = newlines($text);
-    my $decl = flat($text);
-    $decl =~ s/__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)//g;
+    # what the replacement keeps: the line breaks, and the line markers of a
+    # long comment or #if block inside the declaration
+    (my $skeleton = $text) =~ s/^(?!#)[^\n]*//mg;
+    (my $decl = $text) =~ s/^#[^\n]*//mg;
+    $decl = flat($decl);
+    # its alignment: __align__(N) (that is __attribute__((aligned(N)))) or alignas(N), anywhere in it
+    my @aligns;
+    my $attr_re = qr/__attribute__\s*\(\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\)/;
+    while ($decl =~ /$attr_re/g) {
+        my $a = $1;
+        while ($a =~ /\b(?:__)?aligned(?:__)?\b\s*(\((?:[^()]|\([^()]*\))*\))?/g) {
+            push @aligns, defined $1 ? $1 : '(16)';
+        }
+    }
+    $decl =~ s/$attr_re//g;
+    while ($decl =~ s/\balignas\s*(\((?:[^()]|\([^()]*\))*\))//) { push @aligns, $1; }
+    my $align = '';
+    if (@aligns) {
+        # the largest of them, as a constant expression
+        $align = "(size_t)$aligns[0]";
+        $align = "((size_t)$_ > $align ? (size_t)$_ : $align)" for @aligns[1 .. $#aligns];
+    }
     my $extern = $decl =~ s/\bextern\b//g;
     $decl =~ s/\b(?:__shared__|static)\b//g;
     $decl = flat($decl);
+    # a type defined in the declaration (__shared__ struct { int a; float b; } s;) gets a name
+    my $defined_type = '';
+    if ($decl =~ /^(.*?\{.*\})(.*)$/) {
+        ($defined_type, $decl) = ($1, $2);
+        fail_at($p, "a __shared__ variable's type is defined here but no variable is declared") if $decl =~ /^\s*$/;
+        $decl = "cudaemu_shared_type_" . ($slot + 1) . " $decl";
+    }
     fail_at($p, "a __shared__ variable cannot have an initializer in CUDA: declare it, then assign it in the kernel")
         if $decl =~ /=/ && $decl !~ /\[[^\]]*=/;
     # split the declarators at top-level commas
@@ -198,6 +255,21 @@ for my $e (grep { $_->[1] eq '__shared__' } @events) {
     }
     my $code = in_code($scopes);
     my @out;
+    my $k = $code ? kernel_at($p) : undef;
+    if ($defined_type ne '') {
+        my $typedef = "typedef $defined_type cudaemu_shared_type_" . ($slot + 1) . ";";
+        if ($k && !$k->{template} && $defined_type =~ /^(?:struct|class|union)\s*\{/) {
+            # an unnamed type in a plain kernel: defined before the kernel, on
+            # the kernel's first line, so that its registration can size it
+            push @edits, [$k->{head_start}, $k->{head_start}, "$typedef "];
+        } else {
+            # named (the kernel may name it) or in a template: where it was;
+            # the kernel's first launch measures its shared memory
+            push @out, $typedef;
+            $k->{unsized_shared} = 1 if $k;
+            $k = undef;
+        }
+    }
     for my $d (@decls) {
         my ($ptr, $name, $dims) = @$d;
         $dims = flat($dims);
@@ -210,30 +282,32 @@ for my $e (grep { $_->[1] eq '__shared__' } @events) {
             fail_at($p, "__shared__ $name needs a size known at compile time; use extern __shared__ for a size chosen at launch")
                 if $dims =~ /\[\s*\]/;
             my $t = flat("$type $ptr$dims");
+            my $targs = $align eq '' ? $t : "$t, $align";
             if ($code) {
                 $slot++;
                 push @out, "static ::cudaemu::shared_slot cudaemu_shared_slot_$slot; "
-                         . "auto &$name = ::cudaemu::shared_var<$t>(&cudaemu_shared_slot_$slot, __FILE__, __LINE__);";
-                if (my $k = kernel_at($p)) { push @{$k->{shared}}, $t; }
+                         . "auto &$name = ::cudaemu::shared_var<$targs>(&cudaemu_shared_slot_$slot, __FILE__, __LINE__);";
+                push @{$k->{shared}}, [$t, $align] if $k;
             } else {
-                push @out, "static ::cudaemu::static_shared_var<$t> $name;";
+                $slot++;
+                push @out, "static ::cudaemu::static_shared_var<$targs> $name;";
             }
         }
     }
     # the replacement covers the ';' too
-    push @edits, [$start, $end + 1, join(' ', @out) . ("\n" x $lines)];
+    push @edits, [$start, $end + 1, join(' ', @out) . $skeleton];
 }
 
 # ---- kernel launches -------------------------------------------------------------------
 pos($mask) = undef;
 while ($mask =~ m{
         (?<name>(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)
-        (?<targs>\s*(?!<<<)(?<tp><(?:[^<>;{}]++|(?&tp))*>))?
-        \s*<<<(?<cfg>(?:(?!>>>)[^;{}])*)>>>\s*
+        (?<targs>\s*(?!<<<)(?<tp><(?:[^<>;{}()]++|(?<tpp>\((?:[^()]++|(?&tpp))*\))|(?&tp))*>))?
+        \s*<<<(?<cfg>(?:(?!>>>)(?:[^;{}]|(?<br>\{(?:[^{}]++|(?&br))*\})))*)>>>\s*
         (?<args>\((?:[^()]++|(?&args))*\))
     }gx) {
-    # groups: 1 name, 2 targs, 3 tp, 4 cfg, 5 args
-    my ($s, $e, $cfg_s, $cfg_e, $args_s, $args_e) = ($-[0], $+[0], $-[4], $+[4], $-[5], $+[5]);
+    # groups: 1 name, 2 targs, 3 tp, 4 tpp, 5 cfg, 6 br, 7 args
+    my ($s, $e, $cfg_s, $cfg_e, $args_s, $args_e) = ($-[0], $+[0], $-[5], $+[5], $-[7], $+[7]);
     my ($name, $targs) = (flat($+{name}), defined $+{targs} ? flat($+{targs}) : '');
     my $cfg_text = substr($src, $cfg_s, $cfg_e - $cfg_s);
     my $args_text = substr($src, $args_s, $args_e - $args_s);
@@ -259,6 +333,40 @@ while ($mask =~ m{
     push @edits, [$s, $e, $call];
 }
 
+# A <<< that no launch above took in: say which forms are read rather than
+# leave g++ to report "expected primary-expression before '<' token".
+{
+    my @launches = map { [$_->[0], $_->[1]] } @edits;
+    pos($mask) = undef;
+    while ($mask =~ /<<</g) {
+        my $p = pos($mask) - 3;
+        next if substr($mask, 0, $p) =~ /\boperator\s*$/;
+        next if grep { $p >= $_->[0] && $p < $_->[1] } @launches;
+        fail_at($p, "cannot read this kernel launch; the cpu backend reads KERNEL<<<GRID, BLOCK>>>(ARGS), "
+                    . "with an optional shared memory size and stream after BLOCK, where KERNEL is the kernel's "
+                    . "name, qualified or with template arguments (k, ns::k, k<T, 4>), not an expression such as "
+                    . "(k) or a function pointer");
+    }
+}
+
+# ---- clock(): device.h makes it a macro for cudaemu_clock() (the cycle counter
+# in a kernel, the C library's on the host), but <ctime> and the headers that
+# include it #undef clock.  So calls left as clock() become cudaemu_clock()
+# here; not a member's (t.clock()) or a declaration's (clock_t clock()).
+{
+    my @taken = map { [$_->[0], $_->[1]] } @edits;
+    pos($mask) = undef;
+    while ($mask =~ /\bclock\s*\(\s*\)/g) {
+        my ($s, $e) = ($-[0], $+[0]);
+        next if grep { $s >= $_->[0] && $s < $_->[1] } @taken;
+        my $before = substr($flat_mask, $s > 200 ? $s - 200 : 0, $s > 200 ? 200 : $s);
+        $before =~ s/(?:::\s*)$//;                       # ::clock(), std::clock()
+        $before =~ s/\bstd\s*$//;
+        next if $before =~ /(?:\.|->|\b(?!return\b|case\b)[A-Za-z_]\w*)\s*$/;
+        push @edits, [$s, $s + 5, 'cudaemu_clock'];
+    }
+}
+
 # ---- cudaLaunch(Cooperative)Kernel((void *)k, ...): keep k's type ----------------------
 pos($mask) = undef;
 while ($mask =~ /\bcudaLaunch(?:Cooperative)?Kernel\s*\(\s*(\(\s*(?:const\s+)?void\s*\*\s*\))/g) {
@@ -278,13 +386,20 @@ for my $ed (sort { $b->[0] <=> $a->[0] } @edits) {
 my $registrations = '';
 my $n = 0;
 for my $k (@kernels) {
-    next if $k->{template} || !defined $k->{ns} || $definitions{$k->{name}} > 1;
+    next if $k->{template} || !defined $k->{ns} || $definitions{$k->{ns} . $k->{name}} > 1;
     my ($file, $line) = origin($k->{pos});
-    my $shared = join(', ', map { "{sizeof($_), alignof($_)}" } @{$k->{shared}});
+    # {size, alignment} of each __shared__ variable, their types named as in the kernel's namespace
+    my $shared = join(', ', map {
+        my ($t, $align) = @$_;
+        $align eq '' ? "{sizeof($t), alignof($t)}"
+                     : "{sizeof($t), $align > alignof($t) ? $align : alignof($t)}"
+    } @{$k->{shared}});
+    my @ns = split /::/, $k->{ns};
     $n++;
     $registrations .= "#line $line \"$file\"\n"
-                    . "static ::cudaemu::kernel_registration cudaemu_kernel_registration_$n(&$k->{ns}$k->{name}, "
-                    . "\"$k->{name}\", {$shared});\n";
+                    . join('', map { "namespace $_ { " } @ns)
+                    . "static ::cudaemu::kernel_registration cudaemu_kernel_registration_$n(&$k->{name}, "
+                    . "\"$k->{name}\", {$shared});" . (' }' x @ns) . "\n";
 }
 
 open(my $oh, '>', $out) or die "rewrite.pl: cannot write $out: $!\n";

@@ -28,7 +28,7 @@ static __global__ void meta_groups(int *out)
     o[5] = (int)two.meta_group_rank() * 100 + (int)two.meta_group_size();
 }
 
-/* ---- clock(): the low 32 bits of clock64()'s counter ---- */
+/* ---- clock(): clock64()'s count (tests/backend/rewrite/clock_ctime.cu: with <ctime>) ---- */
 static __global__ void spin(long long cycles, long long *out)
 {
     long long start64 = clock64();

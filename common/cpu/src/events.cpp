@@ -182,4 +182,17 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     callback(stream, cudaSuccess, user_data);
     return cudaSuccess;
 }
+/* The same for a host function: it runs now, the stream's work being done. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+    if (!fn)
+        return api_fail(cudaErrorInvalidValue, "cudaLaunchHostFunc with a NULL function");
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaLaunchHostFunc on an invalid stream");
+    if (cudaError_t s = sticky_error())
+        return api_result(s);
+    printf_flush();
+    fn(user_data);
+    return cudaSuccess;
+}
 }

@@ -35,6 +35,7 @@ dim3 emu_grid_dim;
 namespace cudaemu {
 
 unsigned long long current_launch_id;
+unsigned long long clock_base; /* the cycle counter at the launch's start: its clock64() and clock() count from 0 */
 char *current_shared_base;
 volatile sig_atomic_t runtime_busy;
 
@@ -1026,6 +1027,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     emu_grid_dim = c.grid;
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
+    clock_base = __builtin_ia32_rdtsc();
     shared_launch_begin(c.shmem);
     memory_before_launch();
     watchdog_start();

@@ -60,14 +60,22 @@ struct shared_slot {
     size_t offset;
 };
 extern unsigned long long current_launch_id CUDAEMU_HIDDEN;
+extern unsigned long long clock_base CUDAEMU_HIDDEN;
 extern char *current_shared_base CUDAEMU_HIDDEN;
 void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line) CUDAEMU_HIDDEN;
 void *dynamic_shared(void) CUDAEMU_HIDDEN;
 
-template <class T> static inline T &shared_var(shared_slot *slot, const char *file, int line)
+/* ALIGN: the declaration's own __align__(n) or __attribute__((aligned(n))),
+ * 0 if none; at least 16 bytes, as a GPU's shared variables are. */
+template <size_t ALIGN, class T> static constexpr size_t shared_align(void)
 {
+    return ALIGN > alignof(T) ? (ALIGN < 16 ? 16 : ALIGN) : (alignof(T) < 16 ? 16 : alignof(T));
+}
+template <class T, size_t ALIGN = 0> static inline T &shared_var(shared_slot *slot, const char *file, int line)
+{
+    static_assert(shared_align<ALIGN, T>() <= 256, "the cpu backend aligns __shared__ variables to at most 256 bytes");
     if (slot->launch != current_launch_id)
-        place_shared(slot, sizeof(T), alignof(T) < 16 ? 16 : alignof(T), file, line);
+        place_shared(slot, sizeof(T), shared_align<ALIGN, T>(), file, line);
     return *(T *)(current_shared_base + slot->offset);
 }
 
@@ -78,9 +86,9 @@ template <class T> struct dynamic_shared_array {
     T *operator&() const { return (T *)dynamic_shared(); }
 };
 /* Namespace-scope `__shared__ T x[N];` (rare) becomes a static_shared<T[N]>. */
-template <class T> struct static_shared_var {
+template <class T, size_t ALIGN = 0> struct static_shared_var {
     mutable shared_slot slot;
-    T &get() const { return shared_var<T>(&slot, "", 0); }
+    T &get() const { return shared_var<T, ALIGN>(&slot, "", 0); }
     operator T &() const { return get(); }
     template <class I> auto &operator[](I i) const { return get()[i]; }
     template <class V> T &operator=(const V &v) const { return get() = v; }
@@ -383,8 +391,104 @@ static inline unsigned __brev(unsigned x)
         r = (r << 1) | (x & 1);
     return r;
 }
-static inline int __mul24(int a, int b) { return a * b; }
-static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+static inline unsigned long long __brevll(unsigned long long x)
+{
+    return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+/* the low 32 bits of the product of the low 24 bits of a and b (signed for __mul24) */
+static inline int __mul24(int a, int b)
+{
+    long long a24 = (long long)((a & 0xFFFFFF) ^ 0x800000) - 0x800000, b24 = (long long)((b & 0xFFFFFF) ^ 0x800000) - 0x800000;
+    return (int)(unsigned)(unsigned long long)(a24 * b24);
+}
+static inline unsigned __umul24(unsigned a, unsigned b)
+{
+    return (unsigned)((unsigned long long)(a & 0xFFFFFF) * (b & 0xFFFFFF));
+}
+/* byte n of the result is byte (s >> 4n) & 7 of y:x */
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    unsigned long long both = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int n = 0; n < 4; n++)
+        r |= (unsigned)((both >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+    return r;
+}
+/* hi:lo shifted left (the high word) or right (the low word), by shift & 31
+ * or, for the clamped forms, by min(shift, 32) */
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift & 31)) >> 32);
+}
+static inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift < 32 ? shift : 32)) >> 32);
+}
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift < 32 ? shift : 32));
+}
+/* averages without overflow, truncated (__hadd) or rounded up (__rhadd);
+ * __hadd(__half, __half) is cuda_fp16.h's */
+static inline int __hadd(int x, int y) { return (int)(((long long)x + y) >> 1); }
+static inline int __rhadd(int x, int y) { return (int)(((long long)x + y + 1) >> 1); }
+static inline unsigned __uhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y) >> 1); }
+static inline unsigned __urhadd(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x + y + 1) >> 1); }
+/* the position of the offset-th set bit of mask counting from bit base
+ * (included) up, or down for a negative offset; for 0, base if that bit is
+ * set; 0xFFFFFFFF if there is none */
+static inline unsigned __fns(unsigned mask, unsigned base, int offset)
+{
+    if (base > 31)
+        return 0xFFFFFFFFu;
+    if (offset == 0)
+        return (mask >> base) & 1 ? base : 0xFFFFFFFFu;
+    int step = offset > 0 ? 1 : -1, left = offset > 0 ? offset : -offset;
+    for (int bit = (int)base; bit >= 0 && bit < 32; bit += step)
+        if (((mask >> bit) & 1) && --left == 0)
+            return (unsigned)bit;
+    return 0xFFFFFFFFu;
+}
+/* dot products of bytes (__dp4a) or of 16-bit halves with bytes (__dp2a_lo:
+ * bytes 0 and 1 of b; __dp2a_hi: bytes 2 and 3), plus c */
+static inline int __dp4a(int a, int b, int c)
+{
+    for (int n = 0; n < 4; n++)
+        c += (int)(signed char)(a >> (8 * n)) * (int)(signed char)(b >> (8 * n));
+    return c;
+}
+static inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
+{
+    for (int n = 0; n < 4; n++)
+        c += ((a >> (8 * n)) & 0xFF) * ((b >> (8 * n)) & 0xFF);
+    return c;
+}
+static inline int __dp4a(char4 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+static inline unsigned __dp4a(uchar4 a, uchar4 b, unsigned c)
+{
+    return c + (unsigned)a.x * b.x + (unsigned)a.y * b.y + (unsigned)a.z * b.z + (unsigned)a.w * b.w;
+}
+static inline int cudaemu_dp2a(int a, int b, int c, int byte)
+{
+    return c + (int)(short)a * (int)(signed char)(b >> (8 * byte)) +
+           (int)(short)(a >> 16) * (int)(signed char)(b >> (8 * byte + 8));
+}
+static inline unsigned cudaemu_dp2a(unsigned a, unsigned b, unsigned c, int byte)
+{
+    return c + (a & 0xFFFF) * ((b >> (8 * byte)) & 0xFF) + (a >> 16) * ((b >> (8 * byte + 8)) & 0xFF);
+}
+static inline int __dp2a_lo(int a, int b, int c) { return cudaemu_dp2a(a, b, c, 0); }
+static inline int __dp2a_hi(int a, int b, int c) { return cudaemu_dp2a(a, b, c, 2); }
+static inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return cudaemu_dp2a(a, b, c, 0); }
+static inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return cudaemu_dp2a(a, b, c, 2); }
+static inline int __dp2a_lo(short2 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y; }
+static inline int __dp2a_hi(short2 a, char4 b, int c) { return c + a.x * b.z + a.y * b.w; }
+static inline unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return c + (unsigned)a.x * b.x + (unsigned)a.y * b.y; }
+static inline unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return c + (unsigned)a.x * b.z + (unsigned)a.y * b.w; }
 static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
@@ -392,7 +496,8 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
-static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
+static inline unsigned __sad(int a, int b, unsigned c) { return (a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a) + c; }
+static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 template <class T> static inline T __ldcg(const T *p) { return *p; }
 template <class T> static inline T __ldca(const T *p) { return *p; }
@@ -400,14 +505,21 @@ template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline void __stcg(T *p, T v) { *p = v; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 template <class T> static inline void __stwb(T *p, T v) { *p = v; }
-static inline long long clock64(void) { return (long long)__builtin_ia32_rdtsc(); }
-/* A kernel's clock() is a GPU's 32-bit cycle counter (an int, widened to
- * clock_t): here the low 32 bits of clock64()'s counter, so that spinning
- * for N cycles takes as long with either.  Host code keeps the C library's
- * clock() (processor time); the two are told apart when called. */
+/* A kernel's clock64() and clock() count the CPU's cycles (its time-stamp
+ * counter) from the start of the launch, so that spinning for N cycles
+ * takes as long with either.  A GPU's clock() is a 32-bit counter widened
+ * to clock_t, which wraps every few seconds: a loop such as
+ *     clock_t start = clock(); while (clock() - start < N) {}
+ * that meets the wrap never ends.  Here the threads of a launch run one
+ * after another, so a launch lasts longer and would meet it often: clock()
+ * gives the whole count instead (the same as a GPU's for the first 2^31
+ * cycles of a launch, about a second), and code that keeps it in an int or
+ * unsigned still gets a GPU's 32-bit arithmetic.  Host code keeps the C
+ * library's clock() (processor time); the two are told apart when called. */
+static inline long long clock64(void) { return (long long)(__builtin_ia32_rdtsc() - cudaemu::clock_base); }
 static inline clock_t cudaemu_clock(void)
 {
-    return cudaemu::in_kernel() ? (clock_t)(int)(unsigned)clock64() : clock();
+    return cudaemu::in_kernel() ? (clock_t)clock64() : (::clock)(); /* (clock)(): not rewritten */
 }
 namespace std {
 using ::cudaemu_clock;

@@ -142,6 +142,7 @@ typedef struct CUevent_st *cudaEvent_t;
 /* A stream callback's calling convention: nothing special on Linux. */
 #define CUDART_CB
 typedef void(CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *user_data);
+typedef void(CUDART_CB *cudaHostFn_t)(void *user_data);
 
 enum cudaComputeMode {
     cudaComputeModeDefault = 0,

@@ -1,0 +1,120 @@
+/* intrinsics.cu: CUDA's integer intrinsics (the Math API's "Integer
+ * Intrinsics" section), each on values whose results a GPU gives, and
+ * cudaLaunchHostFunc. */
+#include <cuda_runtime.h>
+#include <limits.h>
+
+#include "check.h"
+
+enum { N = 64 };
+static __global__ void integer_intrinsics(unsigned long long *o)
+{
+    int i = 0;
+    o[i++] = __brevll(1ULL);
+    o[i++] = __brevll(0xF0ULL);
+    o[i++] = __brev(0x1u);
+    o[i++] = __byte_perm(0x33221100u, 0x77665544u, 0x5410u);
+    o[i++] = __byte_perm(0x33221100u, 0x77665544u, 0x0123u);
+    o[i++] = __byte_perm(0x33221100u, 0x77665544u, 0xFFFF7654u); /* the upper 16 bits are not used */
+    o[i++] = __funnelshift_l(0x80000001u, 0x1u, 4);
+    o[i++] = __funnelshift_l(0x80000001u, 0x1u, 36);  /* shift & 31 */
+    o[i++] = __funnelshift_lc(0x80000001u, 0x1u, 36); /* clamped to 32 */
+    o[i++] = __funnelshift_r(0x80000001u, 0x1u, 4);
+    o[i++] = __funnelshift_rc(0x80000001u, 0x1u, 40);
+    o[i++] = (unsigned)__hadd(INT_MAX, INT_MAX);
+    o[i++] = (unsigned)__hadd(-3, 0);
+    o[i++] = (unsigned)__rhadd(-3, 0);
+    o[i++] = __uhadd(0xFFFFFFFFu, 1u);
+    o[i++] = __urhadd(0xFFFFFFFFu, 2u);
+    o[i++] = (unsigned)__mul24(0x01000003, 5);
+    o[i++] = (unsigned)__mul24(0xFFFFFF, 2); /* 24-bit -1 */
+    o[i++] = __umul24(0x01000003u, 5u);
+    o[i++] = __umul24(0xFFFFFFu, 0xFFFFFFu);
+    o[i++] = __sad(-5, 3, 1u);
+    o[i++] = __usad(2u, 7u, 10u);
+    o[i++] = __fns(0x2Cu, 0, 1);
+    o[i++] = __fns(0x2Cu, 0, 3);
+    o[i++] = __fns(0x2Cu, 3, 1);
+    o[i++] = __fns(0x2Cu, 4, 1);
+    o[i++] = __fns(0x2Cu, 5, -1);
+    o[i++] = __fns(0x2Cu, 4, -1);
+    o[i++] = __fns(0x2Cu, 4, 0);
+    o[i++] = __fns(0x2Cu, 5, 0);
+    o[i++] = __fns(0x2Cu, 0, 4);
+    o[i++] = (unsigned)__dp4a(0x01FF0203, 0x02030405, 10);
+    o[i++] = __dp4a(0x01FF0203u, 0x02030405u, 10u);
+    o[i++] = (unsigned)__dp4a(make_char4(1, -2, 3, -4), make_char4(5, 6, 7, 8), 0);
+    o[i++] = __dp4a(make_uchar4(1, 2, 3, 4), make_uchar4(5, 6, 7, 8), 1u);
+    o[i++] = (unsigned)__dp2a_lo((int)0xFFFF0002, (int)0x0403FE05, 1);
+    o[i++] = (unsigned)__dp2a_hi((int)0xFFFF0002, (int)0x0403FE05, 1);
+    o[i++] = __dp2a_lo(0xFFFF0002u, 0x0403FE05u, 1u);
+    o[i++] = __dp2a_hi(0xFFFF0002u, 0x0403FE05u, 1u);
+    o[i++] = (unsigned)__dp2a_lo(make_short2(2, -1), make_char4(5, -2, 3, 4), 1);
+    o[i++] = (unsigned)__dp2a_hi(make_short2(2, -1), make_char4(5, -2, 3, 4), 1);
+    o[i++] = __popc(0xF0F0u) + __popcll(~0ULL) * 100;
+    o[i++] = (unsigned)(__clz(1) + __clzll(1LL) * 100 + __ffs(0x100) * 10000 + __ffsll(1LL << 40) * 1000000);
+    o[i++] = __umulhi(0x80000000u, 6u) + (unsigned)__mulhi(-0x40000000, 8) * 100u;
+    o[i++] = __umul64hi(1ULL << 63, 6ULL) + (unsigned long long)__mul64hi(-(1LL << 62), 8LL) * 100;
+    o[i++] = umin(3u, 9u) + umax(3u, 9u) * 10 + (unsigned long long)llmin(-4LL, 2LL) * 100;
+    o[N - 1] = i;
+}
+static const unsigned long long want[] = {
+    1ULL << 63, 0x0F00000000000000ULL, 0x80000000u,
+    0x55441100u, 0x00112233u, 0x77665544u,
+    0x18u, 0x18u, 0x80000001u, 0x18000000u, 0x1u,
+    (unsigned)INT_MAX, (unsigned)-2, (unsigned)-1, 0x80000000u, 0x80000001u,
+    15u, (unsigned)-2, 15u, 0xFE000001u,
+    9u, 15u,
+    2u, 5u, 3u, 5u, 5u, 3u, 0xFFFFFFFFu, 5u, 0xFFFFFFFFu,
+    32u, 800u, (unsigned)-18, 71u,
+    13u, 3u, 16645901u, 262147u, 13u, 3u,
+    8u + 6400u, 31u + 6300u + 90000u + 41000000u, 3u + (unsigned)-2 * 100u,
+    3ULL + (unsigned long long)-2LL * 100, 3ULL + 90ULL + (unsigned long long)-400LL,
+};
+enum { WANT = sizeof want / sizeof want[0] };
+
+static __global__ void write_five(int *a) { a[threadIdx.x] = 5; }
+struct host_record {
+    int calls;
+    const int *data;
+    int seen;
+};
+static void CUDART_CB host_function(void *user_data)
+{
+    host_record *r = (host_record *)user_data;
+    r->calls++;
+    r->seen = r->data[3];
+}
+
+int main(void)
+{
+    unsigned long long *d, h[N];
+    EXPECT_OK(cudaMalloc(&d, sizeof h));
+    EXPECT_OK(cudaMemset(d, 0, sizeof h));
+    integer_intrinsics<<<1, 1>>>(d);
+    EXPECT_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    EXPECT(h[N - 1] == WANT, "%llu results, %d expected", h[N - 1], (int)WANT);
+    for (int i = 0; i < WANT; i++)
+        EXPECT(h[i] == want[i], "result %d: %#llx, want %#llx", i, h[i], want[i]);
+    EXPECT_OK(cudaFree(d));
+
+    /* cudaLaunchHostFunc: after the stream's earlier work, once */
+    int *a;
+    cudaStream_t s;
+    EXPECT_OK(cudaMallocManaged(&a, 4 * sizeof(int)));
+    EXPECT_OK(cudaStreamCreate(&s));
+    write_five<<<1, 4, 0, s>>>(a);
+    host_record r = {0, a, -1};
+    cudaHostFn_t fn = host_function;
+    EXPECT_OK(cudaLaunchHostFunc(s, fn, &r));
+    EXPECT_OK(cudaStreamSynchronize(s));
+    EXPECT(r.calls == 1 && r.seen == 5, "host function: %d calls, saw %d", r.calls, r.seen);
+    EXPECT_OK(cudaLaunchHostFunc(0, host_function, &r));
+    EXPECT(r.calls == 2, "host function on the default stream: %d calls", r.calls);
+    EXPECT(cudaLaunchHostFunc(s, 0, &r) == cudaErrorInvalidValue, "a NULL host function accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "the refusal is the last error");
+    EXPECT(cudaGetLastError() == cudaSuccess, "the refusal is sticky");
+    EXPECT_OK(cudaStreamDestroy(s));
+    EXPECT_OK(cudaFree(a));
+    return check_result();
+}
