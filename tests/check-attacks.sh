@@ -284,8 +284,16 @@ bad_rows=$(ATTACKS="$attacks" SKELETON="$skeleton_points" perl -MJSON::PP -ne '
         print "$r->{id}:$i->{name} ";
     }' < "$work/grades.jsonl")
 rows=$(grep -c . "$work/grades.jsonl")
-[ -z "$bad_rows" ] && [ "$rows" -gt 20 ] && ok "batch grading: every attack ($rows rows) costs only its own items" \
-    || not_ok "batch grading: every attack ($rows rows) costs only its own items (wrong: ${bad_rows:-no rows})"
+if [ -z "$bad_rows" ] && [ "$rows" -gt 20 ]; then
+    ok "batch grading: every attack ($rows rows) costs only its own items"
+else
+    not_ok "batch grading: every attack ($rows rows) costs only its own items (wrong: ${bad_rows:-no rows})"
+    for bad in $bad_rows; do # the feedback of each item lost
+        ID=${bad%%:*} ITEM=${bad#*:} perl -MJSON::PP -ne 'my $r = decode_json($_); next unless $r->{id} eq $ENV{ID};
+            for (@{$r->{items}}) { print "    $ENV{ID} $_->{name}: ", substr($_->{feedback} // "", 0, 600), "\n" if $_->{name} eq $ENV{ITEM} }' \
+            < "$work/grades.jsonl"
+    done
+fi
 perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$work/grades.jsonl" \
     && ! grep -q -E '(^|,)[=+@-]' "$work/grades.csv" \
     && ok "batch grading: the JSON lines are valid UTF-8, no CSV cell starts with = + - @" \
