@@ -6,9 +6,12 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-static void *driver_start_thread(void *unused)
+/* Lives until it has been named (a thread that ended has no file left to name). */
+static void *driver_start_thread(void *named)
 {
-    (void)unused;
+    char byte;
+    if (read(*(int *)named, &byte, 1) != 1)
+        abort();
     return NULL;
 }
 
@@ -21,9 +24,13 @@ __attribute__((constructor)) static void driver_start(void)
     if (!comm || fputs("cuda-like", comm) < 0 || fclose(comm) != 0)
         abort();
     pthread_t thread;
-    if (pthread_create(&thread, NULL, driver_start_thread, NULL) != 0 || pthread_setname_np(thread, "cuda-evthandlr") != 0)
+    int named[2];
+    if (pipe(named) != 0 || pthread_create(&thread, NULL, driver_start_thread, &named[0]) != 0
+        || pthread_setname_np(thread, "cuda-evthandlr") != 0 || write(named[1], "n", 1) != 1)
         abort();
     pthread_join(thread, NULL);
+    close(named[0]);
+    close(named[1]);
     /* devices opened for reading and writing, shared memory created and removed */
     int null = open("/dev/null", O_RDWR);
     if (null < 0)
