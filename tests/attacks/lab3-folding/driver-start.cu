@@ -6,12 +6,15 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-/* Lives until it has been named (a thread that ended has no file left to name). */
-static void *driver_start_thread(void *named)
+/* Lives until it has been named (a thread that ended has no file left to
+ * name): the constructor holds this lock until then. */
+static pthread_mutex_t not_named_yet = PTHREAD_MUTEX_INITIALIZER;
+
+static void *driver_start_thread(void *unused)
 {
-    char byte;
-    if (read(*(int *)named, &byte, 1) != 1)
-        abort();
+    (void)unused;
+    pthread_mutex_lock(&not_named_yet);
+    pthread_mutex_unlock(&not_named_yet);
     return NULL;
 }
 
@@ -24,13 +27,11 @@ __attribute__((constructor)) static void driver_start(void)
     if (!comm || fputs("cuda-like", comm) < 0 || fclose(comm) != 0)
         abort();
     pthread_t thread;
-    int named[2];
-    if (pipe(named) != 0 || pthread_create(&thread, NULL, driver_start_thread, &named[0]) != 0
-        || pthread_setname_np(thread, "cuda-evthandlr") != 0 || write(named[1], "n", 1) != 1)
+    pthread_mutex_lock(&not_named_yet);
+    if (pthread_create(&thread, NULL, driver_start_thread, NULL) != 0 || pthread_setname_np(thread, "cuda-evthandlr") != 0)
         abort();
+    pthread_mutex_unlock(&not_named_yet);
     pthread_join(thread, NULL);
-    close(named[0]);
-    close(named[1]);
     /* devices opened for reading and writing, shared memory created and removed */
     int null = open("/dev/null", O_RDWR);
     if (null < 0)
