@@ -17,7 +17,8 @@
  *   hello waits until every line is printed, then returns 0 -> hello_printf
  *   hello returns CUDA's own nonzero error code when the launch is refused -> launch_error_reported
  *   hello prints a message on stderr that names the error -> launch_error_reported (stderr non-empty only)
- *   hello reports a kernel that fails after it launched in the same way -> not checked
+ *   hello reports a kernel that fails after it launched in the same way -> launch_error_reported (the grader
+ *       makes cudaDeviceSynchronize report a launch failure)
  *   fill_global_indices makes one launch with exactly the grid and block it is given -> global_index_1d,
  *       global_index_2d_3d, global_index_bounds
  *   each thread whose global index g is below n stores g at out[g] -> global_index_1d, global_index_2d_3d
@@ -189,6 +190,25 @@ static void item_launch_error_reported(void)
                 "cudaGetLastError() reads and clears it; cudaPeekAtLastError() leaves it for the next call",
                 result);
     /* (its lines are hello_printf's to judge: one mistake, one item) */
+    free(out), free(err);
+
+    /* A kernel that fails while it runs: the launch is accepted, and the
+     * error comes from cudaDeviceSynchronize (kit.h part 10 makes it so). */
+    grade_spoil(grade_reference(), KIT_SPOIL_SYNC, 0);
+    int expected = reference_hello(1, 1);
+    grade_spoil(grade_student(), KIT_SPOIL_SYNC, 0);
+    result = student_hello(1, 1);
+    printed_by(grade_student(), &out, &err);
+    grade_check(result != 0,
+                "hello(1, 1) returned 0 although the kernel failed while it ran (the grader made "
+                "cudaDeviceSynchronize() report %d, a launch failure, as a crashing kernel would): an error that "
+                "cudaDeviceSynchronize returns is reported like a refused launch, with its code", expected);
+    grade_check(result == expected,
+                "hello(1, 1) returned %d, but cudaDeviceSynchronize() reported %d (the kernel failed while it ran; "
+                "the grader made it so): return that cudaError_t itself", result, expected);
+    grade_check(err[strspn(err, " \t\r\n")] != '\0',
+                "hello(1, 1) returned the right code (%d) for a kernel that failed while it ran, but printed nothing "
+                "on stderr; print a message that names the error (cudaGetErrorString)", result);
     free(out), free(err);
 }
 

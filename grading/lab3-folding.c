@@ -6,7 +6,8 @@
  *   fold_large              the sum for large n (2^20 on the cpu backend, 2^24 and more on a GPU)
  *   fold_launches           one launch per round, ceil(log2 n) rounds, no block without work
  *   fold_predicate_accepts  your fold_invariant_holds() accepts every correct state
- *   fold_predicate_rejects  ... and rejects wrong ones (off by one, swapped, other round, other algorithm)
+ *   fold_predicate_rejects  ... and rejects wrong ones (off by one, swapped, other round, other algorithm),
+ *                           and fold_sum reports a wrong state
  *   fold_unfold             going further: fold_unfold() gives the original array back
  *
  * The data are small integers, so every sum is exact whatever the order.
@@ -21,11 +22,12 @@
  *       fold_sums_exact, fold_large
  *   fold_sum leaves the host array a unchanged -> fold_sums_exact
  *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> fold_invariant
- *   with snapshots on, fold_sum checks fold_invariant_holds on every state -> not checked
+ *   with snapshots on, fold_sum checks fold_invariant_holds on every state -> fold_predicate_rejects (a state
+ *       spoiled in device memory must be reported)
  *   fold_invariant_holds returns 1 for every correct state -> fold_predicate_accepts
  *   fold_invariant_holds returns 0 when the live part is wrong -> fold_predicate_rejects
- *   fold_invariant_holds ignores the elements outside the live part -> not checked
- *   fold_invariant_holds is plain host code, run on the CPU -> not checked
+ *   fold_invariant_holds ignores the elements outside the live part -> fold_predicate_accepts
+ *   fold_invariant_holds is plain host code, run on the CPU -> fold_predicate_accepts, fold_predicate_rejects
  *   fold_unfold turns the final state back into the original a[] -> fold_unfold
  *   fold_unfold undoes the rounds on the device, last first, one launch each -> fold_unfold (launches, no
  *       upload between them, the array from the device; not the order)
@@ -304,6 +306,9 @@ static void fold_predicate_rejects(void)
         free(wrong);
         free(a);
     }
+    /* lab3.h: with snapshots on, fold_sum checks the invariant on every state */
+    expect_checks_every_state(GRADE_FN(grade_student(), fold_sum), "fold_sum", "fold_invariant_holds", 37,
+                              round_count(37));
 }
 
 /* ---- fold_unfold (going further) ----------------------------------------------- */

@@ -27,7 +27,8 @@
  *       compact_invariant, naive_sums_exact, compact_sums_exact, tournament_large
  *   both functions leave the host array a unchanged -> naive_sums_exact, compact_sums_exact
  *   SNAPSHOT(d_a, n, round) after every round, round 0 included -> naive_invariant, compact_invariant
- *   with snapshots on, both check tournament_invariant_holds on every state -> not checked
+ *   with snapshots on, both check tournament_invariant_holds on every state -> tournament_predicate_rejects
+ *       (a state spoiled in device memory must be reported)
  *   naive mapping: thread i looks after element i -> naive_launches (a thread for each element in
  *       every round, no block past them)
  *   compact mapping: thread t looks after element 2Dt, as many threads as pairs -> compact_launches,
@@ -35,7 +36,8 @@
  *   compact mapping: no warp is launched without work -> compact_launches (idle whole blocks only)
  *   tournament_invariant_holds returns 1 for every correct state -> tournament_predicate_accepts
  *   tournament_invariant_holds returns 0 for a wrong state -> tournament_predicate_rejects
- *   tournament_invariant_holds is plain host code, run on the CPU -> not checked
+ *   tournament_invariant_holds is plain host code, run on the CPU -> tournament_predicate_accepts,
+ *       tournament_predicate_rejects
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +345,11 @@ static void tournament_predicate_rejects(void)
         free(wrong);
         free(a);
     }
+    /* lab4.h: with snapshots on, both check the invariant on every state */
+    expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_naive), "tournament_sum_naive",
+                              "tournament_invariant_holds", 37, round_count(37));
+    expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_compact), "tournament_sum_compact",
+                              "tournament_invariant_holds", 37, round_count(37));
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */

@@ -25,7 +25,8 @@
  *   part 1 takes ceil(log2 n) rounds, one launch per round, none for n = 1 -> tmax_launches
  *   round r writes B[t] = max(A[2t], A[2t + 1]) (A[2t] alone at an odd end), ceil(m / 2) of them ->
  *       tmax_invariant
- *   each round writes into a second device array, and the two arrays swap roles -> not checked
+ *   each round writes into a second device array, and the two arrays swap roles -> tmax_invariant (the
+ *       snapshots' device arrays alternate)
  *   SNAPSHOT the array just written (ceil(n / 2^r) values) after every round, round 0 too -> tmax_invariant
  *   after round r, B[t] is the largest of a[tW .. min((t + 1)W, n) - 1], W = 2^r -> tmax_invariant
  *   the one value left after the last round is the maximum, and is returned -> tmax_invariant, tmax_results
@@ -35,10 +36,11 @@
  *   the rounds run on the device, nothing is uploaded between them, the result is copied back ->
  *       tmax_invariant, tmax_results
  *   tournament_max leaves the host array a unchanged -> tmax_results
- *   with snapshots on, tournament_max checks max_invariant_holds after every round -> not checked
+ *   with snapshots on, tournament_max checks max_invariant_holds after every round -> tmax_predicate_rejects
+ *       (a state spoiled in device memory must be reported)
  *   max_invariant_holds returns 1 for every correct state -> tmax_predicate_accepts
  *   max_invariant_holds returns 0 for a wrong state -> tmax_predicate_rejects
- *   max_invariant_holds is host code -> not checked
+ *   max_invariant_holds is host code -> tmax_predicate_accepts, tmax_predicate_rejects
  *   block_max returns the largest of a[0..n-1] for every n >= 1 -> block_max_negative, block_max_edges,
  *       block_max_random, block_max_schedules
  *   block_max makes one launch, or two when a second pass combines the blocks -> block_max_launches
@@ -150,6 +152,17 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
                 "%s: found %d snapshots, but n = %d needs %d rounds, so %d snapshots (round 0, then one after every "
                 "round); the loop makes one round too %s, or SNAPSHOT is missing",
                 where, taken, n, rounds, rounds + 1, taken > rounds + 1 ? "many" : "few");
+    /* lab5.h: each round writes into a second device array, and the two swap roles */
+    for (int k = 1; k <= rounds; k++) {
+        uint64_t here = grade_snapshot_at(you, k)->device_address;
+        grade_check(here != grade_snapshot_at(you, k - 1)->device_address,
+                    "%s: round %d wrote into the device array it read (its snapshot is of the array the snapshot "
+                    "before it was of): each round reads one array and writes the other, then the two swap roles",
+                    where, k);
+        grade_check(k < 2 || here == grade_snapshot_at(you, k - 2)->device_address,
+                    "%s: round %d wrote into a third device array: lab5.h asks for two arrays that swap roles, the "
+                    "output of one round the input of the next", where, k);
+    }
     const float *last = grade_snapshot_at(you, rounds)->data;
     grade_check(got == last[0], "%s: tournament_max returned %.9g, but after the last round B[0] = %.9g: the maximum "
                 "returned is the one value the rounds left, copied back", where, got, last[0]);
@@ -349,6 +362,15 @@ static float *distinct_floats(int n, uint64_t seed)
     return a;
 }
 
+/* The student's predicate on one state: plain host code, so no launch and no copy. */
+static int student_says(const float *a, const float *state, int n, int round)
+{
+    grade_reset_records(grade_student());
+    int holds = GRADE_FN(grade_student(), max_invariant_holds)(a, state, n, round);
+    grade_require_host_only(grade_student(), "max_invariant_holds");
+    return holds;
+}
+
 static void tmax_predicate_accepts(void)
 {
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
@@ -357,7 +379,7 @@ static void tmax_predicate_accepts(void)
         float *a = distinct_floats(n, seed);
         float **states = reference_states(a, n);
         for (int r = 0; r <= round_count(n); r++)
-            if (!GRADE_FN(grade_student(), max_invariant_holds)(a, states[r], n, r)) {
+            if (!student_says(a, states[r], n, r)) {
                 if (n <= PICTURE_MAX) {
                     grade_picture_floats("original a[]", a, n, -1, -1);
                     grade_picture_floats("the correct state", states[r], values_after(n, r), -1, -1);
@@ -376,7 +398,7 @@ static void offer_wrong(const float *a, const float *wrong, int n, int round, ui
 {
     if (lab5_invariant_holds(a, wrong, n, round))
         return; /* this change happens to keep the invariant: not a wrong state */
-    if (!GRADE_FN(grade_student(), max_invariant_holds)(a, wrong, n, round))
+    if (!student_says(a, wrong, n, round))
         return;
     int m = values_after(n, round);
     if (n <= PICTURE_MAX) {
@@ -390,6 +412,12 @@ static void offer_wrong(const float *a, const float *wrong, int n, int round, ui
     grade_fail("max_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). "
                "An invariant this weak would let a broken kernel pass its own assert",
                n, round, what, (unsigned long long)seed);
+}
+
+static void call_tournament_max(void *arg)
+{
+    const max_call *c = arg;
+    c->fn(c->a, c->n);
 }
 
 static void tmax_predicate_rejects(void)
@@ -443,6 +471,13 @@ static void tmax_predicate_rejects(void)
         free(wrong);
         free(a);
     }
+    /* lab5.h: with snapshots on, tournament_max checks the invariant after every round */
+    max_call c = {student_tournament(), distinct_floats(37, grade_seed_for(90)), 37};
+    const int spoiled[] = {0, 1, 4, round_count(37)};
+    for (int k = 0; k < (int)(sizeof spoiled / sizeof spoiled[0]); k++)
+        grade_require_noticed(call_tournament_max, &c, KIT_SPOIL_SNAPSHOT, spoiled[k], "tournament_max",
+                              "max_invariant_holds");
+    free((void *)c.a);
 }
 
 /* ---- Part 2: block_max ---------------------------------------------------------------- */

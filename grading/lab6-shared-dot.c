@@ -42,7 +42,9 @@
  *   dot_host_finish: each block adds up its elements with a shared-memory tree -> not checked
  *   dot_host_finish: the partials come back to the host -> partials_invariant, host_finish_exact,
  *       host_finish_random
- *   dot_host_finish: the host checks dot_partials_hold on the partials -> not checked
+ *   dot_host_finish: the host checks dot_partials_hold on the partials -> predicate_rejects (partials spoiled
+ *       on their way back must be reported)
+ *   dot_partials_hold is host code -> predicate_accepts, predicate_rejects
  *   dot_host_finish: the host adds up the partials and returns the total -> host_finish_exact,
  *       host_finish_random
  *   dot_host_finish: a non-NULL partials_out receives the `blocks` partials -> partials_invariant
@@ -314,6 +316,12 @@ static void rerun_finish(void *arg, void *result)
                            : GRADE_FN(you, dot_host_finish)(c->v->x, c->v->y, c->v->n, c->block_size, c->blocks, NULL);
 }
 
+static void call_host_finish(void *arg)
+{
+    float total;
+    rerun_finish(arg, &total);
+}
+
 /* For a wrong total of dot_device_finish: the block whose partial the
  * first pass (as dot_host_finish runs it, same shape) already gets wrong,
  * or -1 when every partial is right and the finishing pass is to blame. */
@@ -470,7 +478,9 @@ static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128
 
 static void offer_partials(const vectors *v, const shape *s, const float *partials, const char *what, int expected)
 {
+    grade_reset_records(grade_student());
     int said = GRADE_FN(grade_student(), dot_partials_hold)(v->x, v->y, v->n, s->block_size, s->blocks, partials);
+    grade_require_host_only(grade_student(), "dot_partials_hold");
     /* lab6.h: before returning 0 it says on stderr which block breaks the invariant */
     if (!said && !expected && !*grade_output(grade_student(), 2))
         grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) rightly returned 0 for %s, but printed nothing "
@@ -609,6 +619,11 @@ static void predicate_rejects(void)
         free(wrong);
         free_vectors(&v);
     }
+    /* lab6.h: dot_host_finish checks the partials that come back with dot_partials_hold */
+    vectors v = exact_vectors(1000, grade_seed_for(91));
+    finish_call c = {&v, 32, 7, 0};
+    grade_require_noticed(call_host_finish, &c, KIT_SPOIL_COPY_BACK, 0, "dot_host_finish", "dot_partials_hold");
+    free_vectors(&v);
 }
 
 /* ---- device_finish_exact, device_finish_random ---------------------------------------- */

@@ -132,3 +132,42 @@ const char *grade_guard_hint(long long got, long long needed)
            "thread read past the end of the array: does every thread check its index, against n or the live part, "
            "before it reads?)";
 }
+
+/* ---- the code's own checks (kit.h part 10) ---------------------------------------- */
+
+void grade_require_host_only(grade_side *side, const char *fn)
+{
+    grade_check(grade_launch_count(side) == 0,
+                "%s launched a kernel (%s, at %s:%d): it is plain host code, run on the CPU, on the host array it is "
+                "given", fn, grade_launch_at(side, 0)->kernel, grade_launch_at(side, 0)->file,
+                grade_launch_at(side, 0)->line);
+    grade_check(grade_copy_count(side) == 0,
+                "%s called cudaMemcpy (at %s:%d): it is plain host code, run on the CPU, on the host array it is "
+                "given", fn, grade_copy_at(side, 0)->file, grade_copy_at(side, 0)->line);
+}
+
+void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at, const char *fn,
+                           const char *predicate)
+{
+    grade_side *you = grade_student();
+    grade_set_snapshots(you, kind == KIT_SPOIL_SNAPSHOT);
+    call(arg); /* unspoiled, it returns (an error here fails the item as usual) */
+    char *quiet = strdup(grade_output(you, 2));
+    grade_spoil(you, kind, at);
+    grade_expect_error();
+    call(arg);
+    /* noticed: the call stopped (kit_fail), or it said so on stderr */
+    int noticed = grade_caught_error() != NULL || strcmp(grade_output(you, 2), quiet ? quiet : "") != 0;
+    free(quiet);
+    grade_set_snapshots(grade_student(), 0); /* (a new runner, where the call stopped) */
+    if (noticed)
+        return;
+    if (kind == KIT_SPOIL_SNAPSHOT)
+        grade_fail("%s went on silently after the snapshot of round %d although that state was wrong (the grader "
+                   "changed it in device memory, as a broken kernel would): with snapshots on, %s must check %s on "
+                   "every state it snapshots, round 0 too, and report a state that breaks the invariant", fn, at, fn,
+                   predicate);
+    grade_fail("%s went on silently although what its copy back to the host brought was wrong (the grader changed "
+               "it, as a broken kernel would): %s must check it with %s and report values that break the invariant",
+               fn, fn, predicate);
+}

@@ -91,6 +91,16 @@ const char *grade_todo_pending(grade_side *side);               /* the first unf
  * skeleton does (`meaning`: "it accepts every state") earns nothing. */
 void grade_require_written(grade_side *side, const char *fn, const char *meaning);
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
+/* kit_spoil(kind, at) on `side` (kit.h part 10): the next call meets one
+ * spoiled state or synchronization, to see whether the code's own checks
+ * notice. */
+void grade_spoil(grade_side *side, int kind, int at);
+/* The next call of the student's may stop with an error (kit_fail, a failed
+ * CHECK): instead of failing the item, it returns (its return value zeroed,
+ * its records gone) and grade_caught_error() says what stopped it; NULL when
+ * the call returned. */
+void grade_expect_error(void);
+const char *grade_caught_error(void);
 int grade_copy_count(grade_side *side);                         /* cudaMemcpy calls since the last reset */
 const kit_copy *grade_copy_at(grade_side *side, int i);
 
@@ -113,6 +123,16 @@ void grade_require_no_upload_after_launch(grade_side *side, const char *fn, cons
 void grade_require_memory_freed(grade_side *side, const char *call, long long before);
 /* Fails the item if `fn` copied more than `most` bytes back to the host. */
 void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t most, const char *why);
+/* Fails the item if the last call on `side` (of the predicate `fn`) launched
+ * a kernel or copied anything: a predicate is plain host code. */
+void grade_require_host_only(grade_side *side, const char *fn);
+/* Fails the item unless the student's code notices a spoiled state (kit.h
+ * part 10): `call(arg)`, a call of the student's `fn`, runs once as it is,
+ * then with the spoil `kind` at `at` (snapshots on for KIT_SPOIL_SNAPSHOT),
+ * and must then stop with an error or say something new on stderr: its own
+ * check of `predicate`. */
+void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at, const char *fn,
+                           const char *predicate);
 /* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
  * read past the end of a device array) where `needed` was right, or "". */
 const char *grade_guard_hint(long long got, long long needed);

@@ -43,18 +43,48 @@ void free_states(int **states, int rounds)
     free(states);
 }
 
+/* The student's predicate on one state: plain host code, so no launch and no copy. */
+static int student_says(const invariant_check *c, const int *a, const int *state, int n, int round)
+{
+    grade_reset_records(grade_student());
+    int holds = c->student(a, state, n, round);
+    grade_require_host_only(grade_student(), c->name);
+    return holds;
+}
+
+static void expect_accepted(const invariant_check *c, const int *a, const int *state, int n, int r, uint64_t seed,
+                            const char *which)
+{
+    if (student_says(c, a, state, n, r))
+        return;
+    if (n <= PICTURE_MAX) {
+        grade_picture_ints("original a[]", a, n, -1, -1);
+        grade_picture_ints(which, state, n, -1, -1);
+    }
+    grade_fail("%s(original, state, n = %d, round = %d) returned 0 for %s after round %d (seed %llu): an invariant "
+               "must hold on every correct run%s", c->name, n, r, which, r, (unsigned long long)seed,
+               strcmp(which, "the correct state") ? "; the elements outside the live part are not part of it" : "");
+}
+
 void expect_accepts(const invariant_check *c, const int *a, int n, int **states, int rounds, uint64_t seed)
 {
-    for (int r = 0; r <= rounds; r++)
-        if (!c->student(a, states[r], n, r)) {
-            if (n <= PICTURE_MAX) {
-                grade_picture_ints("original a[]", a, n, -1, -1);
-                grade_picture_ints("the correct state", states[r], n, -1, -1);
-            }
-            grade_fail("%s(original, state, n = %d, round = %d) returned 0 for the correct state after round %d "
-                       "(seed %llu): an invariant must hold on every correct run",
-                       c->name, n, r, r, (unsigned long long)seed);
+    int *outside = new_ints(n);
+    for (int r = 0; r <= rounds; r++) {
+        expect_accepted(c, a, states[r], n, r, seed, "the correct state");
+        /* every element the grader's invariant ignores changed: still correct */
+        memcpy(outside, states[r], (size_t)n * sizeof *outside);
+        int changed = 0;
+        for (int i = 0; i < n; i++) {
+            outside[i] += 1000;
+            if (c->truly_holds(a, outside, n, r))
+                changed = 1;
+            else
+                outside[i] -= 1000;
         }
+        if (changed)
+            expect_accepted(c, a, outside, n, r, seed, "a correct live part, other values outside it");
+    }
+    free(outside);
     grade_require_written(grade_student(), c->name, "it accepts every state, right or wrong");
 }
 
@@ -63,7 +93,7 @@ void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n
 {
     if (c->truly_holds(a, wrong, n, round))
         return; /* this change happens to keep the invariant: not a wrong state */
-    if (!c->student(a, wrong, n, round))
+    if (!student_says(c, a, wrong, n, round))
         return;
     if (n <= PICTURE_MAX) {
         int *right = new_ints(n);
@@ -76,4 +106,27 @@ void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n
     grade_fail("%s(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). An invariant "
                "this weak would let a broken kernel pass its own assert",
                c->name, n, round, what, (unsigned long long)seed);
+}
+
+typedef struct {
+    int (*run)(const int *a, int n);
+    const int *a;
+    int n;
+} round_call;
+
+static void call_run(void *arg)
+{
+    round_call *c = arg;
+    c->run(c->a, c->n);
+}
+
+void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, const char *predicate, int n,
+                               int rounds)
+{
+    round_call c = {run, seeded_ints(n, 1, 9, grade_seed_for(90)), n};
+    const int spoiled[] = {0, 1, rounds / 2 + 1, rounds};
+    for (int k = 0; k < (int)(sizeof spoiled / sizeof spoiled[0]); k++)
+        if (spoiled[k] <= rounds)
+            grade_require_noticed(call_run, &c, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
+    free((void *)c.a);
 }

@@ -44,6 +44,7 @@ typedef struct {
     kit_copy *copies;
     int n_copies;
 } records;
+static void free_records(records *r);
 
 struct grade_side {
     const char *label;   /* how feedback names it */
@@ -72,6 +73,18 @@ static const char *lab_dir, *runner_path, *scratch_dir;
 static const char *error_hint; /* grade_hint_on_error() */
 
 void grade_hint_on_error(const char *hint) { error_hint = hint; }
+
+static int error_expected;  /* grade_expect_error(): the next call of the student's may stop with an error */
+static char *caught_error;  /* what stopped it */
+
+void grade_expect_error(void)
+{
+    error_expected = 1;
+    free(caught_error);
+    caught_error = NULL;
+}
+
+const char *grade_caught_error(void) { return caught_error; }
 
 void sides_set_paths(const char *dir, const char *student_so, const char *reference_so, const char *runner,
                      const char *scratch)
@@ -190,6 +203,8 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
                   side->is_student && runner_item_shortened() ? ", shortened because your code already hung in an "
                                                              "earlier item" : "");
     }
+    if (pid <= 0) /* no runner: a request on a side the item already saw stop */
+        runner_fail_not_student(str_printf("grading error: a request to a stopped runner during %s", during));
     kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
     waitpid(pid, &status, 0);
     side->pid = 0;
@@ -231,6 +246,11 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
         stop_side(side);
         if (side->is_student && strstr(message, "(CUDAEMU_WATCHDOG_SECONDS"))
             runner_mark_hung(); /* the cpu backend's watchdog stopped a kernel: later items get less time */
+        if (side->is_student && error_expected) {
+            caught_error = message; /* the caller's answer, not a failure */
+            error_expected = 0;
+            return;
+        }
         if (side->is_student)
             grade_fail("your code stopped with an error during %s:\n%s%s%s", during, message, error_hint ? "\n" : "",
                        error_hint ? error_hint : "");
@@ -562,6 +582,16 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
 
     wire_msg reply;
     receive(side, &reply, during, 1 << 16);
+    error_expected = 0;
+    if (reply.tag == WIRE_ERROR) { /* expected (grade_expect_error): the runner is gone, and its records */
+        wire_free(&reply);
+        if (ret_size)
+            memset(ret, 0, ret_size);
+        free_records(&side->rec);
+        memset(&side->rec, 0, sizeof side->rec);
+        side->records_valid = 1;
+        return;
+    }
     if (reply.tag == WIRE_MISSING) {
         if (side->is_student)
             grade_fail("your code does not define %s(): the lab's header declares it; is it still there, with that "
@@ -605,6 +635,15 @@ void grade_reset_records(grade_side *side)
 
 void grade_set_snapshots(grade_side *side, int on) { simple(side, WIRE_SNAPSHOTS, on, "turning snapshots on"); }
 void grade_set_timing(grade_side *side, int on) { simple(side, WIRE_TIMING, on, "turning timing on"); }
+
+void grade_spoil(grade_side *side, int kind, int at)
+{
+    wire_msg m;
+    wire_begin(&m, WIRE_SPOIL);
+    wire_put_u32(&m, (uint32_t)kind);
+    wire_put_u32(&m, (uint32_t)at);
+    request(side, &m, "setting up a test of the code's own checks");
+}
 
 void grade_set_schedule(grade_side *side, const char *order)
 {
@@ -699,6 +738,7 @@ static void read_records(grade_side *side, const char *during)
         void *copy = malloc(size ? size : 1);
         memcpy(copy, data, size);
         s->data = copy;
+        s->device_address = wire_get_u64(&reply);
         char *file = wire_get_str(&reply, PATH_MAX);
         str_clean(file);
         s->file = file;

@@ -25,6 +25,7 @@ enum wire_tag {
     WIRE_DEVICE,         /* reply: the device's name, whether it is a GPU */
     WIRE_SYNC,           /* u64 token: settings and records back to a new runner's; answered by WIRE_SYNCED
                           * with the token, after every earlier request's answer (a runner kept from item to item) */
+    WIRE_SPOIL,          /* u32 kind, u32 at: kit_spoil() (kit.h part 10) */
     /* replies */
     WIRE_OK = 100,       /* a call returned: its return value, outputs, what it printed */
     WIRE_MISSING,        /* string: the entry point is not defined */

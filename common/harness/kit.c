@@ -215,11 +215,12 @@ const kit_snapshot *kit_snapshot_at(int i) { return i >= 0 && i < snapshot_total
 #define KIT_INTERNAL __attribute__((visibility("hidden")))
 
 /* Takes ownership of `data` (malloc'ed by the caller). */
-KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round, const char *file, int line)
+KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round,
+                                    const void *device_array, const char *file, int line)
 {
     if (snapshot_total == snapshot_capacity)
         snapshots = grow(snapshots, &snapshot_capacity, sizeof *snapshots);
-    kit_snapshot s = {round, count, element_size, data, file, line};
+    kit_snapshot s = {round, count, element_size, data, (uint64_t)(uintptr_t)device_array, file, line};
     snapshots[snapshot_total++] = s;
 }
 

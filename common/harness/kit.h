@@ -12,6 +12,7 @@
  *   7. the launch record                     kit_launch_count(), kit_launch_at()
  *   8. pictures of small arrays              kit_draw_ints(), kit_draw_floats()
  *   9. the copy record                       kit_copy_count(), kit_copy_at()
+ *  10. the grader's tests of your checks     kit_spoil()
  *
  * Parts 3, 4, 5 and 8 are plain C and usable from any .c file.  Parts 1, 2,
  * 6 and 9 need CUDA and exist only in .cu files (on either backend).
@@ -137,6 +138,7 @@ typedef struct {
     size_t count;          /* elements */
     size_t element_size;   /* bytes per element */
     const void *data;      /* count * element_size bytes, host memory */
+    uint64_t device_address; /* the device array it was taken of */
     const char *file;
     int line;
 } kit_snapshot;
@@ -211,6 +213,27 @@ void kit_note_copy_to_symbol(const char *file, int line, const void *symbol, con
  * `mark_from`/`mark_to` (a half-open range, or -1/-1) are drawn with '*'. */
 void kit_draw_ints(FILE *out, const char *prefix, const int *a, int n, int mark_from, int mark_to);
 void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int mark_from, int mark_to);
+
+/* ---- 10. The grader's tests of your checks ------------------------------------
+ * Does your code notice when something goes wrong?  The grader asks the
+ * harness to spoil one thing, once, and watches what your code does:
+ *   KIT_SPOIL_SNAPSHOT, at = r: SNAPSHOT(d_a, n, r) first changes d_a's n
+ *       elements in device memory (every 4-byte word XOR 0x40000000), so the
+ *       state your check reads is wrong: your code must report it;
+ *   KIT_SPOIL_COPY_BACK, at = k: the k-th cudaMemcpy to the host after the
+ *       first launch (from 0) arrives changed in the same way;
+ *   KIT_SPOIL_SYNC: the next cudaDeviceSynchronize() returns
+ *       cudaErrorLaunchFailure, as if the kernel had failed while it ran: the
+ *       code must report it.
+ * Lab programs never call it; kit_reset_records() does not undo it. */
+typedef enum { KIT_SPOIL_NONE, KIT_SPOIL_SNAPSHOT, KIT_SPOIL_COPY_BACK, KIT_SPOIL_SYNC } kit_spoil_kind;
+void kit_spoil(int kind, int at);
+#ifdef KIT_HAS_CUDA
+cudaError_t kit_device_synchronize(void);
+#ifndef KIT_HARNESS_SOURCE
+#define cudaDeviceSynchronize() kit_device_synchronize()
+#endif
+#endif
 
 /* ---- The device, as the lab programs print it ------------------------------ */
 const char *kit_device_name(void);          /* "NVIDIA H100 80GB HBM3", or the emulated device */

@@ -9,7 +9,7 @@
 /* The records themselves live in kit.c (hidden from the exported symbols). */
 #define KIT_INTERNAL __attribute__((visibility("hidden")))
 extern "C" KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round,
-                                               const char *file, int line);
+                                               const void *device_array, const char *file, int line);
 extern "C" KIT_INTERNAL void kit_keep_launch(const kit_launch *launch);
 extern "C" KIT_INTERNAL void kit_add_timed_ms(double ms);
 extern "C" KIT_INTERNAL void kit_keep_copy(const kit_copy *copy);
@@ -79,6 +79,58 @@ extern "C" void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3
         kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
 }
 
+/* ---- 10. The grader's tests of the student's checks ------------------------------ */
+
+static int spoil_kind = KIT_SPOIL_NONE, spoil_at;
+
+extern "C" void kit_spoil(int kind, int at)
+{
+    spoil_kind = kind;
+    spoil_at = at;
+}
+
+/* Whether the snapshot of `round` is the one to spoil (once). */
+static int spoiled_snapshot(int round)
+{
+    if (spoil_kind != KIT_SPOIL_SNAPSHOT || round != spoil_at)
+        return 0;
+    spoil_kind = KIT_SPOIL_NONE;
+    return 1;
+}
+
+/* Whether this copy to the host is the one to spoil: the at-th after the
+ * first launch (once). */
+static int spoiled_copy_back(void)
+{
+    if (spoil_kind != KIT_SPOIL_COPY_BACK || kit_launch_count() == 0 || spoil_at-- > 0)
+        return 0;
+    spoil_kind = KIT_SPOIL_NONE;
+    return 1;
+}
+
+/* Far from the right value whatever the elements are: an int moves by 2^30,
+ * a float or the high word of a double changes its exponent's top bit. */
+static void spoil_words(void *bytes, size_t size)
+{
+    unsigned char *p = (unsigned char *)bytes;
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+        unsigned word;
+        memcpy(&word, p + i, 4);
+        word ^= 0x40000000u;
+        memcpy(p + i, &word, 4);
+    }
+}
+
+extern "C" cudaError_t kit_device_synchronize(void)
+{
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess && spoil_kind == KIT_SPOIL_SYNC) {
+        spoil_kind = KIT_SPOIL_NONE;
+        return cudaErrorLaunchFailure; /* as a kernel that failed while it ran */
+    }
+    return err;
+}
+
 /* ---- 6. Snapshots ---------------------------------------------------------------- */
 
 extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,
@@ -92,7 +144,12 @@ extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t
         kit_fail(file, line, "no host memory for a snapshot of %zu bytes", bytes);
     /* cudaMemcpy waits for the round's kernel, so the copy shows its result. */
     kit_check(cudaMemcpy(copy, device_array, bytes, cudaMemcpyDeviceToHost), "the snapshot's cudaMemcpy", file, line);
-    kit_keep_snapshot(copy, count, element_size, round, file, line);
+    if (spoiled_snapshot(round)) {
+        spoil_words(copy, bytes);
+        kit_check(cudaMemcpy((void *)device_array, copy, bytes, cudaMemcpyHostToDevice), "the snapshot's cudaMemcpy",
+                  file, line);
+    }
+    kit_keep_snapshot(copy, count, element_size, round, device_array, file, line);
 }
 
 /* ---- 9. The copy record ------------------------------------------------------------ */
@@ -140,6 +197,8 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
 #endif
         break;
     }
+    if (kind == cudaMemcpyDeviceToHost && spoiled_copy_back())
+        spoil_words(dst, bytes);
     copy.checksum = host ? kit_checksum(host, bytes) : 0;
     kit_keep_copy(&copy);
 }

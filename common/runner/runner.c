@@ -148,6 +148,7 @@ static void send_records(void)
         wire_put_u64(&m, s->count);
         wire_put_u64(&m, s->element_size);
         wire_put_block(&m, s->data, s->count * s->element_size);
+        wire_put_u64(&m, s->device_address);
         wire_put_str(&m, s->file);
         wire_put_u32(&m, (uint32_t)s->line);
     }
@@ -343,6 +344,12 @@ int main(int argc, char **argv)
             send_text(WIRE_OK, "");
             break;
         }
+        case WIRE_SPOIL: {
+            int kind = (int)wire_get_u32(&request), at = (int)wire_get_u32(&request);
+            ((void (*)(int, int))harness("kit_spoil"))(kind, at);
+            send_text(WIRE_OK, "");
+            break;
+        }
         case WIRE_RECORDS:
             send_records();
             break;
@@ -351,6 +358,7 @@ int main(int argc, char **argv)
             ((void (*)(void))harness("kit_reset_records"))();
             ((void (*)(int))harness("kit_set_snapshots"))(0);
             ((void (*)(int))harness("kit_set_timing"))(0);
+            ((void (*)(int, int))harness("kit_spoil"))(KIT_SPOIL_NONE, 0);
             ((void (*)(const char *))harness("kit_set_schedule"))(getenv("EMU_SCHED") ? getenv("EMU_SCHED") : "fwd");
             flush_output();
             wire_msg m;
