@@ -44,7 +44,8 @@
  *   block_max returns the largest of a[0..n-1] for every n >= 1 -> block_max_negative, block_max_edges,
  *       block_max_random, block_max_schedules
  *   block_max makes one launch, or two when a second pass combines the blocks -> block_max_launches
- *   each block reduces its share in shared memory with a sequential-addressing tree -> not checked
+ *   each block reduces its share in shared memory with a sequential-addressing tree -> block_max_launches (cpu
+ *       backend: shared memory and a barrier per thread at least; the addressing is not seen)
  *   __syncthreads separates the levels of the tree -> block_max_schedules, sanitizer
  *   the blocks' results are combined on the device and one value comes back -> block_max_negative,
  *       block_max_edges, block_max_random, block_max_schedules
@@ -583,6 +584,8 @@ static void block_max_launches(void)
                     "n = %d: block_max made %d kernel launches; the point of part 2 is one launch (two if a second "
                     "pass combines the blocks' results)",
                     n, launched);
+        grade_require_shared_tree(you, 0, "block_max", "lab5.h asks each block to reduce its share in shared memory, "
+                                                        "in a tree whose levels are separated by __syncthreads()");
         free(a);
     }
 }

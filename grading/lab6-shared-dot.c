@@ -39,7 +39,8 @@
  *   dot_choose_blocks: SMs times resident blocks, from the occupancy API -> block_count (within 2x)
  *   dot_choose_blocks: at most ceil(n / block_size) and at least 1 -> block_count
  *   dot_host_finish: the first pass is a single launch -> host_finish_exact (one launch, the call's shape)
- *   dot_host_finish: each block adds up its elements with a shared-memory tree -> not checked
+ *   dot_host_finish: each block adds up its elements with a shared-memory tree -> host_finish_exact (cpu
+ *       backend: shared memory and a barrier per thread at least)
  *   dot_host_finish: the partials come back to the host -> partials_invariant, host_finish_exact,
  *       host_finish_random
  *   dot_host_finish: the host checks dot_partials_hold on the partials -> predicate_rejects (partials spoiled
@@ -394,6 +395,8 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
                 "%s: %s was launched with %u x %u x %u blocks of %u x %u x %u threads; the call asks for %d blocks "
                 "of %d", call, l->kernel, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
                 blocks, block_size);
+    grade_require_shared_tree(you, 0, call, "lab6.h asks each block to add up its elements in a tree in shared "
+                                            "memory whose levels are separated by __syncthreads() (TODOs 3 and 4)");
     free(dot);
     free(abs_dot);
     free(partials);

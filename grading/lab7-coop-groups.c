@@ -35,17 +35,24 @@
  *       vector_tail
  *   every launch uses blocks of block_size threads -> block_sync_exact, tile_shuffle_exact, cg_reduce_exact,
  *       vector_tail
- *   the four atomic versions launch enough blocks to fill the device -> not checked
- *   each thread adds up its own elements in a double -> not checked
- *   each block adds its total into the result with exactly one atomicAdd -> not checked
- *   dot_block_sync: a shared-memory tree with cg::thread_block and block.sync() -> not checked
- *   dot_tile_shuffle: shuffles in each tiled_partition<32>, then warp 0 adds the warp totals -> not checked
- *   dot_cg_reduce: the same, with cg::reduce for each warp's sum -> not checked
- *   dot_vectorized: each thread reads four floats at a time with float4 loads -> not checked
+ *   the four atomic versions launch enough blocks to fill the device -> block_sync_exact, tile_shuffle_exact,
+ *       cg_reduce_exact, vector_tail (at least one block per SM, or per block_size floats when n is small)
+ *   each thread adds up its own elements in a double -> vector_tail (one thread's 2^24, 1, 1; the given
+ *       thread_sum of the others already does)
+ *   each block adds its total into the result with exactly one atomicAdd -> block_sync_exact,
+ *       tile_shuffle_exact, cg_reduce_exact, vector_tail (cpu backend: atomics counted)
+ *   dot_block_sync: a shared-memory tree with cg::thread_block and block.sync() -> block_sync_exact (cpu
+ *       backend: shared memory and a barrier per thread at least)
+ *   dot_tile_shuffle: shuffles in each tiled_partition<32>, then warp 0 adds the warp totals ->
+ *       tile_shuffle_exact (cpu backend: a shuffle per thread at least)
+ *   dot_cg_reduce: the same, with cg::reduce for each warp's sum -> cg_reduce_exact (cpu backend: shuffles,
+ *       which cg::reduce makes; not told apart from hand-written ones)
+ *   dot_vectorized: each thread reads four floats at a time with float4 loads -> not checked (results only:
+ *       neither backend sees the width of a load)
  *   dot_vectorized: any n, vectors 0 to 3 floats past a 16-byte boundary -> vector_tail, vector_random
  *   dot_grid_sync: a single cooperative launch -> grid_sync
  *   dot_grid_sync: totals stored, this_grid().sync(), then block 0 adds them up -> grid_sync (result only)
- *   dot_grid_sync: no atomics -> not checked
+ *   dot_grid_sync: no atomics -> grid_sync (cpu backend: atomics counted)
  *   dot_grid_sync: the grid fits on the device at once, sized by the occupancy API -> grid_sync
  */
 #include <math.h>
@@ -108,9 +115,14 @@ static void require_dot_from_device(const char *fn, float got, const vectors *v,
     }
 }
 
+/* How a block adds up, as lab7.h says each function does it. */
+enum how { SHARED_TREE, SHUFFLES };
+
 /* lab7.h: the four atomic versions make ONE launch, of blocks of block_size
- * threads. */
-static void require_one_launch(const char *fn, int block_size)
+ * threads, enough to fill the device; every block adds its total with ONE
+ * atomicAdd, and adds up as the function's name says (the cpu backend counts
+ * atomics, shuffles and barriers: kit.h part 7). */
+static void require_launch_rules(const char *fn, int block_size, int n, int per_thread_floats, enum how how)
 {
     grade_side *you = grade_student();
     int launches = grade_launch_count(you);
@@ -122,6 +134,29 @@ static void require_one_launch(const char *fn, int block_size)
         grade_fail("%s was asked for blocks of %d threads but launched %s with blocks of %ux%ux%u (%s:%d): every "
                    "launch uses blocks of block_size threads", fn, block_size, l->kernel, l->block[0], l->block[1],
                    l->block[2], l->file, l->line);
+    long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+    long long chunks = ((long long)n + (long long)per_thread_floats * block_size - 1) / ((long long)per_thread_floats * block_size);
+    long long fill = grade_device_multiprocessors() < chunks ? grade_device_multiprocessors() : chunks;
+    grade_check(blocks >= fill,
+                "%s(n = %d) with blocks of %d threads launched %lld block%s, but this device has %d SMs: lab7.h asks "
+                "for enough blocks to fill the device (every SM busy; the occupancy API says how many blocks fit on "
+                "one, as in lab 6), or one block for every %d floats when n is smaller", fn, n, block_size, blocks,
+                blocks == 1 ? "" : "s", grade_device_multiprocessors(), per_thread_floats * block_size);
+    if (l->atomics < 0)
+        return; /* a GPU does not count */
+    long long threads = blocks * block_size;
+    grade_check(l->atomics == blocks,
+                "%s(n = %d) made %lld atomic operations in %lld blocks: lab7.h asks every block to add up its threads' "
+                "sums first and then add its total to the result with ONE atomicAdd (thread 0 of the block)", fn, n,
+                l->atomics, blocks);
+    if (how == SHARED_TREE)
+        grade_require_shared_tree(you, 0, fn, "lab7.h asks each block to add up in a tree in shared memory whose "
+                                              "levels are separated by block.sync() (TODO 1)");
+    else
+        grade_check(l->shuffles >= threads,
+                    "%s(n = %d) made %lld warp shuffles in %lld threads: lab7.h asks each warp to add up with "
+                    "shuffles inside its tiled_partition<32> (tile.shfl_down, or cg::reduce, which shuffles too)",
+                    fn, n, l->shuffles, threads);
 }
 
 /* ---- the three block reductions -------------------------------------------------------- */
@@ -174,7 +209,7 @@ static void exact_item(enum variant which)
                 float got = call_variant(you, which, &v, b);
                 dot_check_exact(call, got, &v, variant_hints[which]);
                 require_dot_from_device(variant_names[which], got, &v, 1);
-                require_one_launch(variant_names[which], b);
+                require_launch_rules(variant_names[which], b, v.n, 1, which == BLOCK_SYNC ? SHARED_TREE : SHUFFLES);
             }
             free_vectors(&v);
         }
@@ -268,7 +303,7 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
     double exact = kit_dot(v->x, v->y, (size_t)v->n);
     if (got == (float)exact) {
         require_dot_from_device("dot_vectorized", got, v, 1);
-        require_one_launch("dot_vectorized", block_size);
+        require_launch_rules("dot_vectorized", block_size, v->n, 4, SHUFFLES);
         return;
     }
     if (isnan(got) || fabsf(got) > 1e37f) /* no load of TODO 5 makes that from these data: a slot nobody wrote did */
@@ -284,6 +319,42 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
     grade_fail("dot_vectorized with blocks of %d threads, offset %d%s, %s: returned %.9g but the dot product is "
                "%.0f.%s (TODO 5)",
                block_size, offset, dot_schedule_text(schedule), case_text(v), got, exact, why);
+}
+
+/* lab7.h: every thread adds up its own elements in a double.  One thread's
+ * float4s hold 2^24, then 1, then 1 (the rest are 0): a float accumulator
+ * keeps 2^24 (2^24 + 1 rounds back to it), a double gets 2^24 + 2, which the
+ * float result holds exactly.  The thread's stride comes from a first call's
+ * launch; whatever the grid, a right answer is exactly 2^24 + 2. */
+static void check_vector_precision(int block_size)
+{
+    grade_side *you = grade_student();
+    int n = grade_on_gpu() ? 1 << 23 : 1 << 20; /* room for three float4s a thread on a full device */
+    vectors v = exact_vectors(n, grade_seed_for(95));
+    memset(v.x, 0, (size_t)n * sizeof(float));
+    grade_reset_records(you);
+    GRADE_FN(you, dot_vectorized)(v.x, v.y, n, block_size, 0);
+    const kit_launch *l = grade_launch_at(you, 0);
+    long long stride = (long long)l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
+    if (8 * stride + 4 > n) {
+        free_vectors(&v);
+        return; /* one float4 a thread at most: nothing to lose */
+    }
+    for (int i = 0; i < n; i++)
+        v.y[i] = 1.0f;
+    v.x[0] = 16777216.0f;
+    v.x[4 * stride] = 1.0f;
+    v.x[8 * stride] = 1.0f;
+    snprintf(v.kind, sizeof v.kind, "x = 2^24, then 1 at x[%lld] and x[%lld], the rest 0", 4 * stride, 8 * stride);
+    grade_reset_records(you);
+    float got = GRADE_FN(you, dot_vectorized)(v.x, v.y, n, block_size, 0);
+    grade_check(got == 16777218.0f,
+                "dot_vectorized with blocks of %d threads, n = %d, %s (all y = 1): returned %.0f but the dot product "
+                "is 16777218.%s", block_size, n, v.kind, got,
+                got == 16777216.0f ? " One thread's float4 loads bring 2^24, 1 and 1: added up in a float, each 1 is "
+                                     "lost (2^24 + 1 rounds back to 2^24). lab7.h asks every thread to add up its "
+                                     "own elements in a double (TODO 5)" : "");
+    free_vectors(&v);
 }
 
 static void vector_tail(void)
@@ -308,6 +379,7 @@ static void vector_tail(void)
     v = exact_vectors(grade_on_gpu() ? (1 << 24) - 1 : (1 << 22) + 3, grade_seed_for(c++));
     check_vector_exact(&v, 256, 1, grade_schedule_name(0));
     free_vectors(&v);
+    check_vector_precision(256);
 }
 
 static void vector_random(void)
@@ -389,6 +461,10 @@ static void grid_sync(void)
     dot_check_tolerance("dot_grid_sync with blocks of 256 threads", got, &v, DOT_TOLERANCE_C, NULL);
     require_dot_from_device("dot_grid_sync", got, &v, 0);
     const kit_launch *mine = grid_launch(you, "your code", v.n, 256);
+    grade_check(mine->atomics <= 0,
+                "dot_grid_sync(n = %d, block_size = 256) made %lld atomic operations: lab7.h asks the blocks to store "
+                "their totals and block 0 to add them up after this_grid().sync(), with no atomics", v.n,
+                mine->atomics);
     grade_reset_records(ref);
     GRADE_FN(ref, dot_grid_sync)(v.x, v.y, v.n, 256);
     const kit_launch *theirs = grid_launch(ref, "the reference", v.n, 256);

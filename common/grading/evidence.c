@@ -171,3 +171,23 @@ void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at,
                "it, as a broken kernel would): %s must check it with %s and report values that break the invariant",
                fn, fn, predicate);
 }
+
+/* ---- how a kernel works (the cpu backend's counts, kit.h part 7) ------------------ */
+
+void grade_require_shared_tree(grade_side *side, int launch, const char *fn, const char *rule)
+{
+    const kit_launch *l = grade_launch_at(side, launch);
+    if (l->barriers < 0)
+        return; /* a GPU does not count */
+    long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+    long long threads = (long long)l->grid[0] * l->grid[1] * l->grid[2] * per_block;
+    int levels = 1; /* a tree over the block's threads has log2 of them */
+    while ((2LL << levels) <= per_block)
+        levels++;
+    grade_check(l->static_shared + (long long)l->shmem > 0,
+                "%s: its launch of %s (%s:%d) used no shared memory: %s", fn, l->kernel, l->file, l->line, rule);
+    grade_check(l->barriers >= levels * threads,
+                "%s: its launch of %s (%s:%d) made %lld barrier calls in %lld threads, fewer than the %d levels of a "
+                "tree over %lld threads need (one barrier each): %s", fn, l->kernel, l->file, l->line, l->barriers,
+                threads, levels, per_block, rule);
+}

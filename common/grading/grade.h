@@ -133,6 +133,12 @@ void grade_require_host_only(grade_side *side, const char *fn);
  * check of `predicate`. */
 void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at, const char *fn,
                            const char *predicate);
+/* Fails the item unless launch `launch` of the last call on `side` (of the
+ * student's `fn`) used shared memory and made at least log2(block size)
+ * barrier calls per thread, as a shared-memory tree must, a barrier after
+ * each level (`rule` says what the lab asks); checked on the cpu backend,
+ * which counts (kit.h part 7). */
+void grade_require_shared_tree(grade_side *side, int launch, const char *fn, const char *rule);
 /* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
  * read past the end of a device array) where `needed` was right, or "". */
 const char *grade_guard_hint(long long got, long long needed);
@@ -157,6 +163,7 @@ uint64_t grade_seed(void);          /* the run's seed (--seed=S, else fresh and 
 uint64_t grade_seed_for(int case_number); /* a distinct, replayable seed per case */
 int grade_on_gpu(void);
 const char *grade_device_name(void); /* the GPU (or emulated device) the student's code runs on */
+int grade_device_multiprocessors(void); /* its SMs */
 int grade_verbose(void);
 /* Schedule orders to try on the cpu backend: "fwd", "rev", "rand:SEED"...;
  * on the gpu backend one entry, "gpu", for which grade_set_schedule does nothing. */

@@ -719,6 +719,10 @@ static void read_records(grade_side *side, const char *during)
         str_clean(r->launch_files[i]);
         l->file = r->launch_files[i];
         l->line = (int)wire_get_u32(&reply);
+        l->atomics = (long long)wire_get_u64(&reply);
+        l->shuffles = (long long)wire_get_u64(&reply);
+        l->barriers = (long long)wire_get_u64(&reply);
+        l->static_shared = (long long)wire_get_u64(&reply);
         r->n_launches = (int)i + 1;
     }
     n = wire_get_u32(&reply);
@@ -833,8 +837,8 @@ const char *sides_student_todo(void)
     return student.rec.todo;
 }
 
-/* The device as `side`'s runner sees it: its name and peak bandwidth. */
-static void ask_device(grade_side *side, char *name, size_t size, double *peak_gbs)
+/* The device as `side`'s runner sees it: its name, peak bandwidth and SMs. */
+static void ask_device(grade_side *side, char *name, size_t size, double *peak_gbs, int *sms)
 {
     wire_msg m;
     wire_begin(&m, WIRE_DEVICE);
@@ -849,6 +853,7 @@ static void ask_device(grade_side *side, char *name, size_t size, double *peak_g
     free(text);
     wire_get_u32(&reply);
     *peak_gbs = wire_get_f64(&reply);
+    *sms = (int)wire_get_u32(&reply);
     wire_free(&reply);
 }
 
@@ -856,9 +861,21 @@ const char *grade_device_name(void)
 {
     static char name[256];
     double peak;
+    int sms;
     if (!name[0])
-        ask_device(grade_student(), name, sizeof name, &peak);
+        ask_device(grade_student(), name, sizeof name, &peak, &sms);
     return name;
+}
+
+/* As the reference's runner reads it (the student's runner could say anything). */
+int grade_device_multiprocessors(void)
+{
+    static int sms = -1;
+    char name[256];
+    double peak;
+    if (sms < 0)
+        ask_device(grade_reference(), name, sizeof name, &peak, &sms);
+    return sms;
 }
 
 /* The device's peak bandwidth as the reference's runner reads it (the
@@ -867,8 +884,9 @@ static double device_peak_gbs(void)
 {
     static double peak = -1;
     char name[256];
+    int sms;
     if (peak < 0)
-        ask_device(grade_reference(), name, sizeof name, &peak);
+        ask_device(grade_reference(), name, sizeof name, &peak, &sms);
     return peak;
 }
 

@@ -227,6 +227,8 @@ KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_siz
 int kit_launch_count(void) { return launch_total; }
 const kit_launch *kit_launch_at(int i) { return i >= 0 && i < launch_total ? &launches[i] : NULL; }
 
+KIT_INTERNAL kit_launch *kit_latest_launch(void) { return launch_total ? &launches[launch_total - 1] : NULL; }
+
 KIT_INTERNAL void kit_keep_launch(const kit_launch *launch)
 {
     if (launch_total == launch_capacity)

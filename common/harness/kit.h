@@ -161,6 +161,11 @@ typedef struct {
     int cooperative;
     const char *file;
     int line;
+    /* How the kernel worked, counted over all its threads by the cpu backend
+     * (-1 on a GPU, which does not count): atomic operations, warp shuffles
+     * (cg::reduce's too), block barriers, and the bytes of its __shared__
+     * arrays (besides the shmem of the launch). */
+    long long atomics, shuffles, barriers, static_shared;
 } kit_launch;
 int kit_launch_count(void);
 const kit_launch *kit_launch_at(int i);
@@ -239,6 +244,7 @@ cudaError_t kit_device_synchronize(void);
 const char *kit_device_name(void);          /* "NVIDIA H100 80GB HBM3", or the emulated device */
 int kit_on_gpu(void);                       /* 1 on the gpu backend, 0 on the cpu backend */
 double kit_device_peak_gbs(void);           /* the device memory's peak bandwidth in GB/s (0: unknown) */
+int kit_device_multiprocessors(void);       /* its streaming multiprocessors (SMs) */
 void kit_set_schedule(const char *order);   /* cpu backend: "fwd", "rev", "rand:SEED"; gpu: no-op */
 long long kit_device_bytes_in_use(void);    /* the bytes of device memory this code's cudaMalloc calls hold now */
 /* gpu: what cudaMalloc and cudaFree in a .cu file that includes kit.h did

@@ -13,6 +13,7 @@ extern "C" KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t 
 extern "C" KIT_INTERNAL void kit_keep_launch(const kit_launch *launch);
 extern "C" KIT_INTERNAL void kit_add_timed_ms(double ms);
 extern "C" KIT_INTERNAL void kit_keep_copy(const kit_copy *copy);
+extern "C" KIT_INTERNAL kit_launch *kit_latest_launch(void);
 
 /* ---- 1. Checking ---------------------------------------------------------- */
 
@@ -49,6 +50,7 @@ static void record(const char *kernel, dim3 grid, dim3 block, size_t shmem, int 
     launch.cooperative = cooperative;
     launch.file = file;
     launch.line = line;
+    launch.atomics = launch.shuffles = launch.barriers = launch.static_shared = -1; /* unknown until counted */
     kit_keep_launch(&launch);
 }
 
@@ -59,8 +61,25 @@ extern "C" void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size
         kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
 }
 
+/* The launch record's counts of how the kernel worked (cpu backend only). */
+static void count_launch(void)
+{
+    kit_launch *launch = kit_latest_launch();
+    if (!launch)
+        return;
+#ifdef __CUDAEMU__
+    cudaemuLaunchCounts counts;
+    cudaemuLastLaunchCounts(&counts);
+    launch->atomics = counts.atomics;
+    launch->shuffles = counts.shuffles;
+    launch->barriers = counts.barriers;
+    launch->static_shared = (long long)counts.static_shared;
+#endif
+}
+
 extern "C" void kit_launch_end(const char *file, int line)
 {
+    count_launch();
     kit_check(cudaGetLastError(), "the kernel launch", file, line);
     if (timing_enabled) {
         float ms = 0;
@@ -275,6 +294,15 @@ extern "C" double kit_device_peak_gbs(void)
         || cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
         return 0;
     return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9; /* double data rate */
+}
+
+extern "C" int kit_device_multiprocessors(void)
+{
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess
+        || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        return 0;
+    return sms;
 }
 
 extern "C" int kit_on_gpu(void)

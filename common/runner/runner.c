@@ -137,6 +137,10 @@ static void send_records(void)
         wire_put_u32(&m, (uint32_t)l->cooperative);
         wire_put_str(&m, l->file);
         wire_put_u32(&m, (uint32_t)l->line);
+        wire_put_u64(&m, (uint64_t)l->atomics);
+        wire_put_u64(&m, (uint64_t)l->shuffles);
+        wire_put_u64(&m, (uint64_t)l->barriers);
+        wire_put_u64(&m, (uint64_t)l->static_shared);
     }
 
     int snapshots = ((int (*)(void))harness("kit_snapshot_count"))();
@@ -373,6 +377,7 @@ int main(int argc, char **argv)
             wire_put_str(&m, ((const char *(*)(void))harness("kit_device_name"))());
             wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_on_gpu"))());
             wire_put_f64(&m, ((double (*)(void))harness("kit_device_peak_gbs"))());
+            wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_device_multiprocessors"))());
             send_or_die(&m);
             break;
         }

@@ -162,7 +162,9 @@ static struct {
 static thread_state *current_thread(void) { return current_fiber ? current_fiber->thread : 0; }
 int in_kernel(void) { return current_thread() != 0; }
 int grid_is_cooperative(void) { return L.cooperative; }
-void atomic_point(void) {}
+/* What the launch running (or last run) did, for cudaemuLastLaunchCounts. */
+static cudaemuLaunchCounts counts;
+void atomic_point(void) { counts.atomics++; }
 
 static void load_builtins(thread_state *t)
 {
@@ -498,6 +500,7 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
     block_state *b = t->block;
+    counts.barriers++;
     if (b->at_barrier == 0) {
         b->bar_what = what;
         b->bar_file = file;
@@ -649,6 +652,8 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
     if (size)
         memcpy(t->warp_in, in, size);
     tsan_ignore_end();
+    if (kind >= WARP_SHFL && kind <= WARP_SHFL_XOR)
+        counts.shuffles++;
     t->warp_kind = kind;
     t->warp_arg = lane_arg;
     t->warp_width = width;
@@ -1027,6 +1032,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     emu_grid_dim = c.grid;
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
+    memset(&counts, 0, sizeof counts);
     clock_base = __builtin_ia32_rdtsc();
     shared_launch_begin(c.shmem);
     memory_before_launch();
@@ -1059,6 +1065,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         kernel_info *seen = kernel_lookup(kernel, true);
         seen->static_shared = shared_static_bytes();
     }
+    counts.static_shared = shared_static_bytes();
     shared_launch_end();
     char damage[512];
     if (!L.failed && memory_guards_damaged(damage, sizeof damage))
@@ -1082,6 +1089,8 @@ cudaError_t launch_registered(const void *kernel, const launch_config &cfg, void
 }
 
 } // namespace cudaemu
+
+extern "C" void cudaemuLastLaunchCounts(cudaemuLaunchCounts *out) { *out = cudaemu::counts; }
 
 extern "C" void cudaemuSetSchedule(const char *order)
 {

@@ -96,6 +96,14 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, const void 
 void cudaemuSetSchedule(const char *order);
 /* Bytes currently held by cudaMalloc and cudaMallocManaged. */
 long long cudaemuBytesInUse(void);
+/* What the last kernel launched did, every thread's calls counted, and the
+ * bytes of its __shared__ arrays: the kit's grader checks with them how a
+ * kernel works (one atomic per block, warp shuffles, barriers). */
+typedef struct {
+    long long atomics, shuffles, barriers;
+    size_t static_shared;
+} cudaemuLaunchCounts;
+void cudaemuLastLaunchCounts(cudaemuLaunchCounts *counts);
 }
 
 /* C++ forms of the API (CUDA declares these in its headers too). */
