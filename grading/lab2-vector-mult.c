@@ -28,7 +28,8 @@
  *   dot_product: one thread per product -> dot_exact (one launch of ceil(n / 256) blocks)
  *   dot_product fills every field of *times -> phase_times (each above 0, together within the call)
  *   kernel_ms is the kernel's time alone (events around the launch) -> phase_times
- *   each phase time covers its own work (copy_in_ms includes cudaMalloc, etc.) -> not checked
+ *   each phase time covers its own work (copy_in_ms includes cudaMalloc, etc.) -> phase_times (with every
+ *       cudaMemcpy made 100 ms slower, copy_in_ms grows by two copies, copy_out_ms by one, the others not)
  */
 #include <math.h>
 #include <stdio.h>
@@ -355,6 +356,42 @@ static void require_kernel_timed_with_events(int n)
                 n, first < 0 ? "no cudaEventRecord at all" : "no two cudaEventRecord calls have the launch between them");
 }
 
+/* lab2.h: each phase time covers its own work.  With every cudaMemcpy made
+ * SLOW_MS slower (kit.h part 10), copy_in_ms must grow by two copies (a and
+ * b), copy_out_ms by one (the products), and the kernel and the host sum by
+ * nothing. */
+#define SLOW_MS 100
+static void require_phases_cover_their_copies(const float *a, const float *b)
+{
+    grade_side *you = grade_student();
+    int n = 1 << 16;
+    lab2_phase_times quick, slow;
+    GRADE_FN(you, dot_product)(a, b, n, &quick);
+    grade_spoil(you, KIT_SLOW_COPIES, SLOW_MS);
+    GRADE_FN(you, dot_product)(a, b, n, &slow);
+    grade_spoil(you, KIT_SPOIL_NONE, 0);
+    const struct { const char *name, *covers; double grew, least, most; } phases[] = {
+        {"copy_in_ms", "the copies of a and b to the device (and the cudaMalloc before them)",
+         slow.copy_in_ms - quick.copy_in_ms, 1.8 * SLOW_MS, 1e9},
+        {"kernel_ms", "the kernel alone, between two events around its launch", slow.kernel_ms - quick.kernel_ms, -1e9,
+         0.5 * SLOW_MS},
+        {"copy_out_ms", "the copy of the products back to the host", slow.copy_out_ms - quick.copy_out_ms,
+         0.9 * SLOW_MS, 1e9},
+        {"host_sum_ms", "the host's loop over the products alone", slow.host_sum_ms - quick.host_sum_ms, -1e9,
+         0.5 * SLOW_MS},
+    };
+    for (int p = 0; p < 4; p++)
+        grade_check(phases[p].grew >= phases[p].least && phases[p].grew <= phases[p].most,
+                    "dot_product with n = %d: when the grader made every cudaMemcpy %d ms slower, times->%s went from "
+                    "%.3f to %.3f ms (%+.0f ms): it must time %s, so it should grow by %s. Does each phase start its "
+                    "clock right before its own work and read it right after?", n, SLOW_MS, phases[p].name,
+                    p == 0 ? quick.copy_in_ms : p == 1 ? quick.kernel_ms : p == 2 ? quick.copy_out_ms : quick.host_sum_ms,
+                    p == 0 ? slow.copy_in_ms : p == 1 ? slow.kernel_ms : p == 2 ? slow.copy_out_ms : slow.host_sum_ms,
+                    phases[p].grew, phases[p].covers,
+                    p == 0 ? "two copies' worth (about 200 ms)" : p == 2 ? "one copy's worth (about 100 ms)"
+                                                                  : "nothing");
+}
+
 static void item_phase_times(void)
 {
     int n = grade_on_gpu() ? 1 << 24 : 1 << 20;
@@ -388,6 +425,7 @@ static void item_phase_times(void)
                 "sum %.3f)", n, total, wall, t.copy_in_ms, t.kernel_ms, t.copy_out_ms, t.host_sum_ms);
     grade_note("n = %d: copy in %.3f ms, kernel %.3f ms, copy out %.3f ms, host sum %.3f ms, whole call %.3f ms",
                n, t.copy_in_ms, t.kernel_ms, t.copy_out_ms, t.host_sum_ms, wall);
+    require_phases_cover_their_copies(a, b);
     free(a), free(b);
 }
 

@@ -229,9 +229,12 @@ void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int m
  *       first launch (from 0) arrives changed in the same way;
  *   KIT_SPOIL_SYNC: the next cudaDeviceSynchronize() returns
  *       cudaErrorLaunchFailure, as if the kernel had failed while it ran: the
- *       code must report it.
- * Lab programs never call it; kit_reset_records() does not undo it. */
-typedef enum { KIT_SPOIL_NONE, KIT_SPOIL_SNAPSHOT, KIT_SPOIL_COPY_BACK, KIT_SPOIL_SYNC } kit_spoil_kind;
+ *       code must report it;
+ *   KIT_SLOW_COPIES, at = ms: from now on every cudaMemcpy takes `at` ms
+ *       longer, so the phase times that cover copies must grow by as much.
+ * Lab programs never call it; kit_reset_records() does not undo it, and
+ * kit_spoil(KIT_SPOIL_NONE, 0) undoes it. */
+typedef enum { KIT_SPOIL_NONE, KIT_SPOIL_SNAPSHOT, KIT_SPOIL_COPY_BACK, KIT_SPOIL_SYNC, KIT_SLOW_COPIES } kit_spoil_kind;
 void kit_spoil(int kind, int at);
 #ifdef KIT_HAS_CUDA
 cudaError_t kit_device_synchronize(void);

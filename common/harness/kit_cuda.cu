@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The records themselves live in kit.c (hidden from the exported symbols). */
 #define KIT_INTERNAL __attribute__((visibility("hidden")))
@@ -250,9 +251,19 @@ extern "C" cudaError_t kit_event_record(const char *file, int line, cudaEvent_t 
     return err;
 }
 
+/* KIT_SLOW_COPIES: the host waits before a copy. */
+static void slow_copy(void)
+{
+    if (spoil_kind == KIT_SLOW_COPIES && spoil_at > 0) {
+        struct timespec wait = {spoil_at / 1000, (long)(spoil_at % 1000) * 1000000L};
+        nanosleep(&wait, NULL);
+    }
+}
+
 extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, size_t bytes,
                                   cudaMemcpyKind kind)
 {
+    slow_copy();
     cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
     if (err == cudaSuccess)
         record_copy(file, line, dst, src, bytes, kind);
@@ -262,6 +273,7 @@ extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const v
 extern "C" cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
                                         cudaMemcpyKind kind, cudaStream_t stream)
 {
+    slow_copy();
     cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
     if (err == cudaSuccess && resolved(kind, dst, src) != cudaMemcpyHostToDevice)
         err = cudaStreamSynchronize(stream); /* the bytes must have arrived to be read */

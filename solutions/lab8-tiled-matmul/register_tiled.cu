@@ -7,42 +7,43 @@
  * 16 of B (six 16-byte loads) and does 128 multiply-adds with them, more
  * than 20 for every shared-memory load instead of one.  A block of 128
  * threads (4 warps) computes a 128 x 128 tile of C, walking k 16 columns at
- * a time.  Five techniques, each worth a few percent on an H100:
+ * a time.  Five techniques:
  *
  *   1. Warp tiles.  Each warp owns a 64 x 64 quarter of the tile, its 32
  *      threads arranged 8 (rows) x 4 (columns).  A thread's rows are
  *      row0 .. row0+3 and row0+32 .. row0+35, its columns col0 + 16q ..
- *      col0 + 16q + 3 for q = 0..3: 4-wide pieces, so that every value is
- *      a 16-byte load and a warp's 32 threads read only 8 (A) or 4 (B)
- *      distinct, adjacent float4s per load.  The hardware serves the
- *      duplicates as broadcasts: each load costs one shared-memory cycle.
+ *      col0 + 16q + 3 for q = 0..3: 4-wide pieces, so that every value
+ *      comes with a 16-byte load, and a warp's 32 threads read only 8 (A)
+ *      or 4 (B) distinct, adjacent float4s per load.  The hardware serves
+ *      the duplicates as broadcasts: each load costs one pass of shared
+ *      memory.
  *   2. A stored transposed.  A thread needs, for one k, 4 consecutive ROWS
  *      of A: stored as [k][row], they lie side by side.  Each row of that
  *      array is padded by 4 floats, which spreads the transposing 4-byte
  *      stores over the memory banks (2-way conflicts instead of 16-way).
- *   3. Asynchronous copies (cp.async, compute capability 8.0 and newer).
- *      Global memory goes straight into shared memory, with no registers
- *      in between and no waiting by the thread that asked: B's rows 16
- *      bytes a copy, A 4 bytes a copy, each landing at its transposed
- *      place.  On older GPUs (and the cpu backend) the same helper
- *      functions copy at once, with plain loads and stores.
- *   4. Three slabs in flight.  Shared memory holds a ring of 3 stages
- *      (slabs of A and B, 49,920 bytes: more than the default 48 KB, so
- *      the host raises the kernel's limit).  While the block multiplies
- *      slab s, slab s+1 has landed or is landing and slab s+2 is being
- *      fetched.  Copies are committed one group per slab; "wait until at
- *      most 1 group is pending" then means "slab s+1 is here", and one
- *      barrier per slab makes every thread's copies visible to all and
- *      frees the stage just used for the next fetch.
+ *   3. Asynchronous copies (cp.async, compute capability 8.0 and newer,
+ *      through CUDA's pipeline functions).  Global memory goes straight
+ *      into shared memory, with no registers in between and no waiting by
+ *      the thread that asked: B's rows 16 bytes a copy, A 4 bytes a copy,
+ *      each landing at its transposed place.  On older GPUs (and the cpu
+ *      backend) the same helper functions copy at once.
+ *   4. A ring of 4 stages.  Shared memory holds 4 slabs of A and B
+ *      (66,560 bytes: more than the default 48 KB, so the host raises
+ *      the kernel's limit).  While the block multiplies slab s, the next
+ *      three slabs are on their way (or already there).  Each thread
+ *      commits its copies as one group per slab; "wait until no more than
+ *      2 of my groups are pending" then means "my part of slab s+1 is
+ *      here", and one barrier per slab makes every thread's copies visible
+ *      to all and frees the stage just used for the next fetch.
  *   5. Fragments a step ahead.  The registers holding A's and B's values
  *      come in two sets: while the multiply-adds of step kk use one, the
  *      loads of step kk+1 (of the next slab, after the barrier, when kk is
  *      the last step) fill the other, so shared memory's latency hides
  *      behind arithmetic.
  *
- * Registers: 128 accumulators, 48 fragment values, addresses; ptxas uses
- * about 225 of the 255 allowed, no spills.  __launch_bounds__(128, 2) keeps
- * two blocks (8 warps) on each SM.
+ * Registers: 128 accumulators, 48 fragment values, addresses: ptxas uses
+ * about 230 of the 255 that __launch_bounds__(128, 2) allows, with no
+ * spills, and two blocks (8 warps) share each SM.
  *
  * It is not part of the lab build (the Makefile builds only the files that
  * labs/lab8-tiled-matmul/ has); `make bench` builds it and times it beside
@@ -53,7 +54,7 @@
 
 #define TILE 128        /* rows and columns of C per block */
 #define SLAB 16         /* k per step */
-#define STAGES 3        /* slabs held in shared memory at once */
+#define STAGES 4        /* slabs held in shared memory at once */
 #define THREADS 128     /* 4 warps, each a 64 x 64 quarter of the tile */
 #define A_PITCH (TILE + 4)                      /* a row of the transposed A slab, padded */
 #define STAGE_FLOATS (SLAB * A_PITCH + SLAB * TILE)
@@ -69,7 +70,7 @@ void matmul_register_tiled(const float *a, const float *b, float *c, int m, int 
 #endif
 
 /* ---- asynchronous copies, global -> shared ------------------------------
- * CUDA's pipeline primitives (cuda_pipeline.h) issue cp.async on compute
+ * CUDA's pipeline functions (cuda_pipeline.h) issue cp.async on compute
  * capability 8.0 and newer and copy at once on older GPUs; the cpu backend,
  * which has no such header, copies at once too. */
 #ifndef __CUDAEMU__
@@ -94,21 +95,19 @@ static __device__ void copies_wait(void) {}
 #endif
 
 /* Starts the copies of one slab into a stage: this thread's 16 floats of A
- * (column a_k of rows a_row, a_row + 8, ...) and 4 float4s of B (row b_k,
- * b_k + 4, ... at column b_col); a and b point at the slab's first ones. */
-static __device__ __forceinline__ void fetch_slab(float *stage, const float *a, const float *b, int k, int n)
+ * (a_src, and the rows 8, 16, ... below it) and 4 float4s of B (b_src, and
+ * the rows 4, 8, 12 below it), to offsets a_dst and b_dst of the stage's A
+ * and B slabs (plus the same rows further). */
+static __device__ __forceinline__ void fetch_slab(float *stage, const float *a_src, const float *b_src, int a_dst,
+                                                  int b_dst, int k, int n)
 {
-    const int a_k = threadIdx.x % SLAB, a_row = threadIdx.x / SLAB;
-    const int b_k = threadIdx.x / 32, b_col = (threadIdx.x % 32) * 4;
     float *a_slab = stage, *b_slab = stage + SLAB * A_PITCH;
 #pragma unroll
     for (int i = 0; i < TILE * SLAB / THREADS; i++)
-        copy_4_bytes(&a_slab[a_k * A_PITCH + a_row + i * (THREADS / SLAB)],
-                     &a[(size_t)(a_row + i * (THREADS / SLAB)) * k + a_k]);
+        copy_4_bytes(&a_slab[a_dst + i * (THREADS / SLAB)], &a_src[(size_t)i * (THREADS / SLAB) * k]);
 #pragma unroll
     for (int i = 0; i < SLAB * TILE / 4 / THREADS; i++)
-        copy_16_bytes(&b_slab[(b_k + i * (THREADS / 32)) * TILE + b_col],
-                      &b[(size_t)(b_k + i * (THREADS / 32)) * n + b_col]);
+        copy_16_bytes(&b_slab[b_dst + i * (THREADS / 32) * TILE], &b_src[(size_t)i * (THREADS / 32) * n]);
 }
 
 /* Loads this thread's 8 values of A and 16 of B for step kk of a stage. */
@@ -156,8 +155,14 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
     const int row0 = (warp / 2) * 64 + (lane / 4) * 4;
     const int col0 = (warp % 2) * 64 + (lane % 4) * 4;
     const int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    const float *a_next = a + (size_t)tile_row * k;  /* the next slab to fetch */
-    const float *b_next = b + tile_col;
+    /* What this thread copies: column a_k of rows a_row, a_row + 8, ... of
+     * each A slab (two rows, 64 bytes each, a warp) and 16 bytes at b_col of
+     * rows b_k, b_k + 4, ... of each B slab (one 512-byte row a warp). */
+    const int a_k = threadIdx.x % SLAB, a_row = threadIdx.x / SLAB;
+    const int b_k = threadIdx.x / 32, b_col = (threadIdx.x % 32) * 4;
+    const float *a_src = a + (size_t)(tile_row + a_row) * k + a_k;
+    const float *b_src = b + (size_t)b_k * n + tile_col + b_col;
+    const int a_dst = a_k * A_PITCH + a_row, b_dst = b_k * TILE + b_col;
 
     float sum[8][16];
 #pragma unroll
@@ -171,9 +176,7 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
      * may be empty when k is short, so that the counting stays the same). */
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < slabs) {
-            fetch_slab(stages + s * STAGE_FLOATS, a_next, b_next, k, n);
-            a_next += SLAB;
-            b_next += (size_t)SLAB * n;
+            fetch_slab(stages + s * STAGE_FLOATS, a_src + s * SLAB, b_src + (size_t)s * SLAB * n, a_dst, b_dst, k, n);
         }
         copies_commit();
     }
@@ -188,9 +191,9 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
         /* The stage of slab s - 1 is free (the last barrier came after
          * every read of it): fetch slab s + STAGES - 1 into it. */
         if (s + STAGES - 1 < slabs) {
-            fetch_slab(stages + write * STAGE_FLOATS, a_next, b_next, k, n);
-            a_next += SLAB;
-            b_next += (size_t)SLAB * n;
+            const int slab = s + STAGES - 1;
+            fetch_slab(stages + write * STAGE_FLOATS, a_src + slab * SLAB, b_src + (size_t)slab * SLAB * n, a_dst, b_dst,
+                       k, n);
         }
         copies_commit();
         write = write + 1 == STAGES ? 0 : write + 1;
@@ -202,12 +205,13 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
             if (kk + 1 < SLAB) {
                 load_fragments(a_frag[(kk + 1) % 2], b_frag[(kk + 1) % 2], stage, kk + 1, row0, col0);
             } else {
-                /* Last step: wait for slab s + 1, then read its first step.
-                 * (SLAB is even, so that lands in set 0, where step 0 is read.) */
+                /* Last step: wait for slab s + 1, then read its first step
+                 * (SLAB is even, so that lands in set 0, where step 0 is
+                 * read).  After the last slab this reads a stage that holds
+                 * no slab and uses none of it: cheaper than a branch. */
                 copies_wait();
                 __syncthreads();
-                if (s + 1 < slabs)
-                    load_fragments(a_frag[0], b_frag[0], stages + next * STAGE_FLOATS, 0, row0, col0);
+                load_fragments(a_frag[0], b_frag[0], stages + next * STAGE_FLOATS, 0, row0, col0);
             }
             multiply_add(sum, a_frag[kk % 2], b_frag[kk % 2]);
         }
