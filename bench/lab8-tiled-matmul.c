@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     __typeof__(&matmul_choose_tile) choose_tile = BENCH_FN(lab, matmul_choose_tile);
     int chosen = choose_tile ? choose_tile() : 0;
     const char *naive_name = "matmul_naive (one thread per element)";
-    const char *register_name = "register-tiled 128x128, 8x8 a thread (solutions/)";
+    const char *register_name = "register-tiled 128x128, 8x16 a thread, async copies (solutions/)";
     const char *fastest_name = "matmul_tiled_fastest (tile 32 when compiling; solutions/fastest.cu)";
 
     long largest = 0;

@@ -44,11 +44,11 @@
  *   dot_block_sync: a shared-memory tree with cg::thread_block and block.sync() -> block_sync_exact (cpu
  *       backend: shared memory and a barrier per thread at least)
  *   dot_tile_shuffle: shuffles in each tiled_partition<32>, then warp 0 adds the warp totals ->
- *       tile_shuffle_exact (cpu backend: a shuffle per thread at least)
+ *       tile_shuffle_exact (cpu backend: a shuffle per thread at least; GPU: SHFL in the machine code)
  *   dot_cg_reduce: the same, with cg::reduce for each warp's sum -> cg_reduce_exact (cpu backend: shuffles,
  *       which cg::reduce makes; not told apart from hand-written ones)
- *   dot_vectorized: each thread reads four floats at a time with float4 loads -> not checked (results only:
- *       neither backend sees the width of a load)
+ *   dot_vectorized: each thread reads four floats at a time with float4 loads -> vector_tail (GPU: 16-byte
+ *       loads, LDG.E.128, in the kernel's machine code; the cpu backend cannot see the width of a load)
  *   dot_vectorized: any n, vectors 0 to 3 floats past a 16-byte boundary -> vector_tail, vector_random
  *   dot_grid_sync: a single cooperative launch -> grid_sync
  *   dot_grid_sync: totals stored, this_grid().sync(), then block 0 adds them up -> grid_sync (result only)
@@ -142,8 +142,22 @@ static void require_launch_rules(const char *fn, int block_size, int n, int per_
                 "for enough blocks to fill the device (every SM busy; the occupancy API says how many blocks fit on "
                 "one, as in lab 6), or one block for every %d floats when n is smaller", fn, n, block_size, blocks,
                 blocks == 1 ? "" : "s", grade_device_multiprocessors(), per_thread_floats * block_size);
-    if (l->atomics < 0)
-        return; /* a GPU does not count */
+    if (l->atomics < 0) { /* a GPU does not count: its machine code shows how a block adds up */
+        if (how == SHARED_TREE)
+            grade_require_shared_tree(you, 0, fn, "lab7.h asks each block to add up in a tree in shared memory "
+                                                  "whose levels are separated by block.sync() (TODO 1)");
+        else
+            grade_check(grade_kernel_code_has(you, l->kernel, "SHFL") != 0,
+                        "%s: the machine code of %s (launched at %s:%d) has no warp shuffle: lab7.h asks each warp to "
+                        "add up with shuffles inside its tiled_partition<32> (tile.shfl_down, or cg::reduce)", fn,
+                        l->kernel, l->file, l->line);
+        if (per_thread_floats == 4)
+            grade_check(grade_kernel_code_has(you, l->kernel, "LDG.E.128") != 0,
+                        "%s: the machine code of %s (launched at %s:%d) has no 16-byte load from global memory: "
+                        "lab7.h asks each thread to read four floats at a time with float4 loads (TODO 5)", fn,
+                        l->kernel, l->file, l->line);
+        return;
+    }
     long long threads = blocks * block_size;
     grade_check(l->atomics == blocks,
                 "%s(n = %d) made %lld atomic operations in %lld blocks: lab7.h asks every block to add up its threads' "

@@ -321,6 +321,8 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
 
     if (plan->solution) {
         out->student_so = str_dup(out->reference_so);
+        if (strcmp(backend, "gpu") == 0 && stat(solutions, &st) == 0) /* its machine code (the grader reads it) */
+            kit_make(backend, str_printf("build/gpu/%s/reference.sass", lab->dir), NULL, reference_log);
         char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
         if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
             out->student_program = program;
@@ -363,7 +365,9 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     const char *vars[] = {dir_var, tag_var, NULL};
     out->student_so = str_printf("%s/student.so", student_base);
     how.log = log;
-    int status = run_make(&how, backend, out->student_so, NULL, dir_var ? vars : NULL);
+    /* on a GPU, with the machine code of its kernels, which the grader reads */
+    char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", student_base) : NULL;
+    int status = run_make(&how, backend, out->student_so, sass, dir_var ? vars : NULL);
     if (submission_copy)
         plain_names_in_log(log);
     if (status != 0 || access(out->student_so, R_OK) != 0) {

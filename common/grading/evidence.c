@@ -174,11 +174,26 @@ void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at,
 
 /* ---- how a kernel works (the cpu backend's counts, kit.h part 7) ------------------ */
 
+int grade_kernel_code_has(grade_side *side, const char *kernel, const char *instruction)
+{
+    char *code = grade_kernel_code(side, kernel);
+    if (!code)
+        return -1;
+    int has = strstr(code, instruction) != NULL;
+    free(code);
+    return has;
+}
+
 void grade_require_shared_tree(grade_side *side, int launch, const char *fn, const char *rule)
 {
     const kit_launch *l = grade_launch_at(side, launch);
-    if (l->barriers < 0)
-        return; /* a GPU does not count */
+    if (l->barriers < 0) { /* a GPU does not count: its machine code has shared memory and barriers, or not */
+        grade_check(grade_kernel_code_has(side, l->kernel, "STS") != 0
+                        && grade_kernel_code_has(side, l->kernel, "BAR.SYNC") != 0,
+                    "%s: the machine code of %s (launched at %s:%d) has no %s: %s", fn, l->kernel, l->file, l->line,
+                    grade_kernel_code_has(side, l->kernel, "STS") ? "barrier" : "store to shared memory", rule);
+        return;
+    }
     long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
     long long threads = (long long)l->grid[0] * l->grid[1] * l->grid[2] * per_block;
     int levels = 1; /* a tree over the block's threads has log2 of them */

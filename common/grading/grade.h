@@ -136,9 +136,18 @@ void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at,
 /* Fails the item unless launch `launch` of the last call on `side` (of the
  * student's `fn`) used shared memory and made at least log2(block size)
  * barrier calls per thread, as a shared-memory tree must, a barrier after
- * each level (`rule` says what the lab asks); checked on the cpu backend,
- * which counts (kit.h part 7). */
+ * each level (`rule` says what the lab asks): on the cpu backend, which
+ * counts (kit.h part 7); on a GPU, its machine code must hold stores to
+ * shared memory and a barrier. */
 void grade_require_shared_tree(grade_side *side, int launch, const char *fn, const char *rule);
+/* On a GPU: the machine code (SASS, as cuobjdump prints it) of `kernel` in
+ * `side`'s shared object, to be freed; NULL where it cannot be had (the cpu
+ * backend, no cuobjdump).  With the whole program's code where the kernel
+ * calls functions it did not inline. */
+char *grade_kernel_code(grade_side *side, const char *kernel);
+/* Whether that code holds `instruction` (a SASS opcode such as "SHFL" or
+ * "LDG.E.128"): 1 or 0, or -1 where the code cannot be had. */
+int grade_kernel_code_has(grade_side *side, const char *kernel, const char *instruction);
 /* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
  * read past the end of a device array) where `needed` was right, or "". */
 const char *grade_guard_hint(long long got, long long needed);

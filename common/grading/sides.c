@@ -837,6 +837,59 @@ const char *sides_student_todo(void)
     return student.rec.todo;
 }
 
+/* ---- the kernels' machine code (gpu backend) --------------------------------------------- */
+
+#define SASS_MAX ((long)64 << 20)
+
+/* Whether a cuobjdump function name ("_ZL17dot_vector_kernelPKfS0_iPd", or
+ * a plain extern "C" name) is that of `kernel`. */
+static int names_kernel(const char *name, size_t length, const char *kernel)
+{
+    char mangled[96];
+    size_t k = strlen(kernel);
+    if (length == k && strncmp(name, kernel, k) == 0)
+        return 1;
+    int m = snprintf(mangled, sizeof mangled, "%zu%s", k, kernel);
+    for (size_t i = 0; m > 0 && i + (size_t)m <= length; i++)
+        if (strncmp(name + i, mangled, (size_t)m) == 0 && (i == 0 || name[i - 1] < '0' || name[i - 1] > '9'))
+            return 1;
+    return 0;
+}
+
+char *grade_kernel_code(grade_side *side, const char *kernel)
+{
+    if (!grade_on_gpu() || !side->path)
+        return NULL;
+    char *path = str_printf("%.*s.sass", (int)(strlen(side->path) - 3), side->path); /* x.so -> x.sass */
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return NULL;
+    char *text = malloc(SASS_MAX + 1);
+    size_t size = text ? fread(text, 1, SASS_MAX, f) : 0;
+    fclose(f);
+    if (!text)
+        return NULL;
+    text[size] = '\0';
+    /* its section: from its "Function : NAME" line to the next one */
+    for (char *at = strstr(text, "Function : "); at; at = strstr(at + 1, "Function : ")) {
+        char *name = at + strlen("Function : ");
+        size_t length = strcspn(name, " \r\n");
+        if (!names_kernel(name, length, kernel))
+            continue;
+        char *end = strstr(name, "Function : ");
+        char *code = strndup(at, end ? (size_t)(end - at) : strlen(at));
+        if (code && strstr(code, "CALL")) { /* not all inlined: the functions it calls are in other sections */
+            free(code);
+            return text;
+        }
+        free(text);
+        return code;
+    }
+    free(text);
+    return NULL;
+}
+
 /* The device as `side`'s runner sees it: its name, peak bandwidth and SMs. */
 static void ask_device(grade_side *side, char *name, size_t size, double *peak_gbs, int *sms)
 {

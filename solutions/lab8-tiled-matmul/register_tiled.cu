@@ -27,12 +27,12 @@
  *      the thread that asked: B's rows 16 bytes a copy, A 4 bytes a copy,
  *      each landing at its transposed place.  On older GPUs (and the cpu
  *      backend) the same helper functions copy at once.
- *   4. A ring of 4 stages.  Shared memory holds 4 slabs of A and B
- *      (66,560 bytes: more than the default 48 KB, so the host raises
+ *   4. A ring of 3 stages.  Shared memory holds 3 slabs of A and B
+ *      (49,920 bytes: more than the default 48 KB, so the host raises
  *      the kernel's limit).  While the block multiplies slab s, the next
- *      three slabs are on their way (or already there).  Each thread
+ *      two slabs are on their way (or already there).  Each thread
  *      commits its copies as one group per slab; "wait until no more than
- *      2 of my groups are pending" then means "my part of slab s+1 is
+ *      1 of my groups is pending" then means "my part of slab s+1 is
  *      here", and one barrier per slab makes every thread's copies visible
  *      to all and frees the stage just used for the next fetch.
  *   5. Fragments a step ahead.  The registers holding A's and B's values
@@ -41,9 +41,9 @@
  *      the last step) fill the other, so shared memory's latency hides
  *      behind arithmetic.
  *
- * Registers: 128 accumulators, 48 fragment values, addresses: ptxas uses
- * about 230 of the 255 that __launch_bounds__(128, 2) allows, with no
- * spills, and two blocks (8 warps) share each SM.
+ * Registers: 128 accumulators, 48 fragment values, addresses: ptxas (CUDA
+ * 13.0, sm_90) uses 237 of the 255 that __launch_bounds__(128, 2) allows,
+ * with no spills, and two blocks (8 warps) share each SM.
  *
  * It is not part of the lab build (the Makefile builds only the files that
  * labs/lab8-tiled-matmul/ has); `make bench` builds it and times it beside
@@ -54,7 +54,7 @@
 
 #define TILE 128        /* rows and columns of C per block */
 #define SLAB 16         /* k per step */
-#define STAGES 4        /* slabs held in shared memory at once */
+#define STAGES 3        /* slabs held in shared memory at once */
 #define THREADS 128     /* 4 warps, each a 64 x 64 quarter of the tile */
 #define A_PITCH (TILE + 4)                      /* a row of the transposed A slab, padded */
 #define STAGE_FLOATS (SLAB * A_PITCH + SLAB * TILE)
@@ -94,20 +94,25 @@ static __device__ void copies_commit(void) {}
 static __device__ void copies_wait(void) {}
 #endif
 
-/* Starts the copies of one slab into a stage: this thread's 16 floats of A
- * (a_src, and the rows 8, 16, ... below it) and 4 float4s of B (b_src, and
- * the rows 4, 8, 12 below it), to offsets a_dst and b_dst of the stage's A
- * and B slabs (plus the same rows further). */
-static __device__ __forceinline__ void fetch_slab(float *stage, const float *a_src, const float *b_src, int a_dst,
-                                                  int b_dst, int k, int n)
+/* Starts the copies of slab `slab` into a stage: this thread's 16 floats of
+ * A (column a_k of rows a_row, a_row + 8, ...) and 4 float4s of B (row b_k,
+ * b_k + 4, ... at column b_col); a_tile and b_tile point at the tile's
+ * first row of A and first column of B. */
+static __device__ __forceinline__ void fetch_slab(float *stage, const float *a_tile, const float *b_tile, int slab,
+                                                  int k, int n)
 {
+    const int a_k = threadIdx.x % SLAB, a_row = threadIdx.x / SLAB;
+    const int b_k = threadIdx.x / 32, b_col = (threadIdx.x % 32) * 4;
+    const float *a = a_tile + (size_t)slab * SLAB, *b = b_tile + (size_t)slab * SLAB * n;
     float *a_slab = stage, *b_slab = stage + SLAB * A_PITCH;
 #pragma unroll
     for (int i = 0; i < TILE * SLAB / THREADS; i++)
-        copy_4_bytes(&a_slab[a_dst + i * (THREADS / SLAB)], &a_src[(size_t)i * (THREADS / SLAB) * k]);
+        copy_4_bytes(&a_slab[a_k * A_PITCH + a_row + i * (THREADS / SLAB)],
+                     &a[(size_t)(a_row + i * (THREADS / SLAB)) * k + a_k]);
 #pragma unroll
     for (int i = 0; i < SLAB * TILE / 4 / THREADS; i++)
-        copy_16_bytes(&b_slab[b_dst + i * (THREADS / 32) * TILE], &b_src[(size_t)i * (THREADS / 32) * n]);
+        copy_16_bytes(&b_slab[(b_k + i * (THREADS / 32)) * TILE + b_col],
+                      &b[(size_t)(b_k + i * (THREADS / 32)) * n + b_col]);
 }
 
 /* Loads this thread's 8 values of A and 16 of B for step kk of a stage. */
@@ -155,14 +160,7 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
     const int row0 = (warp / 2) * 64 + (lane / 4) * 4;
     const int col0 = (warp % 2) * 64 + (lane % 4) * 4;
     const int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    /* What this thread copies: column a_k of rows a_row, a_row + 8, ... of
-     * each A slab (two rows, 64 bytes each, a warp) and 16 bytes at b_col of
-     * rows b_k, b_k + 4, ... of each B slab (one 512-byte row a warp). */
-    const int a_k = threadIdx.x % SLAB, a_row = threadIdx.x / SLAB;
-    const int b_k = threadIdx.x / 32, b_col = (threadIdx.x % 32) * 4;
-    const float *a_src = a + (size_t)(tile_row + a_row) * k + a_k;
-    const float *b_src = b + (size_t)b_k * n + tile_col + b_col;
-    const int a_dst = a_k * A_PITCH + a_row, b_dst = b_k * TILE + b_col;
+    const float *a_tile = a + (size_t)tile_row * k, *b_tile = b + tile_col;
 
     float sum[8][16];
 #pragma unroll
@@ -176,7 +174,7 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
      * may be empty when k is short, so that the counting stays the same). */
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < slabs) {
-            fetch_slab(stages + s * STAGE_FLOATS, a_src + s * SLAB, b_src + (size_t)s * SLAB * n, a_dst, b_dst, k, n);
+            fetch_slab(stages + s * STAGE_FLOATS, a_tile, b_tile, s, k, n);
         }
         copies_commit();
     }
@@ -191,9 +189,7 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
         /* The stage of slab s - 1 is free (the last barrier came after
          * every read of it): fetch slab s + STAGES - 1 into it. */
         if (s + STAGES - 1 < slabs) {
-            const int slab = s + STAGES - 1;
-            fetch_slab(stages + write * STAGE_FLOATS, a_src + slab * SLAB, b_src + (size_t)slab * SLAB * n, a_dst, b_dst,
-                       k, n);
+            fetch_slab(stages + write * STAGE_FLOATS, a_tile, b_tile, s + STAGES - 1, k, n);
         }
         copies_commit();
         write = write + 1 == STAGES ? 0 : write + 1;
