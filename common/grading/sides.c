@@ -856,6 +856,46 @@ static int names_kernel(const char *name, size_t length, const char *kernel)
     return 0;
 }
 
+/* One function's machine code in cuobjdump's text: from its "Function :"
+ * line to the next one. */
+typedef struct {
+    const char *name, *start, *end;
+    size_t name_length;
+    int taken;
+} sass_function;
+
+/* Appends f's code to *out, then that of the functions its CALLs name (a
+ * call to an address alone: every function that is not a kernel, whose code
+ * ends in RET rather than EXIT). */
+static void take_function(sass_function *all, int count, int f, char **out, size_t *used, int depth)
+{
+    if (all[f].taken || depth > 8)
+        return;
+    all[f].taken = 1;
+    size_t size = (size_t)(all[f].end - all[f].start);
+    char *grown = realloc(*out, *used + size + 1);
+    if (!grown)
+        return;
+    *out = grown;
+    memcpy(*out + *used, all[f].start, size);
+    *used += size;
+    (*out)[*used] = '\0';
+    for (const char *at = all[f].start; (at = strstr(at, "CALL")) && at < all[f].end; at++) {
+        const char *line_end = strchr(at, '\n');
+        size_t line = line_end ? (size_t)(line_end - at) : strlen(at);
+        int named = 0;
+        for (int g = 0; g < count; g++)
+            if (g != f && memmem(at, line, all[g].name, all[g].name_length)) {
+                named = 1;
+                take_function(all, count, g, out, used, depth + 1);
+            }
+        if (!named)
+            for (int g = 0; g < count; g++)
+                if (!memmem(all[g].start, (size_t)(all[g].end - all[g].start), "EXIT", 4))
+                    take_function(all, count, g, out, used, depth + 1);
+    }
+}
+
 char *grade_kernel_code(grade_side *side, const char *kernel)
 {
     if (!grade_on_gpu() || !side->path)
@@ -871,23 +911,36 @@ char *grade_kernel_code(grade_side *side, const char *kernel)
     if (!text)
         return NULL;
     text[size] = '\0';
-    /* its section: from its "Function : NAME" line to the next one */
+    int count = 0, capacity = 0, kernel_at = -1;
+    sass_function *all = NULL;
     for (char *at = strstr(text, "Function : "); at; at = strstr(at + 1, "Function : ")) {
-        char *name = at + strlen("Function : ");
-        size_t length = strcspn(name, " \r\n");
-        if (!names_kernel(name, length, kernel))
-            continue;
-        char *end = strstr(name, "Function : ");
-        char *code = strndup(at, end ? (size_t)(end - at) : strlen(at));
-        if (code && strstr(code, "CALL")) { /* not all inlined: the functions it calls are in other sections */
-            free(code);
-            return text;
+        if (count == capacity) {
+            capacity = capacity ? 2 * capacity : 64;
+            sass_function *grown = realloc(all, (size_t)capacity * sizeof *all);
+            if (!grown)
+                break;
+            all = grown;
         }
-        free(text);
-        return code;
+        sass_function *fn = &all[count];
+        fn->name = at + strlen("Function : ");
+        fn->name_length = strcspn(fn->name, " \r\n");
+        fn->start = at;
+        fn->taken = 0;
+        if (count > 0)
+            all[count - 1].end = at;
+        if (kernel_at < 0 && names_kernel(fn->name, fn->name_length, kernel))
+            kernel_at = count;
+        count++;
     }
+    if (count > 0)
+        all[count - 1].end = text + size;
+    char *code = NULL;
+    size_t used = 0;
+    if (kernel_at >= 0)
+        take_function(all, count, kernel_at, &code, &used, 0);
+    free(all);
     free(text);
-    return NULL;
+    return code;
 }
 
 /* The device as `side`'s runner sees it: its name, peak bandwidth and SMs. */
