@@ -244,8 +244,11 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
         char *message = wire_get_str(reply, 8192);
         str_clean(message);
         stop_side(side);
-        if (side->is_student && strstr(message, "(CUDAEMU_WATCHDOG_SECONDS"))
-            runner_mark_hung(); /* the cpu backend's watchdog stopped a kernel: later items get less time */
+        /* a watchdog stopped a kernel (the cpu backend's, or a GPU's): CUDA's
+         * own name for it, which a failed CHECK or LAUNCH prints; later items
+         * get less time */
+        if (side->is_student && strstr(message, "cudaErrorLaunchTimeout"))
+            runner_mark_hung();
         if (side->is_student && error_expected) {
             caught_error = message; /* the caller's answer, not a failure */
             error_expected = 0;
