@@ -517,6 +517,14 @@ int main(int argc, char **argv)
         if (contain_drops_privilege()) {
             /* the runner user reads copies in the scratch folder, nothing of the kit */
             char *name = str_printf("%s-student.so", lab->dir);
+            /* its machine code beside it, where the grader looks (grade_kernel_code) */
+            char *sass = str_printf("%.*s.sass", (int)strlen(result->student_so) - 3, result->student_so);
+            if (access(sass, R_OK) == 0) {
+                char *sass_name = str_printf("%s-student.sass", lab->dir);
+                copy_for_runner(scratch, sass, sass_name);
+                free(sass_name);
+            }
+            free(sass);
             result->student_so = copy_for_runner(scratch, result->student_so, name);
             free(name);
             if (result->student_program) {
