@@ -30,7 +30,7 @@ struct fiber {
     fiber *next_free;
 };
 extern fiber *current_fiber HIDDEN;       /* null on the host's own stack */
-fiber *fiber_new(void) HIDDEN;             /* a fiber that will run worker_main() */
+fiber *fiber_new(size_t record) HIDDEN;    /* a fiber that will run worker_main(), for L.threads[record] first */
 void fiber_switch(fiber *to, bool leaving_for_good) HIDDEN; /* to == null: back to the host stack */
 void fiber_release(fiber *f) HIDDEN;       /* back to the pool */
 void fibers_abandon_all(void) HIDDEN;      /* after a failed launch */
@@ -38,6 +38,7 @@ void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber ru
 size_t fiber_stack_limit(void) HIDDEN;     /* cudaLimitStackSize */
 void fiber_set_stack_limit(size_t bytes) HIDDEN; /* between launches only */
 bool fiber_guard_hit(const void *addr) HIDDEN; /* a fault in the running fiber's guard page */
+void tsan_make_fibers(thread_state *threads, size_t n) HIDDEN; /* on the host, before a launch */
 void tsan_enter_thread(thread_state *t) HIDDEN;
 void tsan_acquire(void *addr) HIDDEN;
 void tsan_release(void *addr) HIDDEN;

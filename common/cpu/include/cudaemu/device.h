@@ -202,35 +202,67 @@ unsigned __activemask(void)
 #undef CUDAEMU_REMOVED
 
 /* ---- atomics: relaxed, like CUDA's; float and double by compare-and-swap ------------- */
+/* What TSan sees of an atomic: an atomic read of its address, the change
+ * itself being made where TSan does not look (CUDAEMU_NO_TSAN).  Atomics
+ * still never race with each other, and a plain write racing with one (a
+ * counter zeroed by one thread while others add to it) is still reported;
+ * but a plain read of a value that other threads change atomically is not:
+ * the compare-and-swap loop of CUDA's programming guide begins with one
+ * (`int old = *address;` before atomicCAS), and reading such a value is
+ * no bug on a GPU. */
+template <class T> static inline void cudaemu_atomic_seen(T *p) { (void)__atomic_load_n(p, __ATOMIC_RELAXED); }
 /* Compare-and-swap that returns the old value, as atomicCAS does.  Not
- * __atomic_compare_exchange_n: its `expected` is a variable in memory, on
- * the fiber's stack, which the next CUDA thread to run on that stack reuses;
- * under TSan those two threads' writes to it look like a data race. */
-template <class T> static inline T cudaemu_cas(T *p, T expected, T desired)
+ * __atomic_compare_exchange_n, whose `expected` is a variable in memory. */
+template <class T> static inline CUDAEMU_NO_TSAN T cudaemu_cas(T *p, T expected, T desired)
 {
     return __sync_val_compare_and_swap(p, expected, desired);
 }
+#define CUDAEMU_RMW(name, builtin)                                                                          \
+    template <class T> static inline CUDAEMU_NO_TSAN T cudaemu_##name(T *p, T v)                           \
+    {                                                                                                        \
+        return builtin(p, v, __ATOMIC_RELAXED);                                                              \
+    }
+CUDAEMU_RMW(fetch_add, __atomic_fetch_add)
+CUDAEMU_RMW(fetch_sub, __atomic_fetch_sub)
+CUDAEMU_RMW(exchange, __atomic_exchange_n)
+CUDAEMU_RMW(fetch_and, __atomic_fetch_and)
+CUDAEMU_RMW(fetch_or, __atomic_fetch_or)
+CUDAEMU_RMW(fetch_xor, __atomic_fetch_xor)
+#undef CUDAEMU_RMW
 /* *p = next(*p) atomically, by compare-and-swap; returns the old value.
  * Nothing is written when next leaves the value as it is (atomicMax of a
  * smaller value). */
-template <class T, class F> static inline T cudaemu_atomic_update(T *p, F next)
+template <class T, class F> static inline CUDAEMU_NO_TSAN T cudaemu_update(T *p, F next)
 {
-    cudaemu::atomic_point();
     T old = __atomic_load_n(p, __ATOMIC_RELAXED), seen;
-    while (next(old) != old && (seen = cudaemu_cas(p, old, next(old))) != old)
+    while (next(old) != old && (seen = __sync_val_compare_and_swap(p, old, next(old))) != old)
         old = seen;
     return old;
 }
+template <class T, class F> static inline T cudaemu_atomic_update(T *p, F next)
+{
+    cudaemu::atomic_point();
+    cudaemu_atomic_seen(p);
+    return cudaemu_update(p, next);
+}
+#define CUDAEMU_ATOMIC_OP(T, name, op)                                                                     \
+    static inline T name(T *p, T v)                                                                         \
+    {                                                                                                        \
+        cudaemu::atomic_point();                                                                             \
+        cudaemu_atomic_seen(p);                                                                              \
+        return cudaemu_##op(p, v);                                                                           \
+    }
 #define CUDAEMU_ATOMIC_INT(T)                                                                                   \
-    static inline T atomicAdd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicSub(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicExch(T *p, T v) { cudaemu::atomic_point(); return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicAnd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicOr(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }  \
-    static inline T atomicXor(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); } \
+    CUDAEMU_ATOMIC_OP(T, atomicAdd, fetch_add)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicSub, fetch_sub)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicExch, exchange)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicAnd, fetch_and)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicOr, fetch_or)                                                                    \
+    CUDAEMU_ATOMIC_OP(T, atomicXor, fetch_xor)                                                                  \
     static inline T atomicCAS(T *p, T expected, T desired)                                                       \
     {                                                                                                            \
         cudaemu::atomic_point();                                                                                 \
+        cudaemu_atomic_seen(p);                                                                                  \
         return cudaemu_cas(p, expected, desired);                                                                \
     }                                                                                                            \
     static inline T atomicMax(T *p, T v)                                                                         \
@@ -245,6 +277,7 @@ CUDAEMU_ATOMIC_INT(int)
 CUDAEMU_ATOMIC_INT(unsigned int)
 CUDAEMU_ATOMIC_INT(unsigned long long)
 #undef CUDAEMU_ATOMIC_INT
+#undef CUDAEMU_ATOMIC_OP
 static inline long long atomicMax(long long *p, long long v)
 {
     return cudaemu_atomic_update(p, [v](long long old) { return old < v ? v : old; });
@@ -256,6 +289,7 @@ static inline long long atomicMin(long long *p, long long v)
 static inline unsigned short atomicCAS(unsigned short *p, unsigned short expected, unsigned short desired)
 {
     cudaemu::atomic_point();
+    cudaemu_atomic_seen(p);
     return cudaemu_cas(p, expected, desired);
 }
 static inline unsigned atomicInc(unsigned *p, unsigned limit)
