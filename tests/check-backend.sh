@@ -5,6 +5,8 @@
 #     mapped host memory, stream callbacks, ...), results asserted;
 #   - intrinsics: CUDA's integer intrinsics (__byte_perm, __funnelshift_*,
 #     __dp4a, __fns, __mul24, ...) and cudaLaunchHostFunc, results asserted;
+#   - simd: the SIMD intrinsics (__vadd4, __vabsdiffs2, __vcmpgtu4, __vsads4,
+#     ...) against values worked out by hand, saturation and signs included;
 #   - fidelity: where the backend once differed from a GPU (meta groups of a
 #     tile of a tile, clock()), results asserted; its atomics and votes give
 #     no TSan report, its never-destroyed stream no leak report;
@@ -27,7 +29,13 @@
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
 #     __shared__ variables, braced launch configurations, '>' in template
 #     arguments), and the messages it stops with on forms it cannot read;
-#   - the micro-benchmark builds and runs (its numbers are not checked).
+#   - the micro-benchmark builds and runs (its numbers are not checked);
+#   - the feature tests again with ASan and with TSan: the same results, no
+#     report (TSan: also at -O0, and races it must still name);
+#   - programs/*.cu, self-checking programs in the style of textbooks and the
+#     vendor's samples, built with cucc plain, with ASan and with TSan: each
+#     exits 0 with no report, and prints what it printed on an H200 where
+#     that output is kept beside it (.gpu-output).
 # Only meaningful for the cpu backend; with BACKEND=gpu it has nothing to do.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -54,7 +62,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics fidelity exposure params groups stack; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -69,7 +77,7 @@ fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics fidelity params groups stack "exposure poison"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack "exposure poison"; do
         if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
