@@ -24,12 +24,10 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t 
 #define MADV_GUARD_INSTALL 102 /* Linux 6.13; not yet in every libc's headers */
 #endif
 
-extern "C" void cudaemu_switch(void **save_sp, void *next_sp);
-
 namespace cudaemu {
 
 fiber *current_fiber;
-static void *host_sp;                /* the host stack, while a fiber runs */
+void *host_sp;                       /* the host stack, while a fiber runs */
 static fiber *free_fibers;
 static fiber *all_fibers[1 << 16];
 static size_t fiber_count;
@@ -65,12 +63,8 @@ static void fiber_prepare(fiber *f)
     top -= 2;                                /* 16-byte aligned slot for the entry address */
     top[1] = 0;                              /* fiber_entry's return address: none */
     top[0] = (unsigned long long)(void *)&fiber_entry;
-    unsigned long long *sp = top - 7;        /* rbp rbx r12 r13 r14 r15, then the control words */
-    memset(sp, 0, 7 * sizeof *sp);
-    unsigned int csr[2];
-    __asm__ volatile("stmxcsr %0" : "=m"(csr[0]));
-    __asm__ volatile("fnstcw %0" : "=m"(csr[1]));
-    memcpy(sp, csr, sizeof csr);
+    unsigned long long *sp = top - 6;        /* rbp rbx r12 r13 r14 r15, as cudaemu_switch pops them */
+    memset(sp, 0, 6 * sizeof *sp);
     f->sp = sp;
     f->thread = 0;
     f->fake_stack = 0;
@@ -234,6 +228,7 @@ static void host_stack_bounds(void)
 }
 #endif
 
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN) /* (inline otherwise: internal.h) */
 void fiber_switch(fiber *to, bool leaving_for_good)
 {
     fiber *self = current_fiber;
@@ -262,6 +257,8 @@ void fiber_switch(fiber *to, bool leaving_for_good)
 #endif
     current_fiber = self;
 }
+
+#endif
 
 static void fiber_entry(void)
 {
@@ -313,14 +310,6 @@ extern "C" void __tsan_ignore_thread_begin(void);
 extern "C" void __tsan_ignore_thread_end(void);
 void tsan_ignore_begin(void) { __tsan_ignore_thread_begin(); }
 void tsan_ignore_end(void) { __tsan_ignore_thread_end(); }
-#else
-void tsan_ignore_begin(void) {}
-void tsan_ignore_end(void) {}
-void *tsan_host_fiber(void) { return 0; }
-void tsan_make_fibers(thread_state *, size_t) {}
-void tsan_enter_thread(thread_state *) {}
-void tsan_acquire(void *) {}
-void tsan_release(void *) {}
 #endif
 
 } // namespace cudaemu

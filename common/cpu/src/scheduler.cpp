@@ -228,7 +228,7 @@ static void diagnose_stuck(void);
 
 /* Gives the OS thread to someone else: a ready thread, a new worker for an
  * unstarted thread, or, when nothing can run, back to the host. */
-static void schedule_next(bool leaving_for_good)
+static inline __attribute__((always_inline)) void schedule_next(bool leaving_for_good)
 {
     busy_scope busy;
     for (;;) {
@@ -236,20 +236,19 @@ static void schedule_next(bool leaving_for_good)
             fiber_switch(0, true);
             abort();
         }
+        /* A waiting thread's fiber is only ever resumed from here, so its
+         * built-ins are loaded here, before the switch, while its record is
+         * in the cache (after it, the resumed side would fetch them through
+         * its fiber and record, cold). */
         if (thread_state *t = ready_pop()) {
             t->status = T_RUNNING;
-            if (t->fib == current_fiber) {
-                load_builtins(t);
-                return;
-            }
-            fiber_switch(t->fib, leaving_for_good);
-            load_builtins(current_thread());
+            load_builtins(t);
+            if (t->fib != current_fiber)
+                fiber_switch(t->fib, leaving_for_good);
             return;
         }
         if (thread_state *u = next_unstarted()) {
-            fiber_switch(new_worker(u), leaving_for_good);
-            if (current_thread())
-                load_builtins(current_thread());
+            fiber_switch(new_worker(u), leaving_for_good); /* (back here from the branch above) */
             return;
         }
         bool all_done = true;
