@@ -5,6 +5,8 @@
 #     mapped host memory, stream callbacks, ...), results asserted;
 #   - intrinsics: CUDA's integer intrinsics (__byte_perm, __funnelshift_*,
 #     __dp4a, __fns, __mul24, ...) and cudaLaunchHostFunc, results asserted;
+#   - simd: the SIMD intrinsics (__vadd4, __vabsdiffs2, __vcmpgtu4, __vsads4,
+#     ...) against values worked out by hand, saturation and signs included;
 #   - fidelity: where the backend once differed from a GPU (meta groups of a
 #     tile of a tile, clock()), results asserted; its atomics and votes give
 #     no TSan report, its never-destroyed stream no leak report;
@@ -27,7 +29,13 @@
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
 #     __shared__ variables, braced launch configurations, '>' in template
 #     arguments), and the messages it stops with on forms it cannot read;
-#   - the micro-benchmark builds and runs (its numbers are not checked).
+#   - the micro-benchmark builds and runs (its numbers are not checked);
+#   - the feature tests again with ASan and with TSan: the same results, no
+#     report (TSan: also at -O0, and races it must still name);
+#   - programs/*.cu, self-checking programs in the style of textbooks and the
+#     vendor's samples, built with cucc plain, with ASan and with TSan: each
+#     exits 0 with no report, and prints what it printed on an H200 where
+#     that output is kept beside it (.gpu-output).
 # Only meaningful for the cpu backend; with BACKEND=gpu it has nothing to do.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -43,10 +51,7 @@ show() { sed 's/^/#   /' "$1" | head -${2:-15}; }
 
 # ---- build: plain, ASan, TSan ------------------------------------------------------------
 for san in "" address thread; do
-    targets=tests
-    [ "$san" = address ] && targets="build/cpu-address/backend-tests/asan build/cpu-address/backend-tests/fidelity"
-    [ "$san" = thread ] && targets="build/cpu-thread/backend-tests/race build/cpu-thread/backend-tests/fidelity build/cpu-thread/backend-tests/params"
-    if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san $targets > "$log/build" 2>&1; then
+    if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san tests > "$log/build" 2>&1; then
         ok "backend tests build${san:+ with SANITIZE=$san}"
     else
         not_ok "backend tests build${san:+ with SANITIZE=$san}"
@@ -57,7 +62,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics fidelity exposure params groups stack; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -67,6 +72,19 @@ if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello fro
 else
     not_ok "kernel printf"; show "$log/out"
 fi
+
+# ---- the same features with ASan and with TSan: the same results, and not one report ----------
+# (exposure's poison part only: its others stop kernels the sanitizers stop
+# on their own, and the TSan build has no watchdog)
+for san in address thread; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack "exposure poison"; do
+        if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
+            ok "$t with SANITIZE=$san: the asserted results, no report"
+        else
+            not_ok "$t with SANITIZE=$san: the asserted results, no report"; show "$log/out" 30
+        fi
+    done
+done
 
 # ---- expect_report PROGRAM CASE FILE: runs `PROGRAM CASE` and checks that its
 # output has "FILE:LINE: ... REGEX" for the line marked "expect CASE: REGEX".
@@ -122,14 +140,37 @@ if timeout 120 build/cpu-thread/backend-tests/race correct > "$log/out" 2>&1 && 
 else
     not_ok "TSan build reports a race on the correct reduction"; show "$log/out" 30
 fi
-# the backend's own atomics (a compare-and-swap loop for float, max, ...) and
-# votes pass through its code and the fibers' stacks: none may look like a race
-for part in atomics votes; do
-    if timeout 120 build/cpu-thread/backend-tests/fidelity $part > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
-        ok "TSan build: no report on the backend's own $part"
+# races TSan must still name: between two threads that run one after the
+# other without waiting (in the program's first launch), and a plain write
+# among atomics (an atomic shows itself to TSan as an atomic read)
+for c in neighbours zeroed; do
+    line=$(grep -n "/\* $c: " tests/backend/race.cu | cut -d: -f1)
+    timeout 120 build/cpu-thread/backend-tests/race $c > "$log/out" 2>&1
+    if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$line" "$log/out"; then
+        ok "TSan build: the race '$c' is reported at tests/backend/race.cu:$line"
     else
-        not_ok "TSan build reports a race inside the backend's $part"; show "$log/out" 30
+        not_ok "TSan build names the race '$c' at tests/backend/race.cu:$line"; show "$log/out" 30
     fi
+done
+# the backend's own atomics (a compare-and-swap loop for float, max, ...) and
+# votes pass through its code and the fibers' stacks, and a kernel's locals
+# and the programming guide's atomicCAS loop (a plain read first) are no
+# race either: none may be reported, at -O2 (the kit's builds) nor at -O0
+# (nvcc -G's level, where every local is on the thread's stack)
+if common/cpu/cucc -O0 --sanitize=thread -Itests/backend -o "$log/fidelity-O0" tests/backend/fidelity.cu > "$log/out" 2>&1; then
+    ok "cucc -O0 --sanitize=thread builds tests/backend/fidelity.cu"
+else
+    not_ok "cucc -O0 --sanitize=thread builds tests/backend/fidelity.cu"; show "$log/out"
+fi
+for part in atomics votes locals cas_loop; do
+    for build in build/cpu-thread/backend-tests/fidelity "$log/fidelity-O0"; do
+        level=-O2; [ "$build" = "$log/fidelity-O0" ] && level=-O0
+        if timeout 120 $build $part > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+            ok "TSan build ($level): no report on $part"
+        else
+            not_ok "TSan build ($level) reports a race in $part"; show "$log/out" 30
+        fi
+    done
 done
 
 # each thread's copy of a by-value struct argument sits where the previous
@@ -272,28 +313,47 @@ done
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
 if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4
 else not_ok "micro-benchmark"; show "$log/out"; fi
-# ---- programs written outside the kit, as on a GPU -------------------------------------------
-# Each was compiled with nvcc and run on an H200; its output there is kept
-# beside it (.gpu-output).  Built with cucc, it must print the same, except
-# the occupancy program, whose numbers belong to the device: there the
-# verdict line must match.
+# ---- programs in the style of textbooks and the vendor's samples ----------------------------------
+# Each checks itself (exits nonzero when wrong) and runs built with cucc
+# plain, with ASan and with TSan, with no report from either.  Where it was
+# also compiled with nvcc and run on an H200, its output there is kept beside
+# it (.gpu-output) and each build must print the same, except the occupancy
+# program, whose numbers belong to the device: there the verdict line must
+# match.
 for program in tests/backend/programs/*.cu; do
     name=$(basename "$program" .cu)
     expected="${program%.cu}.gpu-output"
-    if ! common/cpu/cucc -O2 -o "$log/$name" "$program" > "$log/out" 2>&1; then
-        not_ok "programs/$name builds with cucc"; show "$log/out"; continue
-    fi
-    "$log/$name" > "$log/$name.txt" 2>&1
-    case "$name" in
-    occupancy) grep -v "blocks per SM\|suggested block" "$expected" > "$log/want"
-               grep -v "blocks per SM\|suggested block" "$log/$name.txt" > "$log/got" ;;
-    *) cp "$expected" "$log/want"; cp "$log/$name.txt" "$log/got" ;;
-    esac
-    if diff "$log/want" "$log/got" > "$log/diff"; then
-        ok "programs/$name prints what it printed on an H200"
-    else
-        not_ok "programs/$name prints what it printed on an H200"; show "$log/diff"
-    fi
+    for san in "" address thread; do     # the three builds side by side
+        (common/cpu/cucc -O2 ${san:+--sanitize=$san} -o "$log/$name$san" "$program" > "$log/$name$san.build" 2>&1
+         echo $? > "$log/$name$san.rc") &
+    done
+    wait
+    for san in "" address thread; do
+        how="programs/$name${san:+ (SANITIZE=$san)}"
+        if [ "$(cat "$log/$name$san.rc")" != 0 ]; then
+            not_ok "$how builds with cucc"; show "$log/$name$san.build"; continue
+        fi
+        timeout 300 "$log/$name$san" > "$log/got" 2>&1
+        rc=$?
+        if [ $rc != 0 ] || grep -q "Sanitizer" "$log/got"; then
+            not_ok "$how runs, checks itself and exits 0 with no sanitizer report (exit $rc)"; show "$log/got" 30
+            continue
+        fi
+        if [ ! -f "$expected" ]; then
+            ok "$how runs, checks itself and exits 0 with no sanitizer report"
+            continue
+        fi
+        cp "$expected" "$log/want"
+        if [ "$name" = occupancy ]; then
+            grep -v "blocks per SM\|suggested block" "$expected" > "$log/want"
+            grep -v "blocks per SM\|suggested block" "$log/got" > "$log/got2" && mv "$log/got2" "$log/got"
+        fi
+        if diff "$log/want" "$log/got" > "$log/diff"; then
+            ok "$how prints what it printed on an H200, with no sanitizer report"
+        else
+            not_ok "$how prints what it printed on an H200"; show "$log/diff"
+        fi
+    done
 done
 
 finish

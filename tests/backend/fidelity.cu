@@ -4,7 +4,9 @@
  * backend's own atomics and warp votes (no TSan report on a correct
  * program) and streams and events a program never destroys (no leak report,
  * its output kept).  `fidelity` runs all of them, `fidelity PART` one:
- * meta, clock, atomics, votes or streams. */
+ * meta, clock, atomics, votes, locals, cas_loop or streams.  The TSan
+ * checks hold at -O0 too (tests/check-backend.sh builds this file so),
+ * where every local lives on the thread's stack. */
 #include <cooperative_groups.h>
 
 #include "check.h"
@@ -58,6 +60,30 @@ static __global__ void votes(int *out)
     int tile = eight.all(1) + eight.any(0) + (eight.ballot(1) == 0xffu);
     if (threadIdx.x % 32 == 0)
         atomicAdd(out + threadIdx.x / 32, all + any + (ballot == 0xaaaaaaaau) + tile + (next == 1.0f));
+}
+
+/* ---- a kernel's own locals (on the stack at -O0), no barrier: TSan must stay silent ---- */
+static __global__ void locals(int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x, square[4];
+    for (int i = 0; i < 4; i++)
+        square[i] = (t + i) * (t + i);
+    out[t] = square[3] - square[0];
+}
+
+/* ---- the CUDA programming guide's compare-and-swap loop: a plain read first ---- */
+static __device__ float atomic_max_float(float *address, float value)
+{
+    int *as_int = (int *)address, old = *as_int, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(as_int, assumed, __float_as_int(fmaxf(value, __int_as_float(assumed))));
+    } while (assumed != old);
+    return __int_as_float(old);
+}
+static __global__ void cas_loop(float *max, const float *values)
+{
+    atomic_max_float(max, values[blockIdx.x * blockDim.x + threadIdx.x]);
 }
 
 /* A stream and an event never destroyed, as many programs leave them, their
@@ -132,6 +158,30 @@ int main(int argc, char **argv)
         for (int w = 0; w < 4; w++)
             EXPECT(hv[w] == 4 * (4 + 2 * (w == 0)), "votes of warp %d of every block: %d", w, hv[w]);
         EXPECT_OK(cudaFree(v));
+    }
+
+    if (PART("locals")) {
+        /* 512 threads: more than one chunk of stacks (64), made while the kernel runs */
+        int *d, h[512];
+        EXPECT_OK(cudaMalloc(&d, sizeof h));
+        locals<<<2, 256>>>(d);
+        EXPECT_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        for (int t = 0; t < 512; t++)
+            EXPECT(h[t] == 6 * t + 9, "locals: thread %d computed %d", t, h[t]);
+        EXPECT_OK(cudaFree(d));
+    }
+
+    if (PART("cas_loop")) {
+        float *d, h[2 * 64], max = -1.0f;
+        for (int i = 0; i < 2 * 64; i++)
+            h[i] = (float)(i * 37 % 101);
+        EXPECT_OK(cudaMalloc(&d, sizeof h + sizeof max));
+        EXPECT_OK(cudaMemcpy(d, &max, sizeof max, cudaMemcpyHostToDevice));
+        EXPECT_OK(cudaMemcpy(d + 1, h, sizeof h, cudaMemcpyHostToDevice));
+        cas_loop<<<2, 64>>>(d, d + 1);
+        EXPECT_OK(cudaMemcpy(&max, d, sizeof max, cudaMemcpyDeviceToHost));
+        EXPECT(max == 100.0f, "atomicCAS loop: max %g, want 100", max);
+        EXPECT_OK(cudaFree(d));
     }
 
     if (PART("streams"))

@@ -2,7 +2,11 @@
  * loop, beside the correct one.  `race schedules` checks that some schedule
  * order gives the racy kernel a wrong sum while the correct kernel is right
  * in every order; `race racy` and `race correct` run one launch each, for
- * the TSan build (tests/check-backend.sh). */
+ * the TSan build (tests/check-backend.sh).  Two more races for it:
+ * `race neighbours` (thread 1 reads what thread 0 wrote, neither waiting
+ * anywhere: the threads run one after the other, in the program's first
+ * launch) and `race zeroed` (one thread zeroes a counter that the others
+ * add to atomically). */
 #include "check.h"
 
 #define THREADS 256
@@ -36,6 +40,21 @@ static __global__ void sum_correct(const int *in, int *out)
         out[blockIdx.x] = cache[0];
 }
 
+static __global__ void neighbours(int *x)
+{
+    if (threadIdx.x == 0)
+        x[0] = 42;
+    if (threadIdx.x == 1)
+        x[1] = x[0]; /* neighbours: read of what thread 0 wrote */
+}
+
+static __global__ void zeroed(int *count)
+{
+    if (threadIdx.x == 5)
+        *count = 0; /* zeroed: a plain write among atomics */
+    atomicAdd(count, 1);
+}
+
 static long long run(bool racy, const int *d_in, int *d_out, int blocks)
 {
     int out[64];
@@ -53,6 +72,19 @@ static long long run(bool racy, const int *d_in, int *d_out, int blocks)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "schedules";
+    if (!strcmp(mode, "neighbours") || !strcmp(mode, "zeroed")) {
+        int *d, h[2];
+        EXPECT_OK(cudaMalloc(&d, sizeof h));
+        EXPECT_OK(cudaMemset(d, 0, sizeof h));
+        if (!strcmp(mode, "neighbours"))
+            neighbours<<<1, 32>>>(d);
+        else
+            zeroed<<<1, 32>>>(d);
+        EXPECT_OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        printf("%s: %d %d\n", mode, h[0], h[1]);
+        cudaFree(d);
+        return check_result();
+    }
     int blocks = 4, n = blocks * THREADS, *in = (int *)malloc(n * sizeof(int)), *d_in, *d_out;
     long long want = 0;
     for (int i = 0; i < n; i++)

@@ -39,12 +39,12 @@ static __global__ void dynamic_two_ways(int *out)
 
 static __global__ void barrier_family(int *out)
 {
-    int t = threadIdx.x;
-    out[0] = __syncthreads_count(t % 3 == 0);
-    out[1] = __syncthreads_and(t < 1000);
-    out[2] = __syncthreads_and(t != 17);
-    out[3] = __syncthreads_or(t == 99);
-    out[4] = __syncthreads_or(t > 5000);
+    int t = threadIdx.x, *o = out + 5 * t; /* every thread's results, each in its own place */
+    o[0] = __syncthreads_count(t % 3 == 0);
+    o[1] = __syncthreads_and(t < 1000);
+    o[2] = __syncthreads_and(t != 17);
+    o[3] = __syncthreads_or(t == 99);
+    o[4] = __syncthreads_or(t > 5000);
 }
 
 static __global__ void atomics(int *i, unsigned *u, float *f, double *d, unsigned long long *ull)
@@ -104,10 +104,14 @@ int main(int argc, char **argv)
     EXPECT_OK(cudaMemcpy(out, d_out, 4 * sizeof(int), cudaMemcpyDeviceToHost));
     EXPECT(out[0] == 62 && out[3] == 56, "dynamic shared memory: %d %d", out[0], out[3]);
 
+    int family[5 * 100];
     barrier_family<<<1, 100>>>(d_out);
-    EXPECT_OK(cudaMemcpy(out, d_out, 5 * sizeof(int), cudaMemcpyDeviceToHost));
-    EXPECT(out[0] == 34 && out[1] == 1 && out[2] == 0 && out[3] == 1 && out[4] == 0, "count/and/or: %d %d %d %d %d",
-           out[0], out[1], out[2], out[3], out[4]);
+    EXPECT_OK(cudaMemcpy(family, d_out, sizeof family, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 100; t++) {
+        const int *o = family + 5 * t;
+        EXPECT(o[0] == 34 && o[1] == 1 && o[2] == 0 && o[3] == 1 && o[4] == 0,
+               "thread %d: count/and/or: %d %d %d %d %d", t, o[0], o[1], o[2], o[3], o[4]);
+    }
 
     int hi[5] = {0, 0, -5, 5, 0};
     unsigned hu[4] = {0, 0, 0, 0};

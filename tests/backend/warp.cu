@@ -20,10 +20,11 @@ static __global__ void shuffles(int *out, int width)
 static __global__ void votes(unsigned *out)
 {
     int t = threadIdx.x;
-    out[0 + 4 * (t / 32)] = __ballot_sync(FULL, t % 2);
-    out[1 + 4 * (t / 32)] = __any_sync(FULL, t == 40);
-    out[2 + 4 * (t / 32)] = __all_sync(FULL, t < 40);
-    out[3 + 4 * (t / 32)] = __all_sync(FULL, t < 1000);
+    unsigned *o = out + 4 * t; /* every lane's results, each in its own place */
+    o[0] = __ballot_sync(FULL, t % 2);
+    o[1] = __any_sync(FULL, t == 40);
+    o[2] = __all_sync(FULL, t < 40);
+    o[3] = __all_sync(FULL, t < 1000);
 }
 
 /* the usual last step of a reduction: warp 0 alone, partial masks */
@@ -75,12 +76,16 @@ int main(void)
         }
     }
 
-    unsigned v[8];
+    unsigned v[4 * 64];
     votes<<<1, 64>>>((unsigned *)d);
     EXPECT_OK(cudaMemcpy(v, d, sizeof v, cudaMemcpyDeviceToHost));
-    EXPECT(v[0] == 0xaaaaaaaau && v[4] == 0xaaaaaaaau, "ballot %x %x", v[0], v[4]);
-    EXPECT(v[1] == 0 && v[5] == 1, "any %u %u", v[1], v[5]);
-    EXPECT(v[2] == 1 && v[6] == 0 && v[3] == 1 && v[7] == 1, "all %u %u %u %u", v[2], v[6], v[3], v[7]);
+    for (int t = 0; t < 64; t++) {
+        const unsigned *o = v + 4 * t;
+        int warp = t / 32;
+        EXPECT(o[0] == 0xaaaaaaaau, "lane %d: ballot %x", t, o[0]);
+        EXPECT(o[1] == (warp == 1), "lane %d: any %u", t, o[1]);
+        EXPECT(o[2] == (warp == 0) && o[3] == 1, "lane %d: all %u %u", t, o[2], o[3]);
+    }
 
     int in[1024], *d_in, sum = 0;
     for (int i = 0; i < 1024; i++)

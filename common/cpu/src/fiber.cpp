@@ -24,12 +24,10 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t 
 #define MADV_GUARD_INSTALL 102 /* Linux 6.13; not yet in every libc's headers */
 #endif
 
-extern "C" void cudaemu_switch(void **save_sp, void *next_sp);
-
 namespace cudaemu {
 
 fiber *current_fiber;
-static void *host_sp;                /* the host stack, while a fiber runs */
+void *host_sp;                       /* the host stack, while a fiber runs */
 static fiber *free_fibers;
 static fiber *all_fibers[1 << 16];
 static size_t fiber_count;
@@ -65,12 +63,8 @@ static void fiber_prepare(fiber *f)
     top -= 2;                                /* 16-byte aligned slot for the entry address */
     top[1] = 0;                              /* fiber_entry's return address: none */
     top[0] = (unsigned long long)(void *)&fiber_entry;
-    unsigned long long *sp = top - 7;        /* rbp rbx r12 r13 r14 r15, then the control words */
-    memset(sp, 0, 7 * sizeof *sp);
-    unsigned int csr[2];
-    __asm__ volatile("stmxcsr %0" : "=m"(csr[0]));
-    __asm__ volatile("fnstcw %0" : "=m"(csr[1]));
-    memcpy(sp, csr, sizeof csr);
+    unsigned long long *sp = top - 6;        /* rbp rbx r12 r13 r14 r15, as cudaemu_switch pops them */
+    memset(sp, 0, 6 * sizeof *sp);
     f->sp = sp;
     f->thread = 0;
     f->fake_stack = 0;
@@ -81,44 +75,81 @@ static void fiber_prepare(fiber *f)
     f->abandoned = false;
 }
 
-fiber *fiber_new(void)
+/* A new fiber with a stack of its own, never used before. */
+static fiber *fiber_make(void)
 {
-    fiber *f = free_fibers;
-    if (f) {
-        free_fibers = f->next_free;
-    } else {
-        if (fiber_count == sizeof all_fibers / sizeof all_fibers[0]) {
-            fprintf(stderr, "cudaemu: more than %zu fibers at once\n", fiber_count);
-            abort();
-        }
-        /* Stacks come 64 to a mapping: a grid-wide launch can need tens of
-         * thousands, and each mapping counts against vm.max_map_count (a
-         * guard page splits it: two entries per stack). */
-        size_t slot = GUARD + stack_size;
-        if (!chunk_left) {
-            chunk = (char *)mmap(0, slot * STACKS_PER_CHUNK, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-            if (chunk == MAP_FAILED) {
-                fprintf(stderr, "cudaemu: no memory for fiber stacks (%zu fibers so far)\n", fiber_count);
-                abort();
-            }
-            chunk_left = STACKS_PER_CHUNK;
-        }
-        char *region = chunk;
-        chunk += slot;
-        chunk_left--;
-        /* Once per fiber of the process (they are pooled), not per launch.
-         * Linux 6.13's guard regions cost a quarter of mprotect's time and
-         * do not split the mapping; older kernels refuse them. */
-        if (madvise(region, GUARD, MADV_GUARD_INSTALL) && mprotect(region, GUARD, PROT_NONE)) {
-            fprintf(stderr, "cudaemu: cannot make a fiber's guard page (%zu fibers so far)\n", fiber_count);
-            abort();
-        }
-        f = (fiber *)calloc(1, sizeof *f);
-        f->stack = region + GUARD;
-        f->stack_size = stack_size;
-        all_fibers[fiber_count++] = f;
+    if (fiber_count == sizeof all_fibers / sizeof all_fibers[0]) {
+        fprintf(stderr, "cudaemu: more than %zu fibers at once\n", fiber_count);
+        abort();
     }
+    /* Stacks come 64 to a mapping: a grid-wide launch can need tens of
+     * thousands, and each mapping counts against vm.max_map_count (a
+     * guard page splits it: two entries per stack). */
+    size_t slot = GUARD + stack_size;
+    if (!chunk_left) {
+        chunk = (char *)mmap(0, slot * STACKS_PER_CHUNK, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (chunk == MAP_FAILED) {
+            fprintf(stderr, "cudaemu: no memory for fiber stacks (%zu fibers so far)\n", fiber_count);
+            abort();
+        }
+        chunk_left = STACKS_PER_CHUNK;
+    }
+    char *region = chunk;
+    chunk += slot;
+    chunk_left--;
+    /* Once per fiber of the process (they are pooled), not per launch.
+     * Linux 6.13's guard regions cost a quarter of mprotect's time and
+     * do not split the mapping; older kernels refuse them. */
+    if (madvise(region, GUARD, MADV_GUARD_INSTALL) && mprotect(region, GUARD, PROT_NONE)) {
+        fprintf(stderr, "cudaemu: cannot make a fiber's guard page (%zu fibers so far)\n", fiber_count);
+        abort();
+    }
+    fiber *f = (fiber *)calloc(1, sizeof *f);
+    f->stack = region + GUARD;
+    f->stack_size = stack_size;
+    all_fibers[fiber_count++] = f;
+    return f;
+}
+
+#ifdef CUDAEMU_TSAN
+/* Under TSan each thread record has a fiber, and so a stack, of its own.
+ * With a shared pool, the next CUDA thread to run on a stack would write
+ * where the previous one kept its locals (spilled at -O0, a by-value
+ * argument, an atomic's temporary), and TSan, which knows nothing of
+ * stacks being handed over, would report the two threads' accesses as a
+ * race.  Telling TSan that the threads are ordered would hide the real
+ * races between them; a stack that only ever serves one TSan fiber cannot
+ * look shared. */
+static fiber **owned;
+static size_t owned_count;
+#endif
+
+fiber *fiber_new(size_t record)
+{
+#ifdef CUDAEMU_TSAN
+    /* Called in a kernel's thread as well: TSan sees the C library's calls
+     * (memset, calloc, mmap) even from the runtime, and would take this
+     * table and a new chunk of stacks for that thread's memory. */
+    tsan_ignore_begin();
+    if (record >= owned_count) {
+        size_t n = record + 1 > 2 * owned_count ? record + 1 : 2 * owned_count;
+        owned = (fiber **)realloc(owned, n * sizeof *owned);
+        memset(owned + owned_count, 0, (n - owned_count) * sizeof *owned);
+        owned_count = n;
+    }
+    if (!owned[record])
+        owned[record] = fiber_make();
+    tsan_ignore_end();
+    fiber *f = owned[record];
+#else
+    (void)record;
+    fiber *f = free_fibers;
+    if (f)
+        free_fibers = f->next_free;
+    else
+        f = fiber_make();
+#endif
     fiber_prepare(f);
     return f;
 }
@@ -147,6 +178,9 @@ void fiber_set_stack_limit(size_t bytes)
     fiber_count = 0;
     free_fibers = 0;
     chunk_left = 0;
+#ifdef CUDAEMU_TSAN
+    memset(owned, 0, owned_count * sizeof *owned);
+#endif
 }
 
 bool fiber_guard_hit(const void *addr)
@@ -158,8 +192,10 @@ bool fiber_guard_hit(const void *addr)
 void fiber_release(fiber *f)
 {
     f->thread = 0;
+#ifndef CUDAEMU_TSAN /* under TSan it stays its thread record's */
     f->next_free = free_fibers;
     free_fibers = f;
+#endif
 }
 
 void fibers_abandon_all(void)
@@ -192,6 +228,7 @@ static void host_stack_bounds(void)
 }
 #endif
 
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN) /* (inline otherwise: internal.h) */
 void fiber_switch(fiber *to, bool leaving_for_good)
 {
     fiber *self = current_fiber;
@@ -221,6 +258,8 @@ void fiber_switch(fiber *to, bool leaving_for_good)
     current_fiber = self;
 }
 
+#endif
+
 static void fiber_entry(void)
 {
 #ifdef CUDAEMU_ASAN
@@ -239,11 +278,30 @@ void *tsan_host_fiber(void)
         host_tsan = __tsan_get_current_fiber();
     return host_tsan;
 }
+/* TSan dies past 8128 threads, fibers included, and a cooperative launch
+ * can hold 16384 threads at once: past 4096 records, records share TSan
+ * fibers (record r has r % 4096's), so that two runtimes in one process
+ * still fit.  Two threads sharing one are never told racing; every other
+ * pair still is. */
+static const size_t TSAN_FIBERS = 4096;
+void tsan_make_fibers(thread_state *threads, size_t n)
+{
+    static void *fibers[TSAN_FIBERS];
+    tsan_host_fiber();
+    for (size_t r = 0; r < n; r++) {
+        if (threads[r].tsan_fiber)
+            continue;
+        /* Made here, on the host, between launches: a TSan fiber starts
+         * with all that its maker did behind it, and one made by the
+         * kernel's previous thread would hide every race between the two. */
+        void *&f = fibers[r % TSAN_FIBERS];
+        if (!f)
+            f = __tsan_create_fiber(0);
+        threads[r].tsan_fiber = f;
+    }
+}
 void tsan_enter_thread(thread_state *t)
 {
-    tsan_host_fiber();
-    if (!t->tsan_fiber)
-        t->tsan_fiber = __tsan_create_fiber(0);
     __tsan_switch_to_fiber(t->tsan_fiber, __tsan_switch_to_fiber_no_sync);
 }
 void tsan_acquire(void *addr) { __tsan_acquire(addr); }
@@ -252,13 +310,6 @@ extern "C" void __tsan_ignore_thread_begin(void);
 extern "C" void __tsan_ignore_thread_end(void);
 void tsan_ignore_begin(void) { __tsan_ignore_thread_begin(); }
 void tsan_ignore_end(void) { __tsan_ignore_thread_end(); }
-#else
-void tsan_ignore_begin(void) {}
-void tsan_ignore_end(void) {}
-void *tsan_host_fiber(void) { return 0; }
-void tsan_enter_thread(thread_state *) {}
-void tsan_acquire(void *) {}
-void tsan_release(void *) {}
 #endif
 
 } // namespace cudaemu

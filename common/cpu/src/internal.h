@@ -30,35 +30,63 @@ struct fiber {
     fiber *next_free;
 };
 extern fiber *current_fiber HIDDEN;       /* null on the host's own stack */
-fiber *fiber_new(void) HIDDEN;             /* a fiber that will run worker_main() */
+fiber *fiber_new(size_t record) HIDDEN;    /* a fiber that will run worker_main(), for L.threads[record] first */
+extern "C" void cudaemu_switch(void **save_sp, void *next_sp) HIDDEN; /* switch_x86_64.S */
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
 void fiber_switch(fiber *to, bool leaving_for_good) HIDDEN; /* to == null: back to the host stack */
+#else
+/* With no sanitizer to tell, inline: every barrier switches, and a frame
+ * fewer on the stacks is a cache line fewer to bring back at each switch. */
+extern void *host_sp HIDDEN;               /* the host stack, while a fiber runs */
+static inline void fiber_switch(fiber *to, bool)
+{
+    fiber *self = current_fiber;
+    current_fiber = to;
+    cudaemu_switch(self ? &self->sp : &host_sp, to ? to->sp : host_sp);
+    current_fiber = self; /* back here when someone switches to self */
+}
+#endif
 void fiber_release(fiber *f) HIDDEN;       /* back to the pool */
 void fibers_abandon_all(void) HIDDEN;      /* after a failed launch */
 void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber runs */
 size_t fiber_stack_limit(void) HIDDEN;     /* cudaLimitStackSize */
 void fiber_set_stack_limit(size_t bytes) HIDDEN; /* between launches only */
 bool fiber_guard_hit(const void *addr) HIDDEN; /* a fault in the running fiber's guard page */
+#ifdef CUDAEMU_TSAN
+void tsan_make_fibers(thread_state *threads, size_t n) HIDDEN; /* on the host, before a launch */
 void tsan_enter_thread(thread_state *t) HIDDEN;
 void tsan_acquire(void *addr) HIDDEN;
 void tsan_release(void *addr) HIDDEN;
 void *tsan_host_fiber(void) HIDDEN;
 void tsan_ignore_begin(void) HIDDEN;     /* the runtime's writes, invisible to TSan */
 void tsan_ignore_end(void) HIDDEN;
+#else /* nothing to tell: inline, so that a barrier makes no call for them */
+static inline void tsan_make_fibers(thread_state *, size_t) {}
+static inline void tsan_enter_thread(thread_state *) {}
+static inline void tsan_acquire(void *) {}
+static inline void tsan_release(void *) {}
+static inline void *tsan_host_fiber(void) { return 0; }
+static inline void tsan_ignore_begin(void) {}
+static inline void tsan_ignore_end(void) {}
+#endif
 
 /* ---- threads and blocks (scheduler.cpp) ---------------------------------------------- */
 enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_DONE };
 struct block_state;
-struct thread_state {
+/* What a barrier reads and writes lies in the first 64 bytes, and each
+ * record starts a cache line: a barrier of a large block touches every
+ * thread's record, one line each. */
+struct alignas(64) thread_state {
     uint3 idx;
     unsigned rank;               /* linear index in the block */
     int status;
+    int wait_line;
     block_state *block;
     fiber *fib;
-    void *tsan_fiber;
     const char *wait_what, *wait_file;
-    int wait_line;
     unsigned warp_mask;          /* of the warp operation it waits in */
     int warp_kind, warp_arg, warp_width;
+    void *tsan_fiber;
     unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
 };
 

@@ -191,38 +191,46 @@ static thread_state *ready_pop(void)
 }
 
 /* ---- starting threads ---------------------------------------------------------------------- */
-static thread_state *take_unstarted(void)
+/* The thread take_unstarted() gives next, or null. */
+static thread_state *next_unstarted(void)
 {
     while (L.next_block_to_start < L.blocks.size()) {
         block_state *b = &L.blocks[L.next_block_to_start];
-        if (b->started < L.threads_per_block) {
-            unsigned rank = b->start_order ? b->start_order[b->started] : b->started;
-            b->started++;
-            thread_state *t = &b->threads[rank];
-            t->rank = rank;
-            if (L.block.y == 1 && L.block.z == 1) { /* the common case, without divisions */
-                t->idx.x = rank;
-                t->idx.y = t->idx.z = 0;
-            } else {
-                t->idx.x = rank % L.block.x;
-                t->idx.y = rank / L.block.x % L.block.y;
-                t->idx.z = rank / (L.block.x * L.block.y);
-            }
-            t->block = b;
-            t->status = T_RUNNING;
-            return t;
-        }
+        if (b->started < L.threads_per_block)
+            return &b->threads[b->start_order ? b->start_order[b->started] : b->started];
         L.next_block_to_start++;
     }
     return 0;
 }
-static bool unstarted_left(void) { return L.next_block_to_start < L.blocks.size(); }
+static thread_state *take_unstarted(void)
+{
+    thread_state *t = next_unstarted();
+    if (!t)
+        return 0;
+    block_state *b = &L.blocks[L.next_block_to_start];
+    unsigned rank = (unsigned)(t - b->threads);
+    b->started++;
+    t->rank = rank;
+    if (L.block.y == 1 && L.block.z == 1) { /* the common case, without divisions */
+        t->idx.x = rank;
+        t->idx.y = t->idx.z = 0;
+    } else {
+        t->idx.x = rank % L.block.x;
+        t->idx.y = rank / L.block.x % L.block.y;
+        t->idx.z = rank / (L.block.x * L.block.y);
+    }
+    t->block = b;
+    t->status = T_RUNNING;
+    return t;
+}
+/* A fiber to run unstarted thread t first (fiber_new says which). */
+static fiber *new_worker(thread_state *t) { return fiber_new((size_t)(t - L.threads.data())); }
 
 static void diagnose_stuck(void);
 
 /* Gives the OS thread to someone else: a ready thread, a new worker for an
  * unstarted thread, or, when nothing can run, back to the host. */
-static void schedule_next(bool leaving_for_good)
+static inline __attribute__((always_inline)) void schedule_next(bool leaving_for_good)
 {
     busy_scope busy;
     for (;;) {
@@ -230,20 +238,19 @@ static void schedule_next(bool leaving_for_good)
             fiber_switch(0, true);
             abort();
         }
+        /* A waiting thread's fiber is only ever resumed from here, so its
+         * built-ins are loaded here, before the switch, while its record is
+         * in the cache (after it, the resumed side would fetch them through
+         * its fiber and record, cold). */
         if (thread_state *t = ready_pop()) {
             t->status = T_RUNNING;
-            if (t->fib == current_fiber) {
-                load_builtins(t);
-                return;
-            }
-            fiber_switch(t->fib, leaving_for_good);
-            load_builtins(current_thread());
+            load_builtins(t);
+            if (t->fib != current_fiber)
+                fiber_switch(t->fib, leaving_for_good);
             return;
         }
-        if (unstarted_left()) {
-            fiber_switch(fiber_new(), leaving_for_good);
-            if (current_thread())
-                load_builtins(current_thread());
+        if (thread_state *u = next_unstarted()) {
+            fiber_switch(new_worker(u), leaving_for_good); /* (back here from the branch above) */
             return;
         }
         bool all_done = true;
@@ -274,6 +281,9 @@ void worker_main(void)
         t->status = T_DONE;
         t->block->done++;
         t->fib = 0;
+#ifdef CUDAEMU_TSAN
+        break; /* the next thread runs on a stack of its own (fiber_new says why) */
+#endif
     }
     fiber *self = current_fiber;
     fiber_release(self); /* nothing will start on it before we have switched away */
@@ -935,7 +945,7 @@ static void run_resident_blocks(void)
 {
     L.next_block_to_start = 0;
     L.ready_head = L.ready_count = 0;
-    fiber_switch(fiber_new(), false); /* returns when every thread is done or the launch failed */
+    fiber_switch(new_worker(next_unstarted()), false); /* returns when every thread is done or the launch failed */
 }
 
 static const char *short_name(const char *name)
@@ -1023,6 +1033,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     if (L.threads.size() < (size_t)resident * L.threads_per_block) {
         /* Fresh thread records (each keeps its TSan fiber from then on). */
         L.threads.resize((size_t)resident * L.threads_per_block);
+        tsan_make_fibers(L.threads.data(), L.threads.size());
     }
     L.warps.resize((size_t)resident * L.warps_per_block);
     L.orders.resize((size_t)resident * L.threads_per_block);

@@ -2,10 +2,13 @@
  *
  *   void cudaemu_switch(void **save_sp, void *next_sp);
  *
- * Pushes the callee-saved registers and the SSE/x87 control words on the
- * current stack, stores the stack pointer in *save_sp, loads next_sp and
- * pops the same things back: about fifteen instructions, and no system call
- * (glibc's swapcontext makes one to save the signal mask). */
+ * Pushes the callee-saved registers on the current stack, stores the stack
+ * pointer in *save_sp, loads next_sp and pops the same registers back: a
+ * dozen instructions, and no system call (glibc's swapcontext makes one to
+ * save the signal mask).  The SSE and x87 control words (rounding, flush to
+ * zero) are not switched: every fiber runs on the launching thread, in the
+ * host's modes, and a kernel cannot change them (CUDA device code has no
+ * fesetround); saving and loading them cost about a nanosecond a switch. */
     .text
     .globl cudaemu_switch
     .hidden cudaemu_switch
@@ -18,14 +21,8 @@ cudaemu_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13

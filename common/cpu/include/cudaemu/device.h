@@ -202,35 +202,67 @@ unsigned __activemask(void)
 #undef CUDAEMU_REMOVED
 
 /* ---- atomics: relaxed, like CUDA's; float and double by compare-and-swap ------------- */
+/* What TSan sees of an atomic: an atomic read of its address, the change
+ * itself being made where TSan does not look (CUDAEMU_NO_TSAN).  Atomics
+ * still never race with each other, and a plain write racing with one (a
+ * counter zeroed by one thread while others add to it) is still reported;
+ * but a plain read of a value that other threads change atomically is not:
+ * the compare-and-swap loop of CUDA's programming guide begins with one
+ * (`int old = *address;` before atomicCAS), and reading such a value is
+ * no bug on a GPU. */
+template <class T> static inline void cudaemu_atomic_seen(T *p) { (void)__atomic_load_n(p, __ATOMIC_RELAXED); }
 /* Compare-and-swap that returns the old value, as atomicCAS does.  Not
- * __atomic_compare_exchange_n: its `expected` is a variable in memory, on
- * the fiber's stack, which the next CUDA thread to run on that stack reuses;
- * under TSan those two threads' writes to it look like a data race. */
-template <class T> static inline T cudaemu_cas(T *p, T expected, T desired)
+ * __atomic_compare_exchange_n, whose `expected` is a variable in memory. */
+template <class T> static inline CUDAEMU_NO_TSAN T cudaemu_cas(T *p, T expected, T desired)
 {
     return __sync_val_compare_and_swap(p, expected, desired);
 }
+#define CUDAEMU_RMW(name, builtin)                                                                          \
+    template <class T> static inline CUDAEMU_NO_TSAN T cudaemu_##name(T *p, T v)                           \
+    {                                                                                                        \
+        return builtin(p, v, __ATOMIC_RELAXED);                                                              \
+    }
+CUDAEMU_RMW(fetch_add, __atomic_fetch_add)
+CUDAEMU_RMW(fetch_sub, __atomic_fetch_sub)
+CUDAEMU_RMW(exchange, __atomic_exchange_n)
+CUDAEMU_RMW(fetch_and, __atomic_fetch_and)
+CUDAEMU_RMW(fetch_or, __atomic_fetch_or)
+CUDAEMU_RMW(fetch_xor, __atomic_fetch_xor)
+#undef CUDAEMU_RMW
 /* *p = next(*p) atomically, by compare-and-swap; returns the old value.
  * Nothing is written when next leaves the value as it is (atomicMax of a
  * smaller value). */
-template <class T, class F> static inline T cudaemu_atomic_update(T *p, F next)
+template <class T, class F> static inline CUDAEMU_NO_TSAN T cudaemu_update(T *p, F next)
 {
-    cudaemu::atomic_point();
     T old = __atomic_load_n(p, __ATOMIC_RELAXED), seen;
-    while (next(old) != old && (seen = cudaemu_cas(p, old, next(old))) != old)
+    while (next(old) != old && (seen = __sync_val_compare_and_swap(p, old, next(old))) != old)
         old = seen;
     return old;
 }
+template <class T, class F> static inline T cudaemu_atomic_update(T *p, F next)
+{
+    cudaemu::atomic_point();
+    cudaemu_atomic_seen(p);
+    return cudaemu_update(p, next);
+}
+#define CUDAEMU_ATOMIC_OP(T, name, op)                                                                     \
+    static inline T name(T *p, T v)                                                                         \
+    {                                                                                                        \
+        cudaemu::atomic_point();                                                                             \
+        cudaemu_atomic_seen(p);                                                                              \
+        return cudaemu_##op(p, v);                                                                           \
+    }
 #define CUDAEMU_ATOMIC_INT(T)                                                                                   \
-    static inline T atomicAdd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicSub(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicExch(T *p, T v) { cudaemu::atomic_point(); return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicAnd(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); } \
-    static inline T atomicOr(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }  \
-    static inline T atomicXor(T *p, T v) { cudaemu::atomic_point(); return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); } \
+    CUDAEMU_ATOMIC_OP(T, atomicAdd, fetch_add)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicSub, fetch_sub)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicExch, exchange)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicAnd, fetch_and)                                                                  \
+    CUDAEMU_ATOMIC_OP(T, atomicOr, fetch_or)                                                                    \
+    CUDAEMU_ATOMIC_OP(T, atomicXor, fetch_xor)                                                                  \
     static inline T atomicCAS(T *p, T expected, T desired)                                                       \
     {                                                                                                            \
         cudaemu::atomic_point();                                                                                 \
+        cudaemu_atomic_seen(p);                                                                                  \
         return cudaemu_cas(p, expected, desired);                                                                \
     }                                                                                                            \
     static inline T atomicMax(T *p, T v)                                                                         \
@@ -245,6 +277,7 @@ CUDAEMU_ATOMIC_INT(int)
 CUDAEMU_ATOMIC_INT(unsigned int)
 CUDAEMU_ATOMIC_INT(unsigned long long)
 #undef CUDAEMU_ATOMIC_INT
+#undef CUDAEMU_ATOMIC_OP
 static inline long long atomicMax(long long *p, long long v)
 {
     return cudaemu_atomic_update(p, [v](long long old) { return old < v ? v : old; });
@@ -256,6 +289,7 @@ static inline long long atomicMin(long long *p, long long v)
 static inline unsigned short atomicCAS(unsigned short *p, unsigned short expected, unsigned short desired)
 {
     cudaemu::atomic_point();
+    cudaemu_atomic_seen(p);
     return cudaemu_cas(p, expected, desired);
 }
 static inline unsigned atomicInc(unsigned *p, unsigned limit)
@@ -498,6 +532,102 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 }
 static inline unsigned __sad(int a, int b, unsigned c) { return (a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a) + c; }
 static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+/* ---- SIMD intrinsics: an unsigned int as 2 halfwords (name2) or 4 bytes
+ * (name4), each lane computed alone, as CUDA's math API defines them: wrapping
+ * (__vadd, __vsub, __vneg, __vabs), saturated to the signed lane (..ss) or
+ * unsigned lane (..us), averages rounded up (__vavgu; __vavgs rounds half away
+ * from zero) or truncated (__vhaddu), comparisons giving all ones (__vcmp..)
+ * or 1 (__vset..) in a lane where true, and sums of absolute differences
+ * (__vsads, __vsadu) over the lanes.  Signed forms end in s, unsigned in u. */
+template <int BITS> struct cudaemu_lanes {
+    static constexpr long long SMIN = -(1LL << (BITS - 1)), SMAX = (1LL << (BITS - 1)) - 1, UMAX = (1LL << BITS) - 1;
+    static long long clamp(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
+    /* f(ua, ub, sa, sb): a lane of each operand, unsigned and signed */
+    template <class F> static unsigned map(unsigned a, unsigned b, F f)
+    {
+        unsigned r = 0;
+        for (int shift = 0; shift < 32; shift += BITS) {
+            long long ua = (a >> shift) & UMAX, ub = (b >> shift) & UMAX;
+            long long sa = ua > SMAX ? ua - UMAX - 1 : ua, sb = ub > SMAX ? ub - UMAX - 1 : ub;
+            r |= (unsigned)((unsigned long long)f(ua, ub, sa, sb) & UMAX) << shift;
+        }
+        return r;
+    }
+    template <class F> static unsigned sum(unsigned a, unsigned b, F f)
+    {
+        unsigned long long r = 0;
+        for (int shift = 0; shift < 32; shift += BITS) {
+            long long ua = (a >> shift) & UMAX, ub = (b >> shift) & UMAX;
+            long long sa = ua > SMAX ? ua - UMAX - 1 : ua, sb = ub > SMAX ? ub - UMAX - 1 : ub;
+            r += (unsigned long long)f(ua, ub, sa, sb);
+        }
+        return (unsigned)r;
+    }
+};
+#define CUDAEMU_SIMD_WIDTH(name, n, bits, how, expr)                                                        \
+    static inline unsigned name##n(unsigned a, unsigned b)                                                 \
+    {                                                                                                       \
+        typedef cudaemu_lanes<bits> L;                                                                      \
+        return L::how(a, b, [](long long ua, long long ub, long long sa, long long sb) -> long long {       \
+            (void)ua, (void)ub, (void)sa, (void)sb;                                                         \
+            return expr;                                                                                    \
+        });                                                                                                 \
+    }
+#define CUDAEMU_SIMD(name, expr) CUDAEMU_SIMD_WIDTH(name, 2, 16, map, expr) CUDAEMU_SIMD_WIDTH(name, 4, 8, map, expr)
+#define CUDAEMU_SIMD_SUM(name, expr) CUDAEMU_SIMD_WIDTH(name, 2, 16, sum, expr) CUDAEMU_SIMD_WIDTH(name, 4, 8, sum, expr)
+CUDAEMU_SIMD(__vadd, ua + ub)
+CUDAEMU_SIMD(__vsub, ua - ub)
+CUDAEMU_SIMD(__vaddss, L::clamp(sa + sb, L::SMIN, L::SMAX))
+CUDAEMU_SIMD(__vaddus, L::clamp(ua + ub, 0, L::UMAX))
+CUDAEMU_SIMD(__vsubss, L::clamp(sa - sb, L::SMIN, L::SMAX))
+CUDAEMU_SIMD(__vsubus, L::clamp(ua - ub, 0, L::UMAX))
+CUDAEMU_SIMD(__vabsdiffs, sa > sb ? sa - sb : sb - sa)
+CUDAEMU_SIMD(__vabsdiffu, ua > ub ? ua - ub : ub - ua)
+CUDAEMU_SIMD(__vavgs, sa + sb < 0 ? (sa + sb) >> 1 : (sa + sb + 1) >> 1) /* >> floors: -1.5 gives -2 */
+CUDAEMU_SIMD(__vavgu, (ua + ub + 1) >> 1)
+CUDAEMU_SIMD(__vhaddu, (ua + ub) >> 1)
+CUDAEMU_SIMD(__vmaxs, sa > sb ? sa : sb)
+CUDAEMU_SIMD(__vmaxu, ua > ub ? ua : ub)
+CUDAEMU_SIMD(__vmins, sa < sb ? sa : sb)
+CUDAEMU_SIMD(__vminu, ua < ub ? ua : ub)
+CUDAEMU_SIMD(__vcmpeq, -(ua == ub))
+CUDAEMU_SIMD(__vcmpne, -(ua != ub))
+CUDAEMU_SIMD(__vcmpges, -(sa >= sb))
+CUDAEMU_SIMD(__vcmpgeu, -(ua >= ub))
+CUDAEMU_SIMD(__vcmpgts, -(sa > sb))
+CUDAEMU_SIMD(__vcmpgtu, -(ua > ub))
+CUDAEMU_SIMD(__vcmples, -(sa <= sb))
+CUDAEMU_SIMD(__vcmpleu, -(ua <= ub))
+CUDAEMU_SIMD(__vcmplts, -(sa < sb))
+CUDAEMU_SIMD(__vcmpltu, -(ua < ub))
+CUDAEMU_SIMD(__vseteq, ua == ub)
+CUDAEMU_SIMD(__vsetne, ua != ub)
+CUDAEMU_SIMD(__vsetges, sa >= sb)
+CUDAEMU_SIMD(__vsetgeu, ua >= ub)
+CUDAEMU_SIMD(__vsetgts, sa > sb)
+CUDAEMU_SIMD(__vsetgtu, ua > ub)
+CUDAEMU_SIMD(__vsetles, sa <= sb)
+CUDAEMU_SIMD(__vsetleu, ua <= ub)
+CUDAEMU_SIMD(__vsetlts, sa < sb)
+CUDAEMU_SIMD(__vsetltu, ua < ub)
+CUDAEMU_SIMD_SUM(__vsads, sa > sb ? sa - sb : sb - sa)
+CUDAEMU_SIMD_SUM(__vsadu, ua > ub ? ua - ub : ub - ua)
+/* the one-operand forms: the lane against 0 */
+CUDAEMU_SIMD(cudaemu_vabs, sa < 0 ? -sa : sa)
+CUDAEMU_SIMD(cudaemu_vabsss, L::clamp(sa < 0 ? -sa : sa, 0, L::SMAX))
+CUDAEMU_SIMD(cudaemu_vneg, -sa)
+CUDAEMU_SIMD(cudaemu_vnegss, L::clamp(-sa, L::SMIN, L::SMAX))
+#undef CUDAEMU_SIMD_SUM
+#undef CUDAEMU_SIMD
+#undef CUDAEMU_SIMD_WIDTH
+static inline unsigned __vabs2(unsigned a) { return cudaemu_vabs2(a, 0); }
+static inline unsigned __vabs4(unsigned a) { return cudaemu_vabs4(a, 0); }
+static inline unsigned __vabsss2(unsigned a) { return cudaemu_vabsss2(a, 0); }
+static inline unsigned __vabsss4(unsigned a) { return cudaemu_vabsss4(a, 0); }
+static inline unsigned __vneg2(unsigned a) { return cudaemu_vneg2(a, 0); }
+static inline unsigned __vneg4(unsigned a) { return cudaemu_vneg4(a, 0); }
+static inline unsigned __vnegss2(unsigned a) { return cudaemu_vnegss2(a, 0); }
+static inline unsigned __vnegss4(unsigned a) { return cudaemu_vnegss4(a, 0); }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 template <class T> static inline T __ldcg(const T *p) { return *p; }
 template <class T> static inline T __ldca(const T *p) { return *p; }
