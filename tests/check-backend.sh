@@ -34,7 +34,7 @@
 #     report (TSan: also at -O0, and races it must still name);
 #   - programs/*.cu, self-checking programs in the style of textbooks and the
 #     vendor's samples, built with cucc plain, with ASan and with TSan: each
-#     exits 0 with no report, and prints what it printed on an H200 where
+#     exits 0 with no report, and prints what it printed on a GPU where
 #     that output is kept beside it (.gpu-output).
 # Only meaningful for the cpu backend; with BACKEND=gpu it has nothing to do.
 set -u
@@ -316,7 +316,7 @@ else not_ok "micro-benchmark"; show "$log/out"; fi
 # ---- programs in the style of textbooks and the vendor's samples ----------------------------------
 # Each checks itself (exits nonzero when wrong) and runs built with cucc
 # plain, with ASan and with TSan, with no report from either.  Where it was
-# also compiled with nvcc and run on an H200, its output there is kept beside
+# also compiled with nvcc and run on a GPU (an H100 or H200), its output there is kept beside
 # it (.gpu-output) and each build must print the same, except the occupancy
 # program, whose numbers belong to the device: there the verdict line must
 # match.

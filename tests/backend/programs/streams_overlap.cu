@@ -58,7 +58,7 @@ int main(void)
 {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("device overlap (copies beside kernels): %s\n", prop.deviceOverlap ? "yes" : "no");
+    printf("copy engines beside the kernels: %s\n", prop.asyncEngineCount > 0 ? "yes" : "no");
 
     int *a, *b, *c;
     long total = (long)N * CHUNKS;
