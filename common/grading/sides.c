@@ -976,28 +976,26 @@ const char *grade_device_name(void)
     return name;
 }
 
-/* As the reference's runner reads it (the student's runner could say anything). */
-int grade_device_multiprocessors(void)
-{
-    static int sms = -1;
+/* The device as the reference's runner reads it (the student's runner could
+ * say anything), asked once. */
+typedef struct {
     char name[256];
-    double peak;
-    if (sms < 0)
-        ask_device(grade_reference(), name, sizeof name, &peak, &sms);
-    return sms;
+    double peak_gbs;
+    int multiprocessors;
+} device_facts;
+
+static const device_facts *reference_device(void)
+{
+    static device_facts facts;
+    static int asked;
+    if (!asked)
+        ask_device(grade_reference(), facts.name, sizeof facts.name, &facts.peak_gbs, &facts.multiprocessors);
+    asked = 1;
+    return &facts;
 }
 
-/* The device's peak bandwidth as the reference's runner reads it (the
- * student's runner could say anything). */
-static double device_peak_gbs(void)
-{
-    static double peak = -1;
-    char name[256];
-    int sms;
-    if (peak < 0)
-        ask_device(grade_reference(), name, sizeof name, &peak, &sms);
-    return peak;
-}
+int grade_device_multiprocessors(void) { return reference_device()->multiprocessors; }
+static double device_peak_gbs(void) { return reference_device()->peak_gbs; }
 
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps)
 {

@@ -5,15 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cuda_check.h"
+
 #define BINS 256
-#define CHECK(call)                                                                             \
-    do {                                                                                        \
-        cudaError_t err_ = (call);                                                              \
-        if (err_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));        \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
 
 __global__ void histogram(const unsigned char *data, long n, unsigned int *bins)
 {

@@ -9,16 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cuda_check.h"
+
 #define THREADS 256
 #define BLOCKS 32
-#define CHECK(call)                                                                             \
-    do {                                                                                        \
-        cudaError_t err_ = (call);                                                              \
-        if (err_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));        \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
 
 static int locks_made, locks_freed; /* host bookkeeping, read at the end */
 

@@ -8,17 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cuda_check.h"
+
 #define THREADS 256
 #define WARPS (THREADS / 32)
 #define FULL_MASK 0xffffffffu
-#define CHECK(call)                                                                             \
-    do {                                                                                        \
-        cudaError_t err_ = (call);                                                              \
-        if (err_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));        \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
 
 __device__ int warp_scan(int value)
 {

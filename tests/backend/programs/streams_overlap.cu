@@ -7,14 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                             \
-    do {                                                                                        \
-        cudaError_t err_ = (call);                                                              \
-        if (err_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));        \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
+#include "cuda_check.h"
+
 
 #define N (1 << 16)        /* elements per chunk */
 #define CHUNKS 8

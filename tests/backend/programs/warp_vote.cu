@@ -8,15 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cuda_check.h"
+
 #define FULL_MASK 0xffffffffu
-#define CHECK(call)                                                                             \
-    do {                                                                                        \
-        cudaError_t err_ = (call);                                                              \
-        if (err_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));        \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
 
 /* out: kept values, each warp's in one run; runs[w] = {where its run begins, its length} */
 __global__ void compact_positive(const int *in, int n, int *out, int *count, int2 *runs, int *full, int *empty)
