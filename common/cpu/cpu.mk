@@ -19,7 +19,10 @@
 # archive linked into every shared object, so each has its own device.
 EMU_DIR := common/cpu
 EMU_CXX ?= g++
-EMU_OPT ?= -O2 -g
+# DWARF 4: addr2line (binutils 2.40) reads DWARF 5's line markers wrong and
+# names the rewritten file instead of the student's, so a fault's line
+# (scheduler.cpp, source_line_of) would point nowhere useful.
+EMU_OPT ?= -O2 -g -gdwarf-4
 EMU_SANITIZE_address := -fsanitize=address -fno-omit-frame-pointer
 EMU_SANITIZE_thread := -fsanitize=thread
 EMU_SANITIZE_FLAGS := $(EMU_SANITIZE_$(SANITIZE))

@@ -103,6 +103,7 @@ static __global__ void write_far(int *a, int n, int past)
     if (threadIdx.x == 0)
         a[n + past] = 42; /* `past` ints after the end */
 }
+enum { WRITE_FAR_LINE = __LINE__ - 2 }; /* the write's line, which the report names */
 
 int main(int argc, char **argv)
 {
@@ -185,6 +186,12 @@ int main(int argc, char **argv)
                    "cudaErrorIllegalAddress", 4 * past, cudaGetErrorName(err));
             EXPECT(strstr(message, "exposure.cu:") && strstr(message, "out-of-bounds") &&
                    strstr(message, "device array of 64 bytes"), "the message: %s", message);
+            /* 1 MB past, the write faults: the report names its line (addr2line, where it can be run);
+             * 4 KB past, it lands in the guard bytes, seen after the launch, with no line */
+            char at_line[64];
+            snprintf(at_line, sizeof at_line, "exposure.cu:%d: out-of-bounds", (int)WRITE_FAR_LINE);
+            EXPECT(past < 256 * 1024 || strstr(message, at_line) || strstr(message, "its line is not known here"),
+                   "the message names neither the line of the write (%s) nor why not: %s", at_line, message);
             EXPECT(cudaDeviceSynchronize() == cudaErrorIllegalAddress, "the error is not sticky");
             /* host memory is device memory here: the neighbours read directly */
             EXPECT(!memcmp(before, h, sizeof h) && !memcmp(after, h, sizeof h), "a neighbouring array changed");

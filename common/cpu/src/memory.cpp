@@ -282,9 +282,6 @@ bool memory_guards_damaged(char *what, size_t what_size)
 /* Whether a kernel's faulting access at `addr` lies in the arena (past every
  * guard, or in freed memory); if so `what` says where.  Called from a signal
  * handler: it only reads the table. */
-/* A fault gives no source line; an AddressSanitizer build stops at it. */
-#define LINE_HINT " (a build with AddressSanitizer names the line: SANITIZE=address for a lab, cucc --sanitize=address)"
-
 bool memory_fault_in_arena(const void *addr, char *what, size_t what_size)
 {
     if (!in_arena((uintptr_t)addr))
@@ -298,11 +295,11 @@ bool memory_fault_in_arena(const void *addr, char *what, size_t what_size)
     if (start && chunk_of(start) == chunk_of((uintptr_t)addr))
         snprintf(what, what_size, "out-of-bounds access: a thread touched memory in no array at all, %zu bytes past "
                  "the end of the device array of %zu bytes (%zu floats or ints) below it; is a bound check missing, or "
-                 "an index computed wrong?%s", (size_t)((uintptr_t)addr - start - it->second.size), it->second.size,
-                 it->second.size / 4, LINE_HINT);
+                 "an index computed wrong?", (size_t)((uintptr_t)addr - start - it->second.size), it->second.size,
+                 it->second.size / 4);
     else
         snprintf(what, what_size, "out-of-bounds access: a thread touched device memory at %p, in no array at all "
-                 "(freed, or before every array); is a pointer stale, or an index negative?%s", addr, LINE_HINT);
+                 "(freed, or before every array); is a pointer stale, or an index negative?", addr);
     return true;
 }
 

@@ -10,8 +10,13 @@
  * else is a bug in the kernel, reported at the student's line. */
 #include "internal.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -812,6 +817,11 @@ static void watchdog_bark(int, siginfo_t *, void *)
     abort();
 }
 
+/* A kernel's out-of-bounds access to device memory, met by arena_fault:
+ * what it touched and the instruction that did, reported at the launch's end. */
+static char fault_what[512];
+static void *fault_pc;
+
 #if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
 static struct sigaction segv_before; /* the program's own handler, or the default */
 static volatile sig_atomic_t segv_installed; /* arena_fault is SIGSEGV's handler */
@@ -835,7 +845,7 @@ static void stack_overflow(thread_state *t)
     abort();
 }
 
-static void arena_fault(int sig, siginfo_t *info, void *)
+static void arena_fault(int sig, siginfo_t *info, void *context)
 {
     char what[512];
     if (current_thread() && !L.failed && fiber_guard_hit(info->si_addr))
@@ -846,11 +856,51 @@ static void arena_fault(int sig, siginfo_t *info, void *)
         return;
     }
     runtime_busy = 1;
-    fail_launch(cudaErrorIllegalAddress, L.file, L.line, what);
+    /* The message waits for the launch to end, where the faulting
+     * instruction's source line can be looked up (source_line_of). */
+    snprintf(fault_what, sizeof fault_what, "%s", what);
+#if defined(__x86_64__)
+    fault_pc = (void *)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+#endif
+    L.failed = true;
     fiber_switch(0, true);
     abort();
 }
 #endif
+
+/* "FILE:LINE" of the code at `pc`, from its object's debug information
+ * (addr2line, where it can be run), or "". */
+static std::string source_line_of(void *pc)
+{
+    Dl_info info;
+    if (!pc || !dladdr(pc, &info) || !info.dli_fname || !info.dli_fname[0])
+        return "";
+    char offset[32];
+    snprintf(offset, sizeof offset, "0x%lx", (unsigned long)((uintptr_t)pc - (uintptr_t)info.dli_fbase));
+    int out[2];
+    if (pipe(out) != 0)
+        return "";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {(char *)"addr2line", (char *)"-e", (char *)info.dli_fname, offset, 0};
+    pid_t pid;
+    int started = posix_spawnp(&pid, "addr2line", &actions, 0, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    char line[1024] = "";
+    ssize_t got = started ? read(out[0], line, sizeof line - 1) : 0;
+    close(out[0]);
+    if (started)
+        waitpid(pid, 0, 0);
+    line[got > 0 ? got : 0] = 0;
+    line[strcspn(line, " \n")] = 0; /* "file.cu:12 (discriminator 1)" */
+    size_t n = strlen(line);
+    if (n < 3 || line[0] == '?' || (line[n - 2] == ':' && (line[n - 1] == '0' || line[n - 1] == '?')))
+        return ""; /* "??:0", "file:?": no line known */
+    return line;
+}
 
 static void watchdog_start(void)
 {
@@ -1070,6 +1120,16 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     }
     tsan_acquire(&L.tsan_out);
     watchdog_stop();
+    if (fault_what[0]) {
+        std::string where = source_line_of(fault_pc);
+        fail_launch(cudaErrorIllegalAddress, L.file, L.line,
+                    where.empty() ? std::string(fault_what) + " (its line is not known here: the program run by "
+                                                              "itself, or built with AddressSanitizer (SANITIZE=address "
+                                                              "for a lab, cucc --sanitize=address), names it)"
+                                  : where + ": " + fault_what);
+        fault_what[0] = 0;
+        fault_pc = 0;
+    }
     if (info && shared_static_bytes() > info->static_shared)
         info->static_shared = shared_static_bytes();
     else if (!info && kernel && shared_static_bytes()) {
