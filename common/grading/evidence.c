@@ -172,6 +172,15 @@ void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at,
                fn, fn, predicate);
 }
 
+void grade_require_checks_every_state(void (*call)(void *arg), void *arg, int rounds, const char *fn,
+                                      const char *predicate)
+{
+    const int spoiled[] = {0, 1, rounds / 2 + 1, rounds}; /* the first, a middle and the last state */
+    for (int k = 0; k < 4; k++)
+        if (spoiled[k] <= rounds && (k == 0 || spoiled[k] > spoiled[k - 1]))
+            grade_require_noticed(call, arg, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
+}
+
 /* ---- how a kernel works (the cpu backend's counts, kit.h part 7) ------------------ */
 
 int grade_kernel_code_has(grade_side *side, const char *kernel, const char *instruction)
@@ -188,10 +197,12 @@ void grade_require_shared_tree(grade_side *side, int launch, const char *fn, con
 {
     const kit_launch *l = grade_launch_at(side, launch);
     if (l->barriers < 0) { /* a GPU does not count: its machine code has shared memory and barriers, or not */
-        grade_check(grade_kernel_code_has(side, l->kernel, "STS") != 0
-                        && grade_kernel_code_has(side, l->kernel, "BAR.SYNC") != 0,
-                    "%s: the machine code of %s (launched at %s:%d) has no %s: %s", fn, l->kernel, l->file, l->line,
-                    grade_kernel_code_has(side, l->kernel, "STS") ? "barrier" : "store to shared memory", rule);
+        char *code = grade_kernel_code(side, l->kernel);
+        const char *missing = !code ? NULL : !strstr(code, "STS") ? "store to shared memory"
+                                    : !strstr(code, "BAR.SYNC") ? "barrier" : NULL;
+        free(code);
+        grade_check(!missing, "%s: the machine code of %s (launched at %s:%d) has no %s: %s", fn, l->kernel, l->file,
+                    l->line, missing, rule);
         return;
     }
     long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];

@@ -133,6 +133,10 @@ void grade_require_host_only(grade_side *side, const char *fn);
  * check of `predicate`. */
 void grade_require_noticed(void (*call)(void *arg), void *arg, int kind, int at, const char *fn,
                            const char *predicate);
+/* The same with the state after round 0, round 1, a middle round and the
+ * last (of `rounds`) spoiled in turn: the code checks every state. */
+void grade_require_checks_every_state(void (*call)(void *arg), void *arg, int rounds, const char *fn,
+                                      const char *predicate);
 /* Fails the item unless launch `launch` of the last call on `side` (of the
  * student's `fn`) used shared memory and made at least log2(block size)
  * barrier calls per thread, as a shared-memory tree must, a barrier after
