@@ -20,6 +20,10 @@
 #     tiles, meta groups of a tile of a tile, binary_partition; stack: a
 #     kernel with more locals than the default stack runs once
 #     cudaLimitStackSize is raised (its overflow is a diagnostic below);
+#   - spread: a launch's blocks spread over host threads (CUDAEMU_CPUS=4):
+#     several threads ran them, atomics across blocks, counts, kernel printf
+#     in block order, an assert, a far write and an endless block each
+#     stop the launch with one message; one thread when an order is set;
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
@@ -71,6 +75,22 @@ if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello fro
     ok "kernel printf: thread order, shown at the synchronisation, lost without one (as on a GPU)"
 else
     not_ok "kernel printf"; show "$log/out"
+fi
+
+# ---- a launch's blocks spread over host threads (4, even where there are fewer CPUs) ------------
+for part in results assert far endless; do
+    if CUDAEMU_CPUS=4 timeout 60 $T/spread $part > "$log/out" 2>&1; then
+        ok "spread $part: the asserted results over 4 host threads"
+    else not_ok "spread $part"; show "$log/out"; fi
+done
+CUDAEMU_CPUS=4 timeout 60 $T/spread assert > "$log/out" 2>&1
+if [ "$(grep -c 'error:' "$log/out")" = 1 ]; then ok "spread assert: one message, though other blocks run on"
+else not_ok "spread assert: one message"; show "$log/out"; fi
+CUDAEMU_CPUS=4 timeout 60 $T/spread printf > "$log/out" 2>&1
+if seq 0 63 | sed 's/^/block /' | cmp -s - "$log/out"; then
+    ok "spread printf: kernel printf of 64 blocks on 4 host threads comes out in block order"
+else
+    not_ok "spread printf: block order"; show "$log/out"
 fi
 
 # ---- the same features with ASan and with TSan: the same results, and not one report ----------
@@ -311,7 +331,7 @@ for src in tests/backend/rewrite/*.cu; do
 done
 
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
-if timeout 60 $T/bench 14 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 4
+if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 5
 else not_ok "micro-benchmark"; show "$log/out"; fi
 # ---- programs in the style of textbooks and the vendor's samples ----------------------------------
 # Each checks itself (exits nonzero when wrong) and runs built with cucc

@@ -28,7 +28,7 @@ EMU_SANITIZE_thread := -fsanitize=thread
 EMU_SANITIZE_FLAGS := $(EMU_SANITIZE_$(SANITIZE))
 EMU_RUNTIME_address := -DCUDAEMU_ASAN
 EMU_RUNTIME_thread := -DCUDAEMU_TSAN
-EMU_CXXFLAGS := -std=c++17 -fPIC $(EMU_OPT) -D__CUDAEMU__=1 -I$(EMU_DIR)/include -Icommon/harness
+EMU_CXXFLAGS := -std=c++17 -fPIC -ftls-model=initial-exec $(EMU_OPT) -D__CUDAEMU__=1 -I$(EMU_DIR)/include -Icommon/harness
 # A GPU stops a load or store at an address that is not a multiple of its
 # type's alignment (a float4 at a + 1); a CPU quietly allows it.  The
 # compiler's alignment check makes such an access stop here too, with the

@@ -89,12 +89,73 @@ static int buffer_printf(const char *format, va_list args)
     return n;
 }
 
+static __thread printf_log *log_here;
+void printf_log_here(printf_log *log) { log_here = log; }
+
+/* Appends to this host thread's log, marking where each block's text ends. */
+static int log_printf(printf_log *log, const char *format, va_list args)
+{
+    char small[256];
+    va_list copy;
+    va_copy(copy, args);
+    int n = vsnprintf(small, sizeof small, format, copy);
+    va_end(copy);
+    if (n < 0)
+        return -1;
+    if ((size_t)n < sizeof small) {
+        log->text.append(small, (size_t)n);
+    } else {
+        size_t at = log->text.size();
+        log->text.resize(at + (size_t)n + 1);
+        vsnprintf(&log->text[at], (size_t)n + 1, format, args);
+        log->text.resize(at + (size_t)n);
+    }
+    unsigned long long block = current_block_number();
+    if (log->marks.empty() || log->marks.back().first != block)
+        log->marks.push_back({block, 0});
+    log->marks.back().second = log->text.size();
+    return n;
+}
+
 int printf_in_kernel(const char *format, va_list args)
 {
+    if (log_here)
+        return log_printf(log_here, format, args);
     tsan_ignore_begin();
     int n = buffer_printf(format, args);
     tsan_ignore_end();
     return n;
+}
+
+/* Each log holds its blocks in increasing order (the blocks are handed out
+ * in order): a merge, taking the lowest block next. */
+void printf_merge(printf_log *logs, unsigned count)
+{
+    std::vector<size_t> next(count, 0), from(count, 0);
+    for (;;) {
+        unsigned pick = count;
+        for (unsigned i = 0; i < count; i++)
+            if (next[i] < logs[i].marks.size() &&
+                (pick == count || logs[i].marks[next[i]].first < logs[pick].marks[next[pick]].first))
+                pick = i;
+        if (pick == count)
+            break;
+        size_t end = logs[pick].marks[next[pick]++].second;
+        size_t n = end - from[pick];
+        if (!printf_buffer)
+            printf_buffer = (char *)malloc(printf_capacity);
+        if (printf_used + n + 1 > printf_capacity) {
+            printf_overflowed = true;
+            n = printf_capacity - 1 - printf_used;
+        }
+        memcpy(printf_buffer + printf_used, logs[pick].text.data() + from[pick], n);
+        printf_used += n;
+        from[pick] = end;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        logs[i].text.clear();
+        logs[i].marks.clear();
+    }
 }
 
 void printf_flush(void)

@@ -26,9 +26,15 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, size_t 
 
 namespace cudaemu {
 
-fiber *current_fiber;
-void *host_sp;                       /* the host stack, while a fiber runs */
-static fiber *free_fibers;
+__thread fiber *current_fiber;
+__thread void *host_sp;              /* the host stack, while a fiber runs */
+/* Free fibers: each host thread that runs blocks keeps a list of its own
+ * (no lock at a switch); the pool's threads give theirs back at the end of
+ * their share of a launch, to the spare list, which any thread takes from
+ * under the lock before it makes a new fiber. */
+static __thread fiber *free_fibers;
+static fiber *spare_fibers;
+static pthread_mutex_t fibers_lock = PTHREAD_MUTEX_INITIALIZER;
 static fiber *all_fibers[1 << 16];
 static size_t fiber_count;
 
@@ -145,10 +151,17 @@ fiber *fiber_new(size_t record)
 #else
     (void)record;
     fiber *f = free_fibers;
-    if (f)
+    if (f) {
         free_fibers = f->next_free;
-    else
-        f = fiber_make();
+    } else {
+        pthread_mutex_lock(&fibers_lock);
+        f = spare_fibers;
+        if (f)
+            spare_fibers = f->next_free;
+        else
+            f = fiber_make();
+        pthread_mutex_unlock(&fibers_lock);
+    }
 #endif
     fiber_prepare(f);
     return f;
@@ -176,7 +189,7 @@ void fiber_set_stack_limit(size_t bytes)
         munmap(chunk, chunk_left * (GUARD + stack_size));
     stack_size = STACK_SIZE + extra;
     fiber_count = 0;
-    free_fibers = 0;
+    free_fibers = spare_fibers = 0;
     chunk_left = 0;
 #ifdef CUDAEMU_TSAN
     memset(owned, 0, owned_count * sizeof *owned);
@@ -198,9 +211,23 @@ void fiber_release(fiber *f)
 #endif
 }
 
+void fibers_give_back(void)
+{
+    fiber *last = free_fibers;
+    if (!last)
+        return;
+    while (last->next_free)
+        last = last->next_free;
+    pthread_mutex_lock(&fibers_lock);
+    last->next_free = spare_fibers;
+    spare_fibers = free_fibers;
+    pthread_mutex_unlock(&fibers_lock);
+    free_fibers = 0;
+}
+
 void fibers_abandon_all(void)
 {
-    free_fibers = 0;
+    free_fibers = spare_fibers = 0;
     for (size_t i = 0; i < fiber_count; i++) {
         all_fibers[i]->abandoned = true;
         all_fibers[i]->thread = 0;

@@ -2,6 +2,7 @@
  *
  *   fiber.cpp      stacks, the context switch, sanitizer hooks
  *   scheduler.cpp  launches, blocks, barriers, warp operations, grid sync, diagnostics
+ *   pool.cpp       the host threads a large launch's blocks are spread over
  *   shared.cpp     the per-block shared memory arena
  *   memory.cpp     cudaMalloc and friends, copies, managed-memory hints
  *   device.cpp     the emulated device, its properties, the occupancy calculator
@@ -13,6 +14,10 @@
 
 #include <cuda_runtime.h>
 #include <signal.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -29,7 +34,9 @@ struct fiber {
     bool abandoned;          /* left mid-run by a failed launch */
     fiber *next_free;
 };
-extern fiber *current_fiber HIDDEN;       /* null on the host's own stack */
+/* Per host thread: with a launch's blocks spread over the cores (workers
+ * in scheduler.cpp), each host thread runs fibers of its own. */
+extern __thread fiber *current_fiber HIDDEN; /* null on the host's own stack */
 fiber *fiber_new(size_t record) HIDDEN;    /* a fiber that will run worker_main(), for L.threads[record] first */
 extern "C" void cudaemu_switch(void **save_sp, void *next_sp) HIDDEN; /* switch_x86_64.S */
 #if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
@@ -37,17 +44,17 @@ void fiber_switch(fiber *to, bool leaving_for_good) HIDDEN; /* to == null: back 
 #else
 /* With no sanitizer to tell, inline: every barrier switches, and a frame
  * fewer on the stacks is a cache line fewer to bring back at each switch. */
-extern void *host_sp HIDDEN;               /* the host stack, while a fiber runs */
+extern __thread void *host_sp HIDDEN;      /* the host stack, while a fiber runs */
 static inline void fiber_switch(fiber *to, bool)
 {
     fiber *self = current_fiber;
-    current_fiber = to;
+    current_fiber = to; /* (and whoever switches back to self sets it to self) */
     cudaemu_switch(self ? &self->sp : &host_sp, to ? to->sp : host_sp);
-    current_fiber = self; /* back here when someone switches to self */
 }
 #endif
-void fiber_release(fiber *f) HIDDEN;       /* back to the pool */
-void fibers_abandon_all(void) HIDDEN;      /* after a failed launch */
+void fiber_release(fiber *f) HIDDEN;       /* back to this host thread's pool */
+void fibers_give_back(void) HIDDEN;        /* this host thread's pool to everyone's, at its share's end */
+void fibers_abandon_all(void) HIDDEN;      /* after a failed launch, every host thread having given back */
 void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber runs */
 size_t fiber_stack_limit(void) HIDDEN;     /* cudaLimitStackSize */
 void fiber_set_stack_limit(size_t bytes) HIDDEN; /* between launches only */
@@ -94,12 +101,23 @@ struct alignas(64) thread_state {
  * Set while the runtime itself works in a kernel's thread (switching fibers,
  * building a message, growing a table).  The watchdog's signal stops a
  * kernel only outside such work, so it never abandons the runtime half-way. */
-extern volatile sig_atomic_t runtime_busy HIDDEN;
+extern __thread volatile sig_atomic_t runtime_busy HIDDEN;
 struct busy_scope {
     sig_atomic_t saved;
     busy_scope() : saved(runtime_busy) { runtime_busy = 1; }
     ~busy_scope() { runtime_busy = saved; }
 };
+
+/* ---- the pool of host threads (pool.cpp) -------------------------------------------------- */
+enum { POOL_MAX = 64 };
+#define POOL_STOP_SIGNAL (SIGRTMIN + 1)
+/* Runs share(0) on this thread and share(1) .. share(n - 1) on the pool's
+ * threads (each of which runs begins() once, when made), and returns the
+ * shares run (fewer than n where threads cannot be made) once all have
+ * ended.  While stop_wanted() says so, the pool's threads still running
+ * get POOL_STOP_SIGNAL every 50 ms, whose handler is on_stop_signal. */
+unsigned pool_run(unsigned n, void (*share)(unsigned slot), bool (*stop_wanted)(void),
+                  void (*on_stop_signal)(int, siginfo_t *, void *), void (*begins)(void)) HIDDEN;
 
 /* ---- shared memory (shared.cpp) ---------------------------------------------------- */
 void shared_launch_begin(size_t dynamic_bytes) HIDDEN;
@@ -114,6 +132,16 @@ cudaError_t sticky_error(void) HIDDEN;                  /* cudaSuccess unless a 
 void set_sticky_error(cudaError_t err, const char *message) HIDDEN;
 void clear_errors(void) HIDDEN;
 void printf_flush(void) HIDDEN;
+/* Kernel printf in a launch spread over host threads: each keeps a log of
+ * its own, merged at the launch's end in block order, so the output is the
+ * same as when the blocks run one after another. */
+struct printf_log {
+    std::string text;
+    std::vector<std::pair<unsigned long long, size_t>> marks; /* (block, end of its text) in the order run */
+};
+void printf_log_here(printf_log *log) HIDDEN;              /* this host thread's printf goes there (null: the buffer) */
+void printf_merge(printf_log *logs, unsigned count) HIDDEN; /* into the buffer, block by block */
+unsigned long long current_block_number(void) HIDDEN;       /* the running thread's block, linear (scheduler.cpp) */
 void printf_set_limit(size_t bytes) HIDDEN;
 size_t printf_limit(void) HIDDEN;
 

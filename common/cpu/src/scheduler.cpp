@@ -1,7 +1,12 @@
 /* scheduler.cpp: running a grid of emulated CUDA threads.
  *
- * Blocks run one at a time (all at once for a cooperative launch, so that a
- * grid-wide sync can complete).  In a block, a worker fiber takes the next
+ * Blocks run one at a time on a host thread (all at once for a cooperative
+ * launch, so that a grid-wide sync can complete).  A large launch's blocks
+ * are spread over the machine's cores: host threads of a pool (workers) take
+ * the next block in order until none is left; each has its own fibers, ready
+ * list and shared-memory arena.  Only where the schedule order does not matter
+ * (a program's plain run, not the grader's nor a sanitizer's: see
+ * launch_workers).  In a block, a worker fiber takes the next
  * thread that has not started and runs it; a thread that finishes without
  * waiting costs one function call, no switch.  A thread that waits (a
  * barrier, a shuffle, a vote, a grid sync) keeps its fiber and the next
@@ -13,6 +18,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -28,12 +34,12 @@
 #include <vector>
 
 /* The built-in variables' storage (device.h declares them read-only). */
-extern uint3 emu_thread_idx __asm__("cudaemu_threadIdx") HIDDEN;
-extern uint3 emu_block_idx __asm__("cudaemu_blockIdx") HIDDEN;
+extern __thread uint3 emu_thread_idx __asm__("cudaemu_threadIdx") HIDDEN;
+extern __thread uint3 emu_block_idx __asm__("cudaemu_blockIdx") HIDDEN;
 extern dim3 emu_block_dim __asm__("cudaemu_blockDim") HIDDEN;
 extern dim3 emu_grid_dim __asm__("cudaemu_gridDim") HIDDEN;
-uint3 emu_thread_idx;
-uint3 emu_block_idx;
+__thread uint3 emu_thread_idx;
+__thread uint3 emu_block_idx;
 dim3 emu_block_dim;
 dim3 emu_grid_dim;
 
@@ -41,13 +47,14 @@ namespace cudaemu {
 
 unsigned long long current_launch_id;
 unsigned long long clock_base; /* the cycle counter at the launch's start: its clock64() and clock() count from 0 */
-char *current_shared_base;
-volatile sig_atomic_t runtime_busy;
+__thread char *current_shared_base;
+__thread volatile sig_atomic_t runtime_busy;
 
 /* ---- schedule orders ------------------------------------------------------------------ */
 static int schedule_mode = SCHEDULE_FORWARD;
 static unsigned long long schedule_seed, rng_state;
 static bool schedule_chosen;
+static bool schedule_fixed; /* chosen by the program or EMU_SCHED: blocks in that order, on one host thread */
 
 static unsigned long long rng_next(void)
 {
@@ -80,6 +87,7 @@ void schedule_init_from_env(void)
     if (schedule_chosen)
         return;
     const char *env = getenv("EMU_SCHED");
+    schedule_fixed = env && *env;
     if (!parse_schedule(env)) {
         fprintf(stderr, "cudaemu: EMU_SCHED=%s is not fwd, rev or rand:SEED; using fwd\n", env);
         parse_schedule("fwd");
@@ -130,7 +138,8 @@ struct warp_state {
 
 struct block_state {
     uint3 idx;
-    unsigned slot;               /* index among the resident blocks */
+    unsigned long long number;   /* linear, in the grid */
+    unsigned slot;               /* index among its worker's resident blocks */
     thread_state *threads;
     unsigned started, done, at_barrier, at_grid;
     const char *bar_what, *bar_file;
@@ -144,6 +153,7 @@ struct block_state {
     char tsan_sync;
 };
 
+/* The launch, as every host thread running its blocks sees it. */
 static struct {
     const char *name, *file;
     int line;
@@ -151,25 +161,43 @@ static struct {
     size_t shmem;
     thread_body body;
     void *context;
-    bool cooperative, failed;
+    bool cooperative;
+    volatile bool failed;              /* stop: every worker leaves at its next chance */
+    bool reported;                     /* the failure's message is out (fail_launch's, the first only) */
+    volatile sig_atomic_t timed_out;   /* the watchdog's limit passed while the launching thread waited */
     unsigned threads_per_block, warps_per_block;
-    std::vector<block_state> blocks;   /* the resident ones */
+    unsigned long long blocks;
+    unsigned long long next_block;     /* the next block a worker takes (atomic) */
+    unsigned long long grid_waiting, grid_threads;
+    char tsan_in, tsan_out, tsan_grid;
+} L;
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A host thread's part of the launch: its resident blocks and their threads. */
+struct worker {
+    std::vector<block_state> blocks;
     std::vector<thread_state> threads;
     std::vector<warp_state> warps;
     std::vector<unsigned> orders;
-    unsigned next_block_to_start;      /* for cooperative launches */
-    unsigned long long grid_waiting, grid_threads;
+    unsigned next_block_to_start;
     std::vector<thread_state *> ready; /* ring buffer */
     size_t ready_head, ready_count;
-    char tsan_in, tsan_out, tsan_grid;
-} L;
+    cudaemuLaunchCounts counts;
+    printf_log log;
+    unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
+};
+static worker workers[POOL_MAX];    /* [0]: the launching thread's */
+static __thread worker *W;             /* this host thread's */
 
 static thread_state *current_thread(void) { return current_fiber ? current_fiber->thread : 0; }
 int in_kernel(void) { return current_thread() != 0; }
 int grid_is_cooperative(void) { return L.cooperative; }
-/* What the launch running (or last run) did, for cudaemuLastLaunchCounts. */
-static cudaemuLaunchCounts counts;
-void atomic_point(void) { counts.atomics++; }
+unsigned long long current_block_number(void) { return current_thread() ? current_thread()->block->number : 0; }
+/* What the launch running (or last run) did, for cudaemuLastLaunchCounts:
+ * each host thread counts its own, added up at the launch's end. */
+static cudaemuLaunchCounts counts, counts_outside; /* (an atomic in host code) */
+static __thread cudaemuLaunchCounts *counts_here = &counts_outside;
+void atomic_point(void) { counts_here->atomics++; }
 
 static void load_builtins(thread_state *t)
 {
@@ -178,20 +206,22 @@ static void load_builtins(thread_state *t)
     current_shared_base = t->block->shared;
 }
 
-static void ready_push(thread_state *t)
+static inline __attribute__((always_inline)) void ready_push(thread_state *t)
 {
+    worker *w = W;
     t->status = T_READY;
-    size_t at = L.ready_head + L.ready_count++;
-    L.ready[at < L.ready.size() ? at : at - L.ready.size()] = t;
+    size_t at = w->ready_head + w->ready_count++;
+    w->ready[at < w->ready.size() ? at : at - w->ready.size()] = t;
 }
-static thread_state *ready_pop(void)
+static inline __attribute__((always_inline)) thread_state *ready_pop(void)
 {
-    if (!L.ready_count)
+    worker *w = W;
+    if (!w->ready_count)
         return 0;
-    thread_state *t = L.ready[L.ready_head];
-    if (++L.ready_head == L.ready.size())
-        L.ready_head = 0;
-    L.ready_count--;
+    thread_state *t = w->ready[w->ready_head];
+    if (++w->ready_head == w->ready.size())
+        w->ready_head = 0;
+    w->ready_count--;
     return t;
 }
 
@@ -199,11 +229,12 @@ static thread_state *ready_pop(void)
 /* The thread take_unstarted() gives next, or null. */
 static thread_state *next_unstarted(void)
 {
-    while (L.next_block_to_start < L.blocks.size()) {
-        block_state *b = &L.blocks[L.next_block_to_start];
+    worker *w = W;
+    while (w->next_block_to_start < w->blocks.size()) {
+        block_state *b = &w->blocks[w->next_block_to_start];
         if (b->started < L.threads_per_block)
             return &b->threads[b->start_order ? b->start_order[b->started] : b->started];
-        L.next_block_to_start++;
+        w->next_block_to_start++;
     }
     return 0;
 }
@@ -212,7 +243,7 @@ static thread_state *take_unstarted(void)
     thread_state *t = next_unstarted();
     if (!t)
         return 0;
-    block_state *b = &L.blocks[L.next_block_to_start];
+    block_state *b = &W->blocks[W->next_block_to_start];
     unsigned rank = (unsigned)(t - b->threads);
     b->started++;
     t->rank = rank;
@@ -229,7 +260,7 @@ static thread_state *take_unstarted(void)
     return t;
 }
 /* A fiber to run unstarted thread t first (fiber_new says which). */
-static fiber *new_worker(thread_state *t) { return fiber_new((size_t)(t - L.threads.data())); }
+static fiber *new_worker(thread_state *t) { return fiber_new((size_t)(t - W->threads.data())); }
 
 static void diagnose_stuck(void);
 
@@ -259,7 +290,7 @@ static inline __attribute__((always_inline)) void schedule_next(bool leaving_for
             return;
         }
         bool all_done = true;
-        for (block_state &b : L.blocks)
+        for (block_state &b : W->blocks)
             all_done = all_done && b.done == L.threads_per_block;
         if (!all_done)
             diagnose_stuck(); /* sets L.failed */
@@ -345,13 +376,20 @@ static std::string where_launched(void)
     return buf;
 }
 
+/* Stops the launch; the first failure (of any host thread) is the one reported. */
 static void fail_launch(int code, const char *file, int line, const std::string &what)
 {
-    std::string message = std::string(file && *file ? file : "?") + ":" + std::to_string(line) + ": " + what +
-                          where_launched();
-    fprintf(stderr, "%s:%d: error: %s%s\n", file && *file ? file : "?", line, what.c_str(), where_launched().c_str());
-    set_sticky_error((cudaError_t)code, message.c_str());
+    pthread_mutex_lock(&fail_lock);
+    if (!L.reported) {
+        std::string message = std::string(file && *file ? file : "?") + ":" + std::to_string(line) + ": " + what +
+                              where_launched();
+        fprintf(stderr, "%s:%d: error: %s%s\n", file && *file ? file : "?", line, what.c_str(),
+                where_launched().c_str());
+        set_sticky_error((cudaError_t)code, message.c_str());
+        L.reported = true;
+    }
     L.failed = true;
+    pthread_mutex_unlock(&fail_lock);
 }
 
 void kernel_fail(int code, const char *file, int line, const char *fmt, ...)
@@ -408,7 +446,7 @@ static std::string describe_site(const site &s)
  * can never complete. */
 static void diagnose_stuck(void)
 {
-    for (block_state &b : L.blocks) {
+    for (block_state &b : W->blocks) {
         if (b.done == L.threads_per_block)
             continue;
         std::vector<site> sites;
@@ -499,7 +537,7 @@ static void release_barrier(block_state *b)
     b->at_barrier = 0;
     unsigned n = L.threads_per_block;
     if (schedule_mode == SCHEDULE_RANDOM) {
-        unsigned *order = &L.orders[(size_t)b->slot * n];
+        unsigned *order = &W->orders[(size_t)b->slot * n];
         schedule_order(order, n);
         for (unsigned i = 0; i < n; i++)
             ready_push(&b->threads[order[i]]);
@@ -515,7 +553,7 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
     block_state *b = t->block;
-    counts.barriers++;
+    counts_here->barriers++;
     if (b->at_barrier == 0) {
         b->bar_what = what;
         b->bar_file = file;
@@ -668,7 +706,7 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
         memcpy(t->warp_in, in, size);
     tsan_ignore_end();
     if (kind >= WARP_SHFL && kind <= WARP_SHFL_XOR)
-        counts.shuffles++;
+        counts_here->shuffles++;
     t->warp_kind = kind;
     t->warp_arg = lane_arg;
     t->warp_width = width;
@@ -706,7 +744,7 @@ void grid_barrier(const char *file, int line)
     tsan_release(&L.tsan_grid);
     if (++L.grid_waiting == L.grid_threads) {
         L.grid_waiting = 0;
-        for (block_state &b : L.blocks)
+        for (block_state &b : W->blocks)
             for (unsigned i = 0; i < L.threads_per_block; i++)
                 ready_push(&b.threads[schedule_mode == SCHEDULE_REVERSE ? L.threads_per_block - 1 - i : i]);
     }
@@ -797,17 +835,9 @@ static std::string census(const block_state *b)
     return s;
 }
 
-static void watchdog_bark(int, siginfo_t *, void *)
+/* The running thread `t` is stopped for good (in kernel code: no runtime work half-done). */
+static void stop_for_timeout(thread_state *t)
 {
-    watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
-    if (!watchdog_in_launch)
-        return;
-    double left = watchdog_began + watchdog_limit - monotonic_seconds();
-    thread_state *t = current_thread();
-    if (left > 0 || !t || runtime_busy || L.failed) {
-        watchdog_arm(left > 0 ? left : 0.1); /* the runtime's own work: look again in 100 ms */
-        return;
-    }
     runtime_busy = 1;
     fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
                 "kernel " + std::string(L.name ? L.name : "?") + " ran for more than " + std::to_string(watchdog_limit) +
@@ -817,10 +847,43 @@ static void watchdog_bark(int, siginfo_t *, void *)
     abort();
 }
 
+static void watchdog_bark(int, siginfo_t *, void *)
+{
+    watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
+    if (!watchdog_in_launch)
+        return;
+    double left = watchdog_began + watchdog_limit - monotonic_seconds();
+    thread_state *t = current_thread();
+    if (left <= 0)
+        L.timed_out = 1; /* for the other workers: the launching thread stops them (wait_for_workers) */
+    if (left > 0 || !t || runtime_busy || L.failed) {
+        watchdog_arm(left > 0 ? left : 0.1); /* the runtime's own work: look again in 100 ms */
+        return;
+    }
+    stop_for_timeout(t);
+}
+
+/* A worker of the pool, told to stop (the launch failed, or ran past the
+ * watchdog's limit): it leaves its fiber where it is, unless it is inside
+ * the runtime's work, which brings it to a check of L.failed soon. */
+static void worker_told_to_stop(int, siginfo_t *, void *)
+{
+    thread_state *t = current_thread();
+    if (!t || runtime_busy)
+        return;
+    if (!L.failed)
+        stop_for_timeout(t);
+    runtime_busy = 1;
+    fiber_switch(0, true);
+    abort();
+}
+
 /* A kernel's out-of-bounds access to device memory, met by arena_fault:
- * what it touched and the instruction that did, reported at the launch's end. */
+ * what it touched and the instruction that did, reported at the launch's end
+ * (the first one, where several host threads fault). */
 static char fault_what[512];
 static void *fault_pc;
+static int fault_claimed;
 
 #if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
 static struct sigaction segv_before; /* the program's own handler, or the default */
@@ -858,10 +921,12 @@ static void arena_fault(int sig, siginfo_t *info, void *context)
     runtime_busy = 1;
     /* The message waits for the launch to end, where the faulting
      * instruction's source line can be looked up (source_line_of). */
-    snprintf(fault_what, sizeof fault_what, "%s", what);
+    if (!__atomic_exchange_n(&fault_claimed, 1, __ATOMIC_ACQ_REL)) {
+        snprintf(fault_what, sizeof fault_what, "%s", what);
 #if defined(__x86_64__)
-    fault_pc = (void *)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+        fault_pc = (void *)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
 #endif
+    }
     L.failed = true;
     fiber_switch(0, true);
     abort();
@@ -902,6 +967,28 @@ static std::string source_line_of(void *pc)
     return line;
 }
 
+/* A thread that overflows its stack faults with no stack left to run the
+ * handler on: it runs on a stack of its own, made once per host thread that
+ * runs blocks (unless the program gave that thread one). */
+static void alt_stack_once(void)
+{
+#if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
+    static __thread bool alt_stack_checked;
+    if (alt_stack_checked)
+        return;
+    alt_stack_checked = true;
+    stack_t now;
+    if (sigaltstack(0, &now) == 0 && (now.ss_flags & SS_DISABLE)) {
+        stack_t alt;
+        alt.ss_size = 64 * 1024;
+        alt.ss_flags = 0;
+        alt.ss_sp = mmap(0, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (alt.ss_sp != MAP_FAILED)
+            sigaltstack(&alt, 0);
+    }
+#endif
+}
+
 static void watchdog_start(void)
 {
 #ifndef CUDAEMU_TSAN
@@ -909,22 +996,7 @@ static void watchdog_start(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART; /* NODEFER: the handler never returns to unblock it */
 #if !defined(CUDAEMU_ASAN)
-    /* A thread that overflows its stack faults with no stack left to
-     * run the handler on: it runs on a stack of its own, made once per
-     * host thread that launches (unless the program gave that thread one). */
-    static thread_local bool alt_stack_checked;
-    if (!alt_stack_checked) {
-        alt_stack_checked = true;
-        stack_t now;
-        if (sigaltstack(0, &now) == 0 && (now.ss_flags & SS_DISABLE)) {
-            stack_t alt;
-            alt.ss_size = 64 * 1024;
-            alt.ss_flags = 0;
-            alt.ss_sp = mmap(0, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (alt.ss_sp != MAP_FAILED)
-                sigaltstack(&alt, 0);
-        }
-    }
+    alt_stack_once();
     /* Installed once (a system call at every launch adds up over thousands);
      * a handler the program installs later is its own choice. */
     if (!segv_installed) {
@@ -971,31 +1043,104 @@ static void watchdog_stop(void) { watchdog_in_launch = 0; }
 /* ---- the launch --------------------------------------------------------------------------------- */
 static void setup_block(block_state *b, unsigned slot, unsigned linear)
 {
+    worker *w = W;
     b->slot = slot;
+    b->number = linear;
     b->idx.x = linear % L.grid.x;
     b->idx.y = linear / L.grid.x % L.grid.y;
     b->idx.z = linear / (L.grid.x * L.grid.y);
-    b->threads = &L.threads[(size_t)slot * L.threads_per_block];
+    b->threads = &w->threads[(size_t)slot * L.threads_per_block];
     b->started = b->done = b->at_barrier = b->at_grid = 0;
     for (unsigned i = 0; i < L.threads_per_block; i++)
         b->threads[i].status = T_UNSTARTED; /* for the watchdog's census */
     b->bar_mismatch = false;
-    b->warps = &L.warps[(size_t)slot * L.warps_per_block];
+    b->warps = &w->warps[(size_t)slot * L.warps_per_block];
     for (unsigned w = 0; w < L.warps_per_block; w++)
         b->warps[w].count = 0;
-    b->shared = shared_block_arena(slot);
+    b->shared = shared_block_arena(w->arena + slot);
     b->start_order = 0;
     if (schedule_mode != SCHEDULE_FORWARD) {
-        b->start_order = &L.orders[(size_t)slot * L.threads_per_block];
+        b->start_order = &w->orders[(size_t)slot * L.threads_per_block];
         schedule_order(b->start_order, L.threads_per_block);
     }
 }
 
 static void run_resident_blocks(void)
 {
-    L.next_block_to_start = 0;
-    L.ready_head = L.ready_count = 0;
+    W->next_block_to_start = 0;
+    W->ready_head = W->ready_count = 0;
     fiber_switch(new_worker(next_unstarted()), false); /* returns when every thread is done or the launch failed */
+}
+
+/* This host thread becomes worker `slot` of the launch, with room for
+ * `resident` blocks at once. */
+static void worker_begin(unsigned slot, unsigned resident)
+{
+    worker *w = W = &workers[slot];
+    w->arena = slot;
+    w->blocks.resize(resident);
+    if (w->threads.size() < (size_t)resident * L.threads_per_block) {
+        /* Fresh thread records (each keeps its TSan fiber from then on). */
+        w->threads.resize((size_t)resident * L.threads_per_block);
+        tsan_make_fibers(w->threads.data(), w->threads.size());
+    }
+    w->warps.resize((size_t)resident * L.warps_per_block);
+    w->orders.resize((size_t)resident * L.threads_per_block);
+    w->ready.resize((size_t)resident * L.threads_per_block);
+    memset(&w->counts, 0, sizeof w->counts);
+    counts_here = &w->counts;
+}
+
+/* A worker's share of a launch spread over host threads: the next block
+ * not taken yet, in order, until none is left or the launch has failed. */
+static void run_share(unsigned slot)
+{
+    worker_begin(slot, 1);
+    printf_log_here(&W->log);
+    for (;;) {
+        unsigned long long i = __atomic_fetch_add(&L.next_block, 1, __ATOMIC_RELAXED);
+        if (i >= L.blocks || L.failed)
+            break;
+        setup_block(&W->blocks[0], 0, (unsigned)i);
+        run_resident_blocks();
+    }
+    printf_log_here(0);
+    fibers_give_back();
+}
+
+/* The host threads this launch's blocks are spread over: 1 where the
+ * order must stay the one chosen (the grader sets one; EMU_SCHED), in the
+ * sanitizer builds (their fiber hooks are one host thread's), for a
+ * cooperative launch (all its blocks resident on one), and for a launch too
+ * small to gain; else the CPUs this process may use (CUDAEMU_CPUS: fewer). */
+static unsigned launch_workers(unsigned long long blocks)
+{
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
+    (void)blocks;
+    return 1;
+#else
+    enum { MIN_THREADS = 8192 }; /* below, waking the pool costs more than it saves */
+    if (schedule_fixed || L.cooperative || blocks < 2 || blocks * L.threads_per_block < MIN_THREADS)
+        return 1;
+    static int cpus;
+    if (!cpus) {
+        cpu_set_t set;
+        cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+    const char *env = getenv("CUDAEMU_CPUS");
+    unsigned n = env && *env && atoi(env) > 0 ? (unsigned)atoi(env) : (unsigned)cpus;
+    n = n < (unsigned)POOL_MAX ? n : (unsigned)POOL_MAX;
+    return blocks < n ? (unsigned)blocks : n;
+#endif
+}
+
+static bool launch_stopping(void) { return L.failed || L.timed_out; }
+
+/* Runs the launch's blocks on n host threads, this one included. */
+static void run_spread(unsigned n)
+{
+    pool_run(n, run_share, launch_stopping, worker_told_to_stop, alt_stack_once);
+    W = &workers[0];
 }
 
 static const char *short_name(const char *name)
@@ -1075,35 +1220,33 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     L.context = context;
     L.cooperative = cooperative;
     L.failed = false;
+    L.reported = false;
+    L.timed_out = 0;
     L.threads_per_block = c.block.x * c.block.y * c.block.z;
     L.warps_per_block = (L.threads_per_block + 31) / 32;
     unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+    L.blocks = blocks;
+    L.next_block = 0;
     unsigned resident = cooperative ? (unsigned)blocks : 1;
-    L.blocks.resize(resident);
-    if (L.threads.size() < (size_t)resident * L.threads_per_block) {
-        /* Fresh thread records (each keeps its TSan fiber from then on). */
-        L.threads.resize((size_t)resident * L.threads_per_block);
-        tsan_make_fibers(L.threads.data(), L.threads.size());
-    }
-    L.warps.resize((size_t)resident * L.warps_per_block);
-    L.orders.resize((size_t)resident * L.threads_per_block);
-    L.ready.resize((size_t)resident * L.threads_per_block);
+    worker_begin(0, resident);
     L.grid_threads = (unsigned long long)resident * L.threads_per_block;
     L.grid_waiting = 0;
     emu_grid_dim = c.grid;
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
-    memset(&counts, 0, sizeof counts);
     clock_base = __builtin_ia32_rdtsc();
     shared_launch_begin(c.shmem);
     memory_before_launch();
     watchdog_start();
 
+    unsigned spread = launch_workers(blocks);
     if (cooperative) {
         for (unsigned b = 0; b < resident; b++)
-            setup_block(&L.blocks[b], b, b);
+            setup_block(&W->blocks[b], b, b);
         tsan_release(&L.tsan_in); /* the host's writes come before every thread */
         run_resident_blocks();
+    } else if (spread > 1) {
+        run_spread(spread);
     } else {
         std::vector<unsigned> block_order;
         if (schedule_mode != SCHEDULE_FORWARD) {
@@ -1111,7 +1254,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
             schedule_order(block_order.data(), (unsigned)blocks);
         }
         for (unsigned long long i = 0; i < blocks && !L.failed; i++) {
-            setup_block(&L.blocks[0], 0, block_order.empty() ? (unsigned)i : block_order[i]);
+            setup_block(&W->blocks[0], 0, block_order.empty() ? (unsigned)i : block_order[i]);
             /* this block's threads come after the host and every earlier block */
             tsan_release(&L.tsan_in);
             run_resident_blocks();
@@ -1120,7 +1263,19 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     }
     tsan_acquire(&L.tsan_out);
     watchdog_stop();
-    if (fault_what[0]) {
+    counts = workers[0].counts;
+    for (unsigned s = 1; s < spread; s++) {
+        counts.atomics += workers[s].counts.atomics;
+        counts.shuffles += workers[s].counts.shuffles;
+        counts.barriers += workers[s].counts.barriers;
+    }
+    if (spread > 1) {
+        printf_log logs[POOL_MAX];
+        for (unsigned s = 0; s < spread; s++)
+            std::swap(logs[s], workers[s].log);
+        printf_merge(logs, spread);
+    }
+    if (fault_claimed) {
         std::string where = source_line_of(fault_pc);
         fail_launch(cudaErrorIllegalAddress, L.file, L.line,
                     where.empty() ? std::string(fault_what) + " (its line is not known here: the program run by "
@@ -1129,6 +1284,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
                                   : where + ": " + fault_what);
         fault_what[0] = 0;
         fault_pc = 0;
+        fault_claimed = 0;
     }
     if (info && shared_static_bytes() > info->static_shared)
         info->static_shared = shared_static_bytes();
@@ -1165,6 +1321,7 @@ extern "C" void cudaemuLastLaunchCounts(cudaemuLaunchCounts *out) { *out = cudae
 
 extern "C" void cudaemuSetSchedule(const char *order)
 {
+    cudaemu::schedule_fixed = true;
     if (!cudaemu::parse_schedule(order)) {
         fprintf(stderr, "cudaemu: schedule \"%s\" is not fwd, rev or rand:SEED; using fwd\n", order);
         cudaemu::parse_schedule("fwd");

@@ -10,6 +10,7 @@
  * unused tail are poisoned, so an access past a shared array is reported. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -52,6 +53,10 @@ static struct shared_state {
     }
 } S;
 
+/* Blocks on other host threads start (shared_block_arena) and place
+ * variables (place_shared) at the same time: both under this lock. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
 void shared_launch_begin(size_t dynamic_bytes)
@@ -75,6 +80,7 @@ size_t shared_static_bytes(void)
 /* The arena of resident block `slot`, made ready for a new block. */
 char *shared_block_arena(unsigned slot)
 {
+    pthread_mutex_lock(&shared_lock);
     if (S.arenas.size() <= slot) {
         S.arenas.resize(slot + 1, 0);
         S.capacities.resize(slot + 1, 0);
@@ -101,6 +107,7 @@ char *shared_block_arena(unsigned slot)
     UNPOISON(a, S.dynamic_bytes);
     for (const region &r : S.vars)
         UNPOISON(a + r.offset, r.size);
+    pthread_mutex_unlock(&shared_lock);
     return a;
 }
 
@@ -113,18 +120,25 @@ void shared_launch_end(void)
 
 void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line)
 {
+    pthread_mutex_lock(&shared_lock);
+    if (slot->launch == current_launch_id) { /* placed by a thread of another host thread meanwhile */
+        pthread_mutex_unlock(&shared_lock);
+        return;
+    }
     size_t offset = round_up(S.used + (S.vars.empty() ? 0 : RED_ZONE), align);
     size_t end = offset + size;
-    if (end - S.static_begin > STATIC_LIMIT || end > S.capacity)
+    if (end - S.static_begin > STATIC_LIMIT || end > S.capacity) {
+        pthread_mutex_unlock(&shared_lock);
         kernel_fail(cudaErrorLaunchOutOfResources, file, line,
                     "this kernel's __shared__ variables need more than %d bytes (the static shared memory of a "
                     "block); use dynamic shared memory for larger arrays", STATIC_LIMIT);
+    }
     if (!S.first_file) {
         S.first_file = file;
         S.first_line = line;
     }
-    slot->launch = current_launch_id;
     slot->offset = offset;
+    __atomic_store_n(&slot->launch, current_launch_id, __ATOMIC_RELEASE); /* after its offset: shared_var reads it first */
     S.vars.push_back(region{offset, size});
     /* Blocks already running have not poisoned this part yet. */
     for (size_t i = 0; i < S.arenas.size(); i++)
@@ -136,6 +150,7 @@ void place_shared(shared_slot *slot, size_t size, size_t align, const char *file
             POISON(S.arenas[i] + S.used, offset - S.used);
         }
     S.used = end;
+    pthread_mutex_unlock(&shared_lock);
 }
 
 void *dynamic_shared(void) { return current_shared_base; }

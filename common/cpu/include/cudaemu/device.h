@@ -27,9 +27,10 @@
 
 /* ---- built-in variables ------------------------------------------------------
  * Read-only for kernels.  The scheduler stores the running thread's values
- * in them at every switch, so each fiber always sees its own. */
-extern const uint3 threadIdx __asm__("cudaemu_threadIdx") CUDAEMU_HIDDEN;
-extern const uint3 blockIdx __asm__("cudaemu_blockIdx") CUDAEMU_HIDDEN;
+ * in them at every switch, so each fiber always sees its own; one copy per
+ * host thread, since a launch's blocks run on several. */
+extern __thread const uint3 threadIdx __asm__("cudaemu_threadIdx") CUDAEMU_HIDDEN;
+extern __thread const uint3 blockIdx __asm__("cudaemu_blockIdx") CUDAEMU_HIDDEN;
 extern const dim3 blockDim __asm__("cudaemu_blockDim") CUDAEMU_HIDDEN;
 extern const dim3 gridDim __asm__("cudaemu_gridDim") CUDAEMU_HIDDEN;
 static constexpr int warpSize = 32;
@@ -61,7 +62,7 @@ struct shared_slot {
 };
 extern unsigned long long current_launch_id CUDAEMU_HIDDEN;
 extern unsigned long long clock_base CUDAEMU_HIDDEN;
-extern char *current_shared_base CUDAEMU_HIDDEN;
+extern __thread char *current_shared_base CUDAEMU_HIDDEN;
 void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line) CUDAEMU_HIDDEN;
 void *dynamic_shared(void) CUDAEMU_HIDDEN;
 
