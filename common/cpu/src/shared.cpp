@@ -118,12 +118,13 @@ void shared_launch_end(void)
             UNPOISON(S.arenas[i], S.capacities[i]);
 }
 
-void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line)
+unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line)
 {
     pthread_mutex_lock(&shared_lock);
-    if (slot->launch == current_launch_id) { /* placed by a thread of another host thread meanwhile */
+    unsigned long long placed = slot->placed;
+    if (placed >> SHARED_OFFSET_BITS == current_launch_id) { /* by a thread of another host thread meanwhile */
         pthread_mutex_unlock(&shared_lock);
-        return;
+        return placed;
     }
     size_t offset = round_up(S.used + (S.vars.empty() ? 0 : RED_ZONE), align);
     size_t end = offset + size;
@@ -137,8 +138,8 @@ void place_shared(shared_slot *slot, size_t size, size_t align, const char *file
         S.first_file = file;
         S.first_line = line;
     }
-    slot->offset = offset;
-    __atomic_store_n(&slot->launch, current_launch_id, __ATOMIC_RELEASE); /* after its offset: shared_var reads it first */
+    placed = current_launch_id << SHARED_OFFSET_BITS | offset; /* (offset < 2^24: the arena is far smaller) */
+    __atomic_store_n(&slot->placed, placed, __ATOMIC_RELAXED);
     S.vars.push_back(region{offset, size});
     /* Blocks already running have not poisoned this part yet. */
     for (size_t i = 0; i < S.arenas.size(); i++)
@@ -151,6 +152,7 @@ void place_shared(shared_slot *slot, size_t size, size_t align, const char *file
         }
     S.used = end;
     pthread_mutex_unlock(&shared_lock);
+    return placed;
 }
 
 void *dynamic_shared(void) { return current_shared_base; }

@@ -55,15 +55,19 @@ int in_kernel(void) CUDAEMU_HIDDEN;
 void atomic_point(void) CUDAEMU_HIDDEN;
 
 /* Shared memory.  Each __shared__ declaration owns a slot; the first thread
- * of a launch that reaches it places it in the block's shared arena. */
+ * of a launch that reaches it places it in the block's shared arena.  The
+ * launch and the offset share one word, so that a thread of another host
+ * thread reads both at once, with a plain load the compiler may still hoist
+ * out of a loop (an aligned 8-byte load is never torn on x86-64). */
 struct shared_slot {
-    unsigned long long launch;
-    size_t offset;
+    unsigned long long placed; /* launch << SHARED_OFFSET_BITS | offset */
 };
+enum { SHARED_OFFSET_BITS = 24 };
 extern unsigned long long current_launch_id CUDAEMU_HIDDEN;
 extern unsigned long long clock_base CUDAEMU_HIDDEN;
 extern __thread char *current_shared_base CUDAEMU_HIDDEN;
-void place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line) CUDAEMU_HIDDEN;
+/* gives the slot's new word */
+unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, const char *file, int line) CUDAEMU_HIDDEN;
 void *dynamic_shared(void) CUDAEMU_HIDDEN;
 
 /* ALIGN: the declaration's own __align__(n) or __attribute__((aligned(n))),
@@ -75,9 +79,10 @@ template <size_t ALIGN, class T> static constexpr size_t shared_align(void)
 template <class T, size_t ALIGN = 0> static inline T &shared_var(shared_slot *slot, const char *file, int line)
 {
     static_assert(shared_align<ALIGN, T>() <= 256, "the cpu backend aligns __shared__ variables to at most 256 bytes");
-    if (slot->launch != current_launch_id)
-        place_shared(slot, sizeof(T), shared_align<ALIGN, T>(), file, line);
-    return *(T *)(current_shared_base + slot->offset);
+    unsigned long long placed = slot->placed;
+    if (placed >> SHARED_OFFSET_BITS != current_launch_id)
+        placed = place_shared(slot, sizeof(T), shared_align<ALIGN, T>(), file, line);
+    return *(T *)(current_shared_base + (placed & ((1ull << SHARED_OFFSET_BITS) - 1)));
 }
 
 /* Namespace-scope `extern __shared__ T x[];` becomes a DynamicShared<T>. */
