@@ -16,16 +16,34 @@
 
 enum { BLOCKS = 512, THREADS = 256 };
 
-/* Thread 0 of each block notes the host thread that ran it. */
-static __global__ void note_host_thread(unsigned long long *ran_on)
+/* Thread 0 of each block notes the host thread that ran it.  A block
+ * finishes in microseconds, so the launching thread could run them all
+ * before the pool's threads wake: each block on the first host thread
+ * waits (a second at most, then none does) until a block has run on another. */
+static __global__ void note_host_thread(unsigned long long *ran_on, unsigned long long *first, int *state)
 {
-    if (threadIdx.x == 0)
-        ran_on[blockIdx.x] = (unsigned long long)pthread_self();
+    if (threadIdx.x != 0)
+        return;
+    unsigned long long me = (unsigned long long)pthread_self();
+    ran_on[blockIdx.x] = me;
+    unsigned long long was = atomicCAS(first, 0ull, me);
+    if (was != 0 && was != me)
+        atomicExch(state, 1); /* a second host thread */
+    long long start = clock64();
+    while (atomicAdd(state, 0) == 0)
+        if (clock64() - start > 3000000000LL) /* about a second */
+            atomicExch(state, 2);            /* waited long enough: none waits any more */
 }
 
 static int host_threads_used(unsigned long long *ran_on)
 {
-    note_host_thread<<<BLOCKS, THREADS>>>(ran_on);
+    unsigned long long *first;
+    int *state;
+    EXPECT_OK(cudaMallocManaged(&first, sizeof *first));
+    EXPECT_OK(cudaMallocManaged(&state, sizeof *state));
+    *first = 0;
+    *state = 0;
+    note_host_thread<<<BLOCKS, THREADS>>>(ran_on, first, state);
     EXPECT_OK(cudaDeviceSynchronize());
     int distinct = 0;
     for (int b = 0; b < BLOCKS; b++) {
@@ -34,6 +52,7 @@ static int host_threads_used(unsigned long long *ran_on)
             seen = ran_on[c] == ran_on[b];
         distinct += !seen;
     }
+    cudaFree(first), cudaFree(state);
     return distinct;
 }
 

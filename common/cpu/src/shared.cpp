@@ -138,8 +138,6 @@ unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, co
         S.first_file = file;
         S.first_line = line;
     }
-    placed = current_launch_id << SHARED_OFFSET_BITS | offset; /* (offset < 2^24: the arena is far smaller) */
-    __atomic_store_n(&slot->placed, placed, __ATOMIC_RELAXED);
     S.vars.push_back(region{offset, size});
     /* Blocks already running have not poisoned this part yet. */
     for (size_t i = 0; i < S.arenas.size(); i++)
@@ -151,6 +149,11 @@ unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, co
             POISON(S.arenas[i] + S.used, offset - S.used);
         }
     S.used = end;
+    /* Only now, every arena ready: a thread of another host thread that
+     * sees the slot placed writes its variable at once, and a fill of its
+     * arena after that would undo the write. */
+    placed = current_launch_id << SHARED_OFFSET_BITS | offset; /* (offset < 2^24: the arena is far smaller) */
+    __atomic_store_n(&slot->placed, placed, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&shared_lock);
     return placed;
 }
