@@ -20,6 +20,10 @@
 #     tiles, meta groups of a tile of a tile, binary_partition; stack: a
 #     kernel with more locals than the default stack runs once
 #     cudaLimitStackSize is raised (its overflow is a diagnostic below);
+#   - pipeline: cuda_pipeline.h's copies wait for their group's wait (a
+#     destination read early holds its old contents), zfill, sizes, and a
+#     misaligned copy fails its launch at its line; graphs and libcu++ are
+#     refused at their lines;
 #   - spread: a launch's blocks spread over host threads (CUDAEMU_CPUS=4):
 #     several threads ran them, atomics across blocks, counts, kernel printf
 #     in block order, an assert, a far write and an endless block each
@@ -66,10 +70,13 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
+if timeout 60 $T/pipeline misaligned > "$log/out" 2>&1; then
+    ok "pipeline: a misaligned asynchronous copy fails its launch at its line"
+else not_ok "pipeline misaligned"; show "$log/out"; fi
 timeout 60 $T/shared printf > "$log/out" 2>&1
 if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello from thread 1 of block 0\nhello from thread 0 of block 1\nhello from thread 1 of block 1\n' | cmp -s - "$log/out"; then
     ok "kernel printf: thread order, shown at the synchronisation, lost without one (as on a GPU)"
@@ -97,7 +104,7 @@ fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack "exposure poison"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline "exposure poison"; do
         if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -300,6 +307,29 @@ if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q 
 else
     not_ok "cucc and cuBLAS"; show "$log/out"
 fi
+
+# CUDA graphs: refused at the line of each call; libcu++: at its #include
+printf '__global__ void k(int *a) { a[0] = 1; }\nint main(void)\n{\n    cudaStream_t s;\n    cudaStreamCreate(&s);\n    cudaGraph_t g;\n    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n    k<<<1, 1, 0, s>>>(0);\n    cudaStreamEndCapture(s, &g);\n    return 0;\n}\n' > "$log/graph.cu"
+if ! common/cpu/cucc -o "$log/graph" "$log/graph.cu" > "$log/out" 2>&1 &&
+   grep -q "graph.cu:7:.*error: .*CUDA graphs (stream capture, cudaGraph...) are not provided by the cpu backend" "$log/out" &&
+   grep -q "graph.cu:9:.*error: .*CUDA graphs" "$log/out"; then
+    ok "cucc refuses CUDA graphs at each call with a clear message"
+else
+    not_ok "cucc and CUDA graphs"; show "$log/out"
+fi
+# (<cuda/std/atomic> in the .cu itself; <cuda/barrier> from a header of the
+# program's, which only the backend's own cuda/barrier can stop)
+printf '#include <cuda/std/atomic>\nint main(void) { return 0; }\n' > "$log/libcudacxx.cu"
+printf '#include <cuda/barrier>\n' > "$log/mine.h"
+printf '#include "mine.h"\nint main(void) { return 0; }\n' > "$log/libcudacxx2.cu"
+for f in libcudacxx libcudacxx2; do
+    if ! common/cpu/cucc -o "$log/$f" "$log/$f.cu" > "$log/out" 2>&1 &&
+       grep -q "libcu++ (<cuda/barrier>, <cuda/pipeline>.*) is not provided by the cpu backend" "$log/out"; then
+        ok "cucc refuses libcu++ ($(head -1 "$log/$f.cu")) with a clear message"
+    else
+        not_ok "cucc and libcu++ ($(head -1 "$log/$f.cu"))"; show "$log/out"
+    fi
+done
 
 # ---- the rewrite step (rewrite.pl) on valid CUDA forms, and its messages -----------------------
 # tests/backend/rewrite/NAME.cu begins with "/* expect: runs" (built with cucc,

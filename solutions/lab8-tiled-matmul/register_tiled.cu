@@ -71,9 +71,8 @@ void matmul_register_tiled(const float *a, const float *b, float *c, int m, int 
 
 /* ---- asynchronous copies, global -> shared ------------------------------
  * CUDA's pipeline functions (cuda_pipeline.h) issue cp.async on compute
- * capability 8.0 and newer and copy at once on older GPUs; the cpu backend,
- * which has no such header, copies at once too. */
-#ifndef __CUDAEMU__
+ * capability 8.0 and newer and copy at once on older GPUs; the cpu backend
+ * makes each copy when its group is waited for, as a GPU completes it. */
 #include <cuda_pipeline.h>
 static __device__ __forceinline__ void copy_4_bytes(float *shared, const float *global)
 {
@@ -87,12 +86,6 @@ static __device__ __forceinline__ void copy_16_bytes(float *shared, const float 
 static __device__ __forceinline__ void copies_commit(void) { __pipeline_commit(); }
 /* Waits until at most STAGES - 2 of this thread's groups are still pending. */
 static __device__ __forceinline__ void copies_wait(void) { __pipeline_wait_prior(STAGES - 2); }
-#else
-static __device__ void copy_4_bytes(float *shared, const float *global) { *shared = *global; }
-static __device__ void copy_16_bytes(float *shared, const float *global) { *(float4 *)shared = *(const float4 *)global; }
-static __device__ void copies_commit(void) {}
-static __device__ void copies_wait(void) {}
-#endif
 
 /* Starts the copies of slab `slab` into a stage: this thread's 16 floats of
  * A (column a_k of rows a_row, a_row + 8, ...) and 4 float4s of B (row b_k,

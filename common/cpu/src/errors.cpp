@@ -217,6 +217,7 @@ static const struct {
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
     {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
+    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
      "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",

@@ -3,6 +3,7 @@
  *   fiber.cpp      stacks, the context switch, sanitizer hooks
  *   scheduler.cpp  launches, blocks, barriers, warp operations, grid sync, diagnostics
  *   pool.cpp       the host threads a large launch's blocks are spread over
+ *   pipeline.cpp   cuda_pipeline.h's asynchronous copies
  *   shared.cpp     the per-block shared memory arena
  *   memory.cpp     cudaMalloc and friends, copies, managed-memory hints
  *   device.cpp     the emulated device, its properties, the occupancy calculator
@@ -95,7 +96,10 @@ struct alignas(64) thread_state {
     int warp_kind, warp_arg, warp_width;
     void *tsan_fiber;
     unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
+    struct pipeline_state *pipeline; /* its asynchronous copies (pipeline.cpp), once it has made one */
 };
+void pipeline_thread_start(thread_state *t) HIDDEN; /* where t->pipeline is set */
+void pipeline_thread_end(thread_state *t) HIDDEN;
 
 /* ---- the runtime at work inside a launch (scheduler.cpp) ----------------------------------
  * Set while the runtime itself works in a kernel's thread (switching fibers,

@@ -310,9 +310,13 @@ void worker_main(void)
         tsan_enter_thread(t);
         tsan_acquire(&L.tsan_in);
         load_builtins(t);
+        if (t->pipeline)
+            pipeline_thread_start(t);
         runtime_busy = 0; /* the kernel's own code from here */
         L.body(L.context);
         runtime_busy = 1;
+        if (t->pipeline)
+            pipeline_thread_end(t);
         tsan_release(&L.tsan_out);
         t->status = T_DONE;
         t->block->done++;

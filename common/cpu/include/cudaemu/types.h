@@ -85,6 +85,7 @@ enum cudaError {
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
     cudaErrorHostMemoryAlreadyRegistered = 712,
     cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorLaunchFailure = 719,
