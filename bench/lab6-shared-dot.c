@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
-#include "kit.h"
+#include "dot.h"
 #include "lab6.h"
 #include "libraries.h"
 
@@ -70,17 +70,10 @@ int main(int argc, char **argv)
     float *y = bench_host_alloc(largest * sizeof(float));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
-        kit_fill_uniform(x, (size_t)n, -1.0f, 1.0f, (uint64_t)n);
-        kit_fill_uniform(y, (size_t)n, -1.0f, 1.0f, (uint64_t)n + 1);
-        double exact = kit_dot(x, y, (size_t)n), abs_sum = kit_abs_dot(x, y, (size_t)n);
-        double bytes = 8.0 * n; /* x and y, read once */
-
-        if (o.reference) {
-            bench_result r = lib_dot(x, y, (size_t)n, 1, exact, abs_sum, &o.plan);
-            bench_row(&o, "library", "cuBLAS Sdot", n, bytes, "GB/s", NULL, &r);
-            r = lib_dot(x, y, (size_t)n, 0, exact, abs_sum, &o.plan);
-            bench_row(&o, "library-cold", "cuBLAS Sdot (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
-        }
+        double exact, abs_sum, bytes = 8.0 * n; /* x and y, read once */
+        bench_dot_inputs(x, y, n, &exact, &abs_sum);
+        if (o.reference)
+            bench_dot_library_rows(&o, x, y, n, exact, abs_sum);
         int blocks = choose_blocks ? choose_blocks((int)n, block_size) : 0;
         for (int f = DEVICE_FINISH; f <= SUM_ON_HOST; f++) {
             if (!fns[f] || (f != SUM_ON_HOST && blocks < 1)) {

@@ -12,9 +12,9 @@
 BENCH_DIR := build/bench
 BENCH_PROGRAM_LABS := $(filter $(patsubst bench/%.c,%,$(wildcard bench/lab*.c)),$(LABS))
 BENCH_HEADERS := $(wildcard bench/*.h) common/harness/kit.h
-BENCH_OBJS := $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/libraries.o
+BENCH_OBJS := $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/dot.o $(BENCH_DIR)/obj/libraries.o
 
-$(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o: $(BENCH_DIR)/obj/%.o: bench/%.c $(BENCH_HEADERS)
+$(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/dot.o: $(BENCH_DIR)/obj/%.o: bench/%.c $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench -c $< -o $@
 $(BENCH_DIR)/obj/libraries.o: bench/libraries.cu $(BENCH_HEADERS)
