@@ -2,9 +2,11 @@
  * cg::thread_group (by value or by reference) and is given the block, a
  * tile, or a tile whose size is chosen at run time; tiles of tiles have
  * meta groups relative to their parent tile; binary_partition splits a tile
- * into the threads that agree on a predicate (a coalesced_group).  The
+ * into the threads that agree on a predicate (a coalesced_group), which
+ * cg::reduce adds up.  The
  * expected values are those a GPU gives, by the CUDA Programming Guide. */
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 #include "check.h"
 
@@ -65,7 +67,7 @@ static __global__ void partition(int *out)
     cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
     bool odd = threadIdx.x % 2;
     cg::coalesced_group half = cg::binary_partition(tile, odd);
-    int *o = out + 6 * threadIdx.x;
+    int *o = out + 7 * threadIdx.x;
     o[0] = (int)half.size();
     o[1] = (int)half.thread_rank();
     o[2] = half.shfl((int)threadIdx.x, 0);                 /* the group's first thread */
@@ -73,6 +75,7 @@ static __global__ void partition(int *out)
     o[4] = (int)half.ballot(half.thread_rank() < 3);       /* ranks 0-2: 0x7 */
     half.sync();
     o[5] = half.any(threadIdx.x == 5) * 10 + half.all(threadIdx.x < 64);
+    o[6] = cg::reduce(half, (int)threadIdx.x, cg::plus<int>()); /* the sum of its 8 threads' indices */
 }
 
 int main(void)
@@ -107,12 +110,13 @@ int main(void)
     partition<<<1, THREADS>>>(out);
     EXPECT_OK(cudaDeviceSynchronize());
     for (int t = 0; t < THREADS; t++) {
-        int *o = out + 6 * t, first = t / 16 * 16 + t % 2, rank = t % 16 / 2;
+        int *o = out + 7 * t, first = t / 16 * 16 + t % 2, rank = t % 16 / 2;
         EXPECT(o[0] == 8 && o[1] == rank, "thread %d: size %d rank %d", t, o[0], o[1]);
         EXPECT(o[2] == first, "thread %d: shfl from rank 0 gave %d, not %d", t, o[2], first);
         EXPECT(o[3] == (rank == 7 ? t : t + 2), "thread %d: shfl_down 1 gave %d", t, o[3]);
         EXPECT(o[4] == 0x7, "thread %d: ballot 0x%x", t, (unsigned)o[4]);
         EXPECT(o[5] == (t / 16 == 0 && t % 2 == 1 ? 11 : 1), "thread %d: any/all %d", t, o[5]);
+        EXPECT(o[6] == 8 * first + 56, "thread %d: reduce gave %d, not %d", t, o[6], 8 * first + 56);
     }
     EXPECT_OK(cudaFree(out));
     return check_result();

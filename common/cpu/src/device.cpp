@@ -6,6 +6,8 @@
  * per thread for every kernel (cudaFuncGetAttributes reports that number). */
 #include "internal.h"
 
+#include <pthread.h>
+
 #include <cuda_profiler_api.h>
 
 #include <string.h>
@@ -96,8 +98,25 @@ static std::unordered_map<const void *, kernel_info> &kernels(void)
     return table;
 }
 
+static pthread_mutex_t device_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* A fork's child has one thread, which may not be the one its copy of the
+ * lock names as holder (and may itself be inside a launch, from a kernel's
+ * fork): the child starts with the lock free. */
+static void fresh_lock_after_fork(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&device_mutex, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+__attribute__((constructor)) static void device_lock_fork_safe(void) { pthread_atfork(0, 0, fresh_lock_after_fork); }
+device_lock::device_lock() { pthread_mutex_lock(&device_mutex); }
+device_lock::~device_lock() { pthread_mutex_unlock(&device_mutex); }
+
 kernel_info *kernel_lookup(const void *kernel, bool create)
 {
+    device_lock locked;
     auto it = kernels().find(kernel);
     if (it != kernels().end())
         return &it->second;

@@ -13,7 +13,7 @@
 
 namespace cudaemu {
 
-static cudaError_t last_error = cudaSuccess;
+static __thread cudaError_t last_error = cudaSuccess; /* each host thread's, as CUDA keeps it */
 static cudaError_t sticky = cudaSuccess;
 static char sticky_message[4096];
 static cudaError_t detail_error = cudaSuccess; /* the error the detail below explains */
@@ -160,6 +160,7 @@ void printf_merge(printf_log *logs, unsigned count)
 
 void printf_flush(void)
 {
+    device_lock locked;
     if (printf_used)
         fwrite(printf_buffer, 1, printf_used, stdout);
     if (printf_overflowed)
@@ -171,6 +172,7 @@ void printf_flush(void)
 
 void printf_set_limit(size_t bytes)
 {
+    device_lock locked;
     printf_flush();
     free(printf_buffer);
     printf_buffer = 0;

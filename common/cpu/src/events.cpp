@@ -36,11 +36,13 @@ CUevent_st *live_events;
 CUstream_st *live_streams;
 template <class T> T *live(T *&list, T *x)
 {
+    cudaemu::device_lock locked;
     x->next_live = list;
     return list = x;
 }
 template <class T> void unlist(T *&list, T *x)
 {
+    cudaemu::device_lock locked;
     for (T **p = &list; *p; p = &(*p)->next_live)
         if (*p == x) {
             *p = x->next_live;

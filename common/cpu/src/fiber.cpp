@@ -237,9 +237,10 @@ void fibers_abandon_all(void)
 }
 
 #ifdef CUDAEMU_ASAN
-static const void *host_stack_bottom;
-static size_t host_stack_size;
-static void *host_fake_stack;
+/* each host thread's own: a program may launch from several */
+static __thread const void *host_stack_bottom;
+static __thread size_t host_stack_size;
+static __thread void *host_fake_stack;
 static void host_stack_bounds(void)
 {
     if (host_stack_bottom)
@@ -298,7 +299,7 @@ static void fiber_entry(void)
 
 /* ---- TSan: one TSan fiber per emulated thread, and explicit synchronisation ---- */
 #ifdef CUDAEMU_TSAN
-static void *host_tsan;
+static __thread void *host_tsan; /* each host thread's own: a program may launch from several */
 void *tsan_host_fiber(void)
 {
     if (!host_tsan)

@@ -156,6 +156,17 @@ bool memory_guards_damaged(char *what, size_t what_size) HIDDEN; /* after a laun
 bool memory_fault_in_arena(const void *addr, char *what, size_t what_size) HIDDEN; /* a kernel's SIGSEGV */
 
 /* ---- the device (device.cpp) ------------------------------------------------------------- */
+/* Held while the runtime works for one host thread: a launch (its whole
+ * run), a change or look-up of the tables of allocations, streams, events
+ * and kernels, the printf buffer's flush.  A program whose host threads
+ * call CUDA at the same time gets them one after another (recursive: a
+ * stream callback may call CUDA again).  Never taken by a kernel's thread. */
+struct device_lock {
+    device_lock();
+    ~device_lock();
+    device_lock(const device_lock &) = delete;
+    device_lock &operator=(const device_lock &) = delete;
+};
 const cudaDeviceProp &device_properties(void) HIDDEN;
 struct kernel_info {
     const void *kernel;

@@ -198,6 +198,7 @@ static bool overlaps_allocation(const void *p, size_t n, int *kind)
 
 static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (!ptr)
@@ -225,6 +226,7 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
 
 static cudaError_t release(void *p, bool host, const char *api)
 {
+    device_lock locked;
     if (!p)
         return cudaSuccess;
     if (cudaError_t s = sticky_error())
@@ -305,6 +307,7 @@ bool memory_fault_in_arena(const void *addr, char *what, size_t what_size)
 
 void memory_reset(void)
 {
+    device_lock locked;
     for (auto &a : allocations)
         free_block((void *)(a.first & ~DISGUISE), a.second);
     quarantine_flush();
@@ -349,6 +352,7 @@ static cudaError_t check_side(const void *p, size_t n, bool device_side, const c
 
 static cudaError_t copy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     printf_flush();
@@ -386,6 +390,7 @@ static cudaError_t copy(void *dst, const void *src, size_t count, cudaMemcpyKind
 cudaError_t copy_symbol(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count, bool to_symbol,
                         const char *file, int line)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (offset + count > symbol_size)
@@ -403,6 +408,7 @@ cudaError_t copy_symbol(void *symbol, size_t symbol_size, size_t offset, const v
 
 static cudaError_t check_managed(const void *p, size_t count, const char *api)
 {
+    device_lock locked;
     uintptr_t start;
     allocation *a = find(p, count, &start);
     if (!a || a->kind != MANAGED_MEMORY)
@@ -442,6 +448,7 @@ cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost");
  * refused, as CUDA refuses it. */
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (!ptr || !size)
@@ -461,6 +468,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 }
 cudaError_t cudaHostUnregister(void *ptr)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (!ptr)
@@ -474,6 +482,7 @@ cudaError_t cudaHostUnregister(void *ptr)
  * buffer at its own address; anything else CUDA refuses. */
 cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned int flags)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (!device_ptr || flags)
@@ -511,6 +520,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 }
 cudaError_t cudaMemset(void *ptr, int value, size_t count)
 {
+    device_lock locked;
     if (cudaError_t s = sticky_error())
         return api_result(s);
     if (count == 0)

@@ -798,7 +798,8 @@ static void watchdog_arm(double seconds)
     watchdog_ticking = timer_settime(watchdog_timer, 0, &when, 0) == 0;
 }
 
-static void watchdog_forget_after_fork(void) { watchdog_made = false; watchdog_ticking = 0; }
+/* (unused in the TSan build, which has no watchdog) */
+__attribute__((unused)) static void watchdog_forget_after_fork(void) { watchdog_made = false; watchdog_ticking = 0; }
 
 static bool count_running(const thread_state *t, const void *)
 {
@@ -851,7 +852,7 @@ static void stop_for_timeout(thread_state *t)
     abort();
 }
 
-static void watchdog_bark(int, siginfo_t *, void *)
+__attribute__((unused)) static void watchdog_bark(int, siginfo_t *, void *)
 {
     watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
     if (!watchdog_in_launch)
@@ -1081,6 +1082,7 @@ static void run_resident_blocks(void)
 static void worker_begin(unsigned slot, unsigned resident)
 {
     worker *w = W = &workers[slot];
+    tsan_host_fiber(); /* this host thread's TSan fiber, noted here, on the host's stack */
     w->arena = slot;
     w->blocks.resize(resident);
     if (w->threads.size() < (size_t)resident * L.threads_per_block) {
@@ -1203,6 +1205,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     if (current_fiber)
         kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
                     "is not supported by the cpu backend");
+    device_lock locked; /* one launch at a time, whichever host thread makes it */
     schedule_init_from_env();
     printf_flush();
     if (cudaError_t sticky = sticky_error())

@@ -1,5 +1,5 @@
-/* cooperative_groups/reduce.h of the cpu backend: cg::reduce over a tile,
- * and the operators it takes. */
+/* cooperative_groups/reduce.h of the cpu backend: cg::reduce over a tile or
+ * a coalesced group, and the operators it takes. */
 #ifndef CUDAEMU_COOPERATIVE_GROUPS_REDUCE_H
 #define CUDAEMU_COOPERATIVE_GROUPS_REDUCE_H
 
@@ -34,6 +34,16 @@ static inline T reduce(const thread_block_tile<N, P> &tile, T value, Op op, CUDA
     for (unsigned offset = N / 2; offset > 0; offset /= 2)
         value = op(value, tile.shfl_xor(value, offset, file, line));
     return value;
+}
+
+/* A coalesced group, of any size: every member gets op over the members'
+ * values in rank order, one shuffle per member. */
+template <class T, class Op> static inline T reduce(const coalesced_group &group, T value, Op op, CUDAEMU_HERE)
+{
+    T result = group.shfl(value, 0, file, line);
+    for (unsigned r = 1; r < group.size(); r++)
+        result = op(result, group.shfl(value, (int)r, file, line));
+    return result;
 }
 
 } // namespace cooperative_groups
