@@ -860,7 +860,7 @@ __attribute__((unused)) static void watchdog_bark(int, siginfo_t *, void *)
     double left = watchdog_began + watchdog_limit - monotonic_seconds();
     thread_state *t = current_thread();
     if (left <= 0)
-        L.timed_out = 1; /* for the other workers: the launching thread stops them (wait_for_workers) */
+        L.timed_out = 1; /* for the other workers: the launching thread stops them (pool_run) */
     if (left > 0 || !t || runtime_busy || L.failed) {
         watchdog_arm(left > 0 ? left : 0.1); /* the runtime's own work: look again in 100 ms */
         return;
