@@ -24,6 +24,10 @@
 #     destination read early holds its old contents), zfill, sizes, and a
 #     misaligned copy fails its launch at its line; graphs and libcu++ are
 #     refused at their lines;
+#   - texture: arrays, texture and surface objects: the API's refusals with
+#     CUDA's codes, a read of the wrong shape, a destroyed object and a
+#     surface write outside each fail their launch at their line; texture
+#     references are refused at the binding call;
 #   - spread: a launch's blocks spread over host threads (CUDAEMU_CPUS=4):
 #     several threads ran them, atomics across blocks, counts, kernel printf
 #     in block order, an assert, a far write and an endless block each
@@ -70,13 +74,18 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
 if timeout 60 $T/pipeline misaligned > "$log/out" 2>&1; then
     ok "pipeline: a misaligned asynchronous copy fails its launch at its line"
 else not_ok "pipeline misaligned"; show "$log/out"; fi
+for part in shape stale trap; do
+    if timeout 60 $T/texture $part > "$log/out" 2>&1; then
+        ok "texture $part: the launch fails at the kernel's line with the reason"
+    else not_ok "texture $part"; show "$log/out"; fi
+done
 timeout 60 $T/shared printf > "$log/out" 2>&1
 if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello from thread 1 of block 0\nhello from thread 0 of block 1\nhello from thread 1 of block 1\n' | cmp -s - "$log/out"; then
     ok "kernel printf: thread order, shown at the synchronisation, lost without one (as on a GPU)"
@@ -104,7 +113,7 @@ fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline "exposure poison"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture "exposure poison"; do
         if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -316,6 +325,14 @@ if ! common/cpu/cucc -o "$log/graph" "$log/graph.cu" > "$log/out" 2>&1 &&
     ok "cucc refuses CUDA graphs at each call with a clear message"
 else
     not_ok "cucc and CUDA graphs"; show "$log/out"
+fi
+# texture references (removed in CUDA 12): refused at the call that binds one
+printf 'int main(void)\n{\n    float *d;\n    cudaMalloc(&d, 64);\n    cudaBindTexture(0, 0, d, 64);\n    return 0;\n}\n' > "$log/texref.cu"
+if ! common/cpu/cucc -o "$log/texref" "$log/texref.cu" > "$log/out" 2>&1 &&
+   grep -q "texref.cu:5:.*error: .*texture references (texture<...> with cudaBindTexture) were removed in CUDA 12" "$log/out"; then
+    ok "cucc refuses texture references at the binding call with a clear message"
+else
+    not_ok "cucc and texture references"; show "$log/out"
 fi
 # (<cuda/std/atomic> in the .cu itself; <cuda/barrier> from a header of the
 # program's, which only the backend's own cuda/barrier can stop)

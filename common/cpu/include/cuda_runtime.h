@@ -28,6 +28,7 @@
 #include "cudaemu/types.h"
 #include "cudaemu/runtime_api.h"
 #include "cudaemu/device.h"
+#include "cudaemu/texture.h"
 #include "cudaemu/launch.h"
 
 /* Qualifiers that change nothing on a CPU.  (__global__, __device__,

@@ -6,6 +6,7 @@
  *   pipeline.cpp   cuda_pipeline.h's asynchronous copies
  *   shared.cpp     the per-block shared memory arena
  *   memory.cpp     cudaMalloc and friends, copies, managed-memory hints
+ *   texture.cpp    arrays, pitched memory, texture and surface objects
  *   device.cpp     the emulated device, its properties, the occupancy calculator
  *   errors.cpp     error codes, sticky errors, kernel printf
  *   events.cpp     events and streams
