@@ -1,7 +1,7 @@
 /* texture.cu: what the backend's texture and surface objects refuse, and the
  * copies around arrays (programs/texture_sampling.cu checks the values a
  * GPU gives).  Parts:
- *   api (default)  the API's refusals, each with CUDA's error code; the
+ *   api (default)  the API's refusals, each with the error code an H100 gives; the
  *                  deprecated linear copies through an array's rows; the
  *                  surface boundary modes zero and clamp
  *   shape          tex2D on a texture of linear memory fails its launch at its line
@@ -88,11 +88,13 @@ static void api_refusals(void)
     desc.readMode = cudaReadModeElementType;
     EXPECT_OK(cudaCreateTextureObject(&tex, &res, &desc, NULL));
     EXPECT(tex != 0, "a texture object is never 0");
+    /* as an H100 answers: a surface on an array made without
+     * cudaArraySurfaceLoadStore works, destroying twice succeeds */
     cudaSurfaceObject_t surf = 0;
-    EXPECT(cudaCreateSurfaceObject(&surf, &res) == cudaErrorInvalidValue,
-           "a surface on an array made without cudaArraySurfaceLoadStore accepted");
+    EXPECT_OK(cudaCreateSurfaceObject(&surf, &res));
+    EXPECT_OK(cudaDestroySurfaceObject(surf));
     EXPECT_OK(cudaDestroyTextureObject(tex));
-    EXPECT(cudaDestroyTextureObject(tex) == cudaErrorInvalidValue, "a texture object destroyed twice");
+    EXPECT_OK(cudaDestroyTextureObject(tex));
 
     int rows[4][4] = {{0}}, back[16];
     for (int i = 0; i < 16; i++)
@@ -109,14 +111,16 @@ static void api_refusals(void)
     EXPECT(cudaMemcpyToArray(int_array, 0, 3, rows, 20, cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
            "a linear copy past the array's end accepted");
     EXPECT_OK(cudaFreeArray(int_array));
+#ifdef __CUDAEMU__ /* (an H100's runtime crashes here) */
     EXPECT(cudaFreeArray(int_array) == cudaErrorInvalidValue, "an array freed twice");
+#endif
 
     size_t pitch = 0;
     float *pitched;
     EXPECT_OK(cudaMallocPitch(&pitched, &pitch, 10 * sizeof(float), 3));
     EXPECT(pitch >= 40 && pitch % 32 == 0, "cudaMallocPitch gave a pitch of %zu", pitch);
     EXPECT_OK(cudaMemset2D(pitched, pitch, 0, 40, 3));
-    EXPECT(cudaMemset2D(pitched, pitch, 0, pitch + 1, 3) == cudaErrorInvalidPitchValue, "a width over the pitch");
+    EXPECT(cudaMemset2D(pitched, pitch, 0, pitch + 1, 3) == cudaErrorInvalidValue, "a width over the pitch");
     EXPECT_OK(cudaFree(pitched));
 
     /* surface boundary modes: zero ignores a write outside and reads zeros; clamp reads the edge */
