@@ -182,6 +182,8 @@ int main(int argc, char **argv)
         EXPECT(took >= 0.9 && took < 10, "the watchdog of 1 s stopped the launch after %.1f s", took);
         EXPECT(strstr(message, "in block 100, 1 thread still running (0:"), "the message does not name block 100's "
                "running thread: %s", message);
+        EXPECT(strstr(message, " of 4096 blocks had finished (a kernel sized for a GPU may only be slow"),
+               "the message does not say how far the launch got: %s", message);
         /* the backend runs kernels again after a reset, spread as before */
         EXPECT(cudaDeviceReset() == cudaSuccess && cudaGetLastError() == cudaSuccess, "cudaDeviceReset clears it");
         EXPECT_OK(cudaMalloc(&flag, sizeof(int)));

@@ -168,6 +168,7 @@ static struct {
     unsigned threads_per_block, warps_per_block;
     unsigned long long blocks;
     unsigned long long next_block;     /* the next block a worker takes (atomic) */
+    unsigned long long blocks_done;    /* for the watchdog's message (atomic) */
     unsigned long long grid_waiting, grid_threads;
     char tsan_in, tsan_out, tsan_grid;
 } L;
@@ -319,7 +320,8 @@ void worker_main(void)
             pipeline_thread_end(t);
         tsan_release(&L.tsan_out);
         t->status = T_DONE;
-        t->block->done++;
+        if (++t->block->done == L.threads_per_block)
+            __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
         t->fib = 0;
 #ifdef CUDAEMU_TSAN
         break; /* the next thread runs on a stack of its own (fiber_new says why) */
@@ -844,9 +846,14 @@ static std::string census(const block_state *b)
 static void stop_for_timeout(thread_state *t)
 {
     runtime_busy = 1;
+    /* Blocks that finished mean the kernel moved: it may only be slow here. */
+    unsigned long long done = __atomic_load_n(&L.blocks_done, __ATOMIC_RELAXED);
+    std::string progress = std::to_string(done) + " of " + std::to_string(L.blocks) + " blocks had finished" +
+                           (done ? " (a kernel sized for a GPU may only be slow on a CPU: to let it run longer, set "
+                                   "CUDAEMU_WATCHDOG_SECONDS)" : "") + "; ";
     fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
                 "kernel " + std::string(L.name ? L.name : "?") + " ran for more than " + std::to_string(watchdog_limit) +
-                    " s and was stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog stops it too): " +
+                    " s and was stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog stops it too): " + progress +
                     census(t->block));
     fiber_switch(0, true);
     abort();
@@ -1233,7 +1240,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     L.warps_per_block = (L.threads_per_block + 31) / 32;
     unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
     L.blocks = blocks;
-    L.next_block = 0;
+    L.next_block = L.blocks_done = 0;
     unsigned resident = cooperative ? (unsigned)blocks : 1;
     worker_begin(0, resident);
     L.grid_threads = (unsigned long long)resident * L.threads_per_block;
