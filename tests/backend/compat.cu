@@ -149,6 +149,20 @@ static __global__ void half_arithmetic(__half *out)
 /* a + b, b - a, a * b, b / a, 3a, (1 + 2^-10) + 2^-11, a + b * b (rounded twice), -1.5 */
 static const unsigned short half_arithmetic_bits[8] = {0x36EE, 0x3377, 0x2844, 0x42AB, 0x34CC, 0x3C02, 0x32C1, 0xBE00};
 
+/* Two halves at once: p * p + q fused (one rounding: 6 * 2^-10 + 2^-17 in
+ * lane x) and not (6 * 2^-10), a sum, and the conversions. */
+static __global__ void half2_arithmetic(__half2 *out, float *lanes)
+{
+    __half2 p = __halves2half2(__ushort_as_half(0x3C03), __float2half(2.0f)); /* 1 + 3 * 2^-10, 2 */
+    __half2 q = __floats2half2_rn(-1.0f, 0.5f);
+    out[0] = __hfma2(p, p, q);
+    out[1] = __hadd2(__hmul2(p, p), q);
+    out[2] = __half2(1.5f, 2.0f) + __half2(0.25f, -1.0f);
+    __half2 r = __floats2half2_rn(0.1f, 3.0f);
+    lanes[0] = __low2float(r);
+    lanes[1] = __high2float(r);
+}
+
 /* ---- a stream callback ------------------------------------------------------------- */
 struct callback_record {
     int calls;
@@ -447,6 +461,21 @@ int main(void)
     EXPECT_OK(cudaFree(d_back));
     EXPECT_OK(cudaFree(d_bits));
     EXPECT_OK(cudaFree(d_half));
+    __half2 *d_half2, h_half2[3];
+    float *lanes;
+    EXPECT_OK(cudaMalloc(&d_half2, sizeof h_half2));
+    EXPECT_OK(cudaMallocManaged(&lanes, 2 * sizeof(float)));
+    half2_arithmetic<<<1, 1>>>(d_half2, lanes);
+    EXPECT_OK(cudaMemcpy(h_half2, d_half2, sizeof h_half2, cudaMemcpyDeviceToHost));
+    unsigned short want2[3][2] = {{0x1E02, 0x4480}, {0x1E00, 0x4480}, {0x3F00, 0x3C00}};
+    for (int i = 0; i < 3; i++)
+        EXPECT(__half_as_ushort(h_half2[i].x) == want2[i][0] && __half_as_ushort(h_half2[i].y) == want2[i][1],
+               "half2 arithmetic %d: %#06x %#06x, want %#06x %#06x", i, __half_as_ushort(h_half2[i].x),
+               __half_as_ushort(h_half2[i].y), want2[i][0], want2[i][1]);
+    EXPECT(lanes[0] == 0.0999755859375f && lanes[1] == 3.0f, "__low2float, __high2float: %a %a", lanes[0], lanes[1]);
+    EXPECT(sizeof(half2) == 4 && alignof(half2) == 4 && sizeof(half) == 2, "sizeof(half2) %zu", sizeof(half2));
+    EXPECT_OK(cudaFree(d_half2));
+    EXPECT_OK(cudaFree(lanes));
 
     /* after a failed kernel, a callback is refused with the sticky error, and not called */
     trap<<<1, 1>>>();

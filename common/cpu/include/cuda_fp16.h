@@ -4,8 +4,10 @@
  * A __half holds the 16 bits of an IEEE 754 binary16 number.  Arithmetic
  * converts to float, computes there and rounds back: float has more than
  * twice half's 11 significant bits plus two, so the double rounding gives
- * the correctly rounded half result for + - * /, as a GPU's half units do.
- * The vector type __half2 and the half math functions are not emulated. */
+ * the correctly rounded half result for + - * /, as a GPU's half units do;
+ * a fused multiply-add computes in double and rounds once.  __half2 holds
+ * two halves, each computed as one.  The half math functions (hexp, hsqrt,
+ * ...) are not emulated. */
 #ifndef CUDAEMU_CUDA_FP16_H
 #define CUDAEMU_CUDA_FP16_H
 /* CUDA's own guard for this header, which some headers test */
@@ -101,5 +103,62 @@ static inline __half operator-(__half a, __half b) { return __hsub(a, b); }
 static inline __half operator*(__half a, __half b) { return __hmul(a, b); }
 static inline __half operator/(__half a, __half b) { return __hdiv(a, b); }
 static inline __half operator-(__half a) { return __hneg(a); }
+
+static inline __half __hfma(__half a, __half b, __half c)
+{
+    return __float2half((float)((double)__half2float(a) * __half2float(b) + __half2float(c)));
+}
+static inline __half __habs(__half a) { return __ushort_as_half((unsigned short)(a.__x & 0x7FFFu)); }
+static inline __half __hmax(__half a, __half b) { return __half2float(a) >= __half2float(b) ? a : b; }
+static inline __half __hmin(__half a, __half b) { return __half2float(a) <= __half2float(b) ? a : b; }
+static inline bool __heq(__half a, __half b) { return __half2float(a) == __half2float(b); }
+static inline bool __hlt(__half a, __half b) { return __half2float(a) < __half2float(b); }
+static inline bool __hgt(__half a, __half b) { return __half2float(a) > __half2float(b); }
+static inline __half &operator+=(__half &a, __half b) { return a = a + b; }
+static inline __half &operator-=(__half &a, __half b) { return a = a - b; }
+static inline __half &operator*=(__half &a, __half b) { return a = a * b; }
+static inline __half &operator/=(__half &a, __half b) { return a = a / b; }
+typedef __half half;
+
+/* ---- two halves: each lane computed as a __half ------------------------------------------ */
+struct __align__(4) __half2 {
+    __half x, y;
+    __half2() = default;
+    __half2(__half a, __half b) : x(a), y(b) {}
+};
+typedef __half2 half2;
+static inline __half2 __halves2half2(__half a, __half b) { return __half2(a, b); }
+static inline __half2 __half2half2(__half a) { return __half2(a, a); }
+static inline __half2 __float2half2_rn(float f) { return __half2(__float2half(f), __float2half(f)); }
+static inline __half2 __floats2half2_rn(float a, float b) { return __half2(__float2half(a), __float2half(b)); }
+static inline __half2 __float22half2_rn(float2 f) { return __floats2half2_rn(f.x, f.y); }
+static inline float2 __half22float2(__half2 h) { return make_float2(__half2float(h.x), __half2float(h.y)); }
+static inline float __low2float(__half2 h) { return __half2float(h.x); }
+static inline float __high2float(__half2 h) { return __half2float(h.y); }
+static inline __half __low2half(__half2 h) { return h.x; }
+static inline __half __high2half(__half2 h) { return h.y; }
+static inline __half2 __lows2half2(__half2 a, __half2 b) { return __half2(a.x, b.x); }
+static inline __half2 __highs2half2(__half2 a, __half2 b) { return __half2(a.y, b.y); }
+static inline __half2 __lowhigh2highlow(__half2 h) { return __half2(h.y, h.x); }
+static inline __half2 __hadd2(__half2 a, __half2 b) { return __half2(__hadd(a.x, b.x), __hadd(a.y, b.y)); }
+static inline __half2 __hsub2(__half2 a, __half2 b) { return __half2(__hsub(a.x, b.x), __hsub(a.y, b.y)); }
+static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2(__hmul(a.x, b.x), __hmul(a.y, b.y)); }
+static inline __half2 __h2div(__half2 a, __half2 b) { return __half2(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
+static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
+{
+    return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
+static inline __half2 __hneg2(__half2 a) { return __half2(__hneg(a.x), __hneg(a.y)); }
+static inline __half2 __habs2(__half2 a) { return __half2(__habs(a.x), __habs(a.y)); }
+static inline __half2 __hmax2(__half2 a, __half2 b) { return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
+static inline __half2 __hmin2(__half2 a, __half2 b) { return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y)); }
+static inline __half2 operator+(__half2 a, __half2 b) { return __hadd2(a, b); }
+static inline __half2 operator-(__half2 a, __half2 b) { return __hsub2(a, b); }
+static inline __half2 operator*(__half2 a, __half2 b) { return __hmul2(a, b); }
+static inline __half2 operator/(__half2 a, __half2 b) { return __h2div(a, b); }
+static inline __half2 operator-(__half2 a) { return __hneg2(a); }
+static inline __half2 &operator+=(__half2 &a, __half2 b) { return a = a + b; }
+static inline __half2 &operator-=(__half2 &a, __half2 b) { return a = a - b; }
+static inline __half2 &operator*=(__half2 &a, __half2 b) { return a = a * b; }
 
 #endif /* CUDAEMU_CUDA_FP16_H */
