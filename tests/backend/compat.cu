@@ -264,6 +264,28 @@ int main(void)
     EXPECT_OK(cudaStreamGetFlags(high, &stream_flags));
     EXPECT(stream_flags == cudaStreamNonBlocking, "stream flags %u", stream_flags);
 
+    /* L2 persistence hints: accepted, read back, no effect (NVIDIA's simpleAttributes) */
+    EXPECT(p.persistingL2CacheMaxSize > 0 && p.accessPolicyMaxWindowSize > 0, "no persisting L2 to set aside");
+    size_t persisting = 0;
+    EXPECT_OK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)p.persistingL2CacheMaxSize * 2));
+    EXPECT_OK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
+    EXPECT(persisting == (size_t)p.persistingL2CacheMaxSize, "the persisting L2 limit reads %zu", persisting);
+    cudaStreamAttrValue window = {}, back = {};
+    window.accessPolicyWindow.base_ptr = &persisting;
+    window.accessPolicyWindow.num_bytes = 4096;
+    window.accessPolicyWindow.hitRatio = 0.6f;
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    EXPECT_OK(cudaStreamSetAttribute(high, cudaStreamAttributeAccessPolicyWindow, &window));
+    EXPECT_OK(cudaStreamGetAttribute(high, cudaStreamAttributeAccessPolicyWindow, &back));
+    EXPECT(back.accessPolicyWindow.num_bytes == 4096 && back.accessPolicyWindow.hitRatio == 0.6f &&
+           back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting, "the access policy window reads back wrong");
+    window.accessPolicyWindow.hitRatio = 1.5f;
+    EXPECT(cudaStreamSetAttribute(high, cudaStreamAttributeAccessPolicyWindow, &window) == cudaErrorInvalidValue,
+           "a hit ratio of 1.5 accepted");
+    EXPECT_OK(cudaCtxResetPersistingL2Cache());
+    EXPECT(cudaDeviceSetLimit((cudaLimit)99, 1) == cudaErrorUnsupportedLimit, "limit 99 accepted");
+
     /* a callback runs after the stream's earlier work, once, with cudaSuccess */
     int h_a[8] = {0}, *d_a;
     EXPECT_OK(cudaMalloc(&d_a, sizeof h_a));

@@ -66,6 +66,8 @@ static cudaDeviceProp make_properties(void)
     p.memoryClockRate = 1000000;         /* kHz */
     p.memoryBusWidth = 256;
     p.l2CacheSize = 4 << 20;
+    p.persistingL2CacheMaxSize = 3 << 20; /* three quarters, as on an A100 */
+    p.accessPolicyMaxWindowSize = 134213632;
     p.maxThreadsPerMultiProcessor = 2048;
     p.streamPrioritiesSupported = 0;     /* every stream runs at once: one priority, 0 */
     p.globalL1CacheSupported = 1;
@@ -328,8 +330,16 @@ cudaError_t cudaDeviceReset(void)
     clear_errors();
     return cudaSuccess;
 }
+/* Limits that change nothing here, kept so that cudaDeviceGetLimit reads
+ * back what was set (CUDA's defaults at first). */
+static size_t other_limits[7] = {0, 0, (size_t)8 << 20, 2, 2048, 64, 0};
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 {
+    if ((unsigned)limit > cudaLimitPersistingL2CacheSize)
+        return api_fail(cudaErrorUnsupportedLimit, "cudaDeviceSetLimit: no limit %d", (int)limit);
+    if (limit == cudaLimitPersistingL2CacheSize && value > (size_t)device_properties().persistingL2CacheMaxSize)
+        value = (size_t)device_properties().persistingL2CacheMaxSize; /* CUDA clamps it so */
+    other_limits[limit] = value;
     if (limit == cudaLimitPrintfFifoSize)
         printf_set_limit(value);
     if (limit == cudaLimitStackSize) {
@@ -345,8 +355,11 @@ cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
 {
     if (!value)
         return api_result(cudaErrorInvalidValue);
-    *value = limit == cudaLimitPrintfFifoSize ? printf_limit() : limit == cudaLimitStackSize ? fiber_stack_limit()
-                                                                                      : (size_t)8 << 20;
+    if ((unsigned)limit > cudaLimitPersistingL2CacheSize)
+        return api_fail(cudaErrorUnsupportedLimit, "cudaDeviceGetLimit: no limit %d", (int)limit);
+    *value = limit == cudaLimitPrintfFifoSize ? printf_limit()
+             : limit == cudaLimitStackSize    ? fiber_stack_limit()
+                                              : other_limits[limit];
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }

@@ -18,6 +18,8 @@ struct CUstream_st {
     unsigned magic;
     int priority;   /* always 0: see cudaDeviceGetStreamPriorityRange */
     CUstream_st *next_live;
+    cudaAccessPolicyWindow window; /* as set, for cudaStreamGetAttribute */
+    cudaSynchronizationPolicy sync_policy;
 };
 
 namespace {
@@ -113,7 +115,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     if (!stream)
         return api_result(cudaErrorInvalidValue);
-    *stream = live(live_streams, new CUstream_st{flags, STREAM_MAGIC, 0, 0});
+    *stream = live(live_streams, new CUstream_st{flags, STREAM_MAGIC, 0, 0, {}, cudaSyncPolicyAuto});
     return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
@@ -141,6 +143,55 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
     *flags = stream && stream != cudaStreamLegacy && stream != cudaStreamPerThread ? stream->flags : 0;
     return cudaSuccess;
 }
+/* The attributes of the default stream (0, legacy, per-thread). */
+static cudaAccessPolicyWindow default_window;
+static cudaSynchronizationPolicy default_sync_policy = cudaSyncPolicyAuto;
+static cudaError_t stream_attribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue *value, bool set,
+                                    const char *api)
+{
+    device_lock locked;
+    if (!value)
+        return api_fail(cudaErrorInvalidValue, "%s with a NULL value", api);
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "%s of an invalid stream", api);
+    bool created = stream && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
+    cudaAccessPolicyWindow *window = created ? &stream->window : &default_window;
+    cudaSynchronizationPolicy *policy = created ? &stream->sync_policy : &default_sync_policy;
+    switch (attr) {
+    case cudaLaunchAttributeAccessPolicyWindow:
+        if (set && (value->accessPolicyWindow.hitRatio < 0 || value->accessPolicyWindow.hitRatio > 1 ||
+                    value->accessPolicyWindow.num_bytes > (size_t)device_properties().accessPolicyMaxWindowSize))
+            return api_fail(cudaErrorInvalidValue, "%s: an access policy window needs a hitRatio in [0, 1] and at "
+                            "most accessPolicyMaxWindowSize (%d) bytes", api, device_properties().accessPolicyMaxWindowSize);
+        if (set)
+            *window = value->accessPolicyWindow;
+        else
+            value->accessPolicyWindow = *window;
+        return cudaSuccess;
+    case cudaLaunchAttributeSynchronizationPolicy:
+        if (set)
+            *policy = value->syncPolicy;
+        else
+            value->syncPolicy = *policy;
+        return cudaSuccess;
+    case cudaLaunchAttributePriority:
+        if (!set)
+            value->priority = 0; /* (one priority: see cudaDeviceGetStreamPriorityRange) */
+        return cudaSuccess;
+    default:
+        return api_fail(cudaErrorInvalidValue, "%s: attribute %d is not one a stream has", api, (int)attr);
+    }
+}
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue *value)
+{
+    return stream_attribute(stream, attr, (cudaStreamAttrValue *)value, true, "cudaStreamSetAttribute");
+}
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue *value)
+{
+    return stream_attribute(stream, attr, value, false, "cudaStreamGetAttribute");
+}
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (!stream || !valid_stream(stream) || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
