@@ -1,7 +1,8 @@
 /* params.cu: a kernel's by-value parameters are copied once per launch, as
  * on a GPU: the host makes (and destroys) one copy of each argument for
  * <<<...>>>, none for cudaLaunchKernel, and the threads get bitwise copies,
- * so no constructor or destructor of a parameter runs inside the kernel. */
+ * so no constructor or destructor of a parameter runs inside the kernel.
+ * Parameters of 32 KB, CUDA's limit, fit in each thread's stack. */
 #include "check.h"
 
 static int destructions, copies;
@@ -64,6 +65,25 @@ static __global__ void bump(Counter counter, int *out)
     out[threadIdx.x] = counter.n;
 }
 
+/* CUDA 12.1's largest parameter list, 32764 bytes: a plain struct the
+ * threads change (their own copies) and hand on by value.  The parameters
+ * live in each thread's stack here, which grows to hold them. */
+struct Big {
+    int v[8190];
+};
+static __device__ int sum_of(Big b)
+{
+    int s = 0;
+    for (int i = 0; i < 8190; i++)
+        s += b.v[i];
+    return s;
+}
+static __global__ void sum_big(Big big, int *out)
+{
+    big.v[threadIdx.x] += 1000;
+    out[threadIdx.x] = sum_of(big);
+}
+
 int main(void)
 {
     float *a, *b, *c;
@@ -109,6 +129,17 @@ int main(void)
         EXPECT(counter.n == 100 && out[63] == 163, "counter %d, out[63] %d", counter.n, out[63]);
     }
     EXPECT(destructions == 2, "%d destructions after the counter's scope, not 2", destructions);
+
+    static Big big;
+    for (int i = 0; i < 8190; i++)
+        big.v[i] = i % 3;
+    int base = 0;
+    for (int i = 0; i < 8190; i++)
+        base += big.v[i];
+    sum_big<<<2, 64>>>(big, out);
+    EXPECT_OK(cudaDeviceSynchronize());
+    for (int t = 0; t < 64; t++)
+        EXPECT(out[t] == base + 1000, "32 KB parameter: thread %d summed %d, not %d", t, out[t], base + 1000);
     EXPECT_OK(cudaFree(a));
     EXPECT_OK(cudaFree(b));
     EXPECT_OK(cudaFree(c));

@@ -168,12 +168,30 @@ fiber *fiber_new(size_t record)
 }
 
 size_t fiber_stack_limit(void) { return stack_limit; }
+static size_t argument_room; /* reserve_argument_stack's, on top */
 
+static void resize_stacks(void);
 void fiber_set_stack_limit(size_t bytes)
 {
-    size_t extra = bytes > GPU_DEFAULT_STACK ? (bytes + GUARD - 1) / GUARD * GUARD : 0;
     stack_limit = bytes;
-    if (STACK_SIZE + extra == stack_size)
+    resize_stacks();
+}
+/* Twice the parameters' size: their copy in the kernel's frame, and one
+ * more where the kernel hands them on by value. */
+void reserve_argument_stack(size_t bytes)
+{
+    device_lock locked; /* (no other host thread's launch is running) */
+    size_t room = (2 * bytes + GUARD - 1) / GUARD * GUARD;
+    if (current_fiber || room <= argument_room)
+        return; /* (from a kernel, the launch itself fails) */
+    argument_room = room;
+    resize_stacks();
+}
+
+static void resize_stacks(void)
+{
+    size_t extra = stack_limit > GPU_DEFAULT_STACK ? (stack_limit + GUARD - 1) / GUARD * GUARD : 0;
+    if (STACK_SIZE + extra + argument_room == stack_size)
         return;
     /* Called between launches, when every fiber is free: drop them all, so
      * that the next launch makes fibers of the new size. */
@@ -187,7 +205,7 @@ void fiber_set_stack_limit(size_t bytes)
     }
     if (chunk_left)
         munmap(chunk, chunk_left * (GUARD + stack_size));
-    stack_size = STACK_SIZE + extra;
+    stack_size = STACK_SIZE + extra + argument_room;
     fiber_count = 0;
     free_fibers = spare_fibers = 0;
     chunk_left = 0;

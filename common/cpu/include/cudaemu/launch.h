@@ -85,10 +85,13 @@ template <class T,
           bool by_address = !(std::is_trivially_copy_constructible<T>::value &&
                               std::is_trivially_move_constructible<T>::value && std::is_trivially_destructible<T>::value)>
 struct thread_copy {
+    /* The call itself copies the launch's value into the thread's
+     * parameter, once: a struct of 32 KB (CUDA allows that much) takes
+     * 32 KB of the thread's stack, not twice or three times that. */
     typedef T passed;
-    T value;
-    CUDAEMU_NO_TSAN explicit thread_copy(const T &v) : value(v) {}
-    CUDAEMU_NO_TSAN T pass(void) { return value; }
+    const T *value;
+    CUDAEMU_NO_TSAN explicit thread_copy(const T &v) : value(&v) {}
+    CUDAEMU_NO_TSAN T pass(void) { return *value; }
 };
 /* Defined only in a TSan build (the build preprocesses without the
  * sanitizer's flags, so no macro tells). */
@@ -125,7 +128,17 @@ static inline CUDAEMU_NO_TSAN void call_with_copies(void (*kernel)(P...), void *
     typedef void (*as_passed)(typename thread_copy<std::decay_t<P>>::passed...);
     ((as_passed)(void (*)(void))kernel)(std::get<I>(copies).pass()...);
 }
+/* Kernel parameters live in each thread's stack here (in constant memory on
+ * a GPU): a launch whose parameters take more than a kilobyte makes room
+ * for them (fiber.cpp), between launches. */
+void reserve_argument_stack(size_t bytes) CUDAEMU_HIDDEN;
 template <class... P> struct thread_call {
+    static constexpr size_t argument_bytes = (sizeof(std::decay_t<P>) + ... + 0);
+    static void reserve(void)
+    {
+        if (argument_bytes > 1024)
+            reserve_argument_stack(argument_bytes);
+    }
     void (*kernel)(P...);
     void *const *args;
     static void run(void *p)
@@ -141,6 +154,7 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
 {
     void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
     thread_call<P...> call = {kernel, addresses};
+    thread_call<P...>::reserve();
     launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false);
 }
 /* The host's copy of the arguments (args) is made once, and destroyed once
@@ -161,6 +175,7 @@ static inline cudaError_t launch_with_pointers(void (*kernel)(P...), const launc
                                                bool cooperative, const char *file, int line)
 {
     thread_call<P...> call = {kernel, args};
+    thread_call<P...>::reserve();
     return launch(file, line, 0, (const void *)kernel, cfg, &thread_call<P...>::run, &call, cooperative);
 }
 template <class... P>
