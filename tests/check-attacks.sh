@@ -57,7 +57,8 @@ sound() { # sound NAME: why not, or nothing
     grep -q "^$lab: .* points" "$out" || grep -q "does not compile" "$out" || { echo "no summary"; return; }
     [ -s "$json" ] || { echo "no results file"; return; }
     perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$json" 2>/dev/null || { echo "results file not valid JSON"; return; }
-    grep -q 9999 "$json" && { echo "forged results file"; return; }
+    # (the forged file's score, 9999, as a value: a random seed may hold the digits 9999)
+    grep -q -E '[:,] *9999([^0-9]|$)' "$json" && { echo "forged results file"; return; }
     grep -q "$(printf '\033')" "$out" && { echo "an escape sequence reached the report"; return; }
     grep -q -E '^ +PASS .*forged|^lab3-folding: 20.0/20.0 points$' "$out" && [ "$2" = skeleton ] \
         && { echo "a line the attack printed looks like the grader's"; return; }
@@ -264,7 +265,7 @@ bsol=$(row solution) blast=$(row zz-last-solution) bsk=$(row skeleton) bdl=$(row
 bforge=$(row forge-results-and-kill-solution) bdrv=$(row driver-start-solution)
 if [ $brc = 0 ] && same "$bsol" "$solution_points" && same "$blast" "$solution_points" && same "$bforge" "$solution_points" \
    && same "$bdrv" "$solution_points" \
-   && le "${bdl:-99}" "$skeleton_points" && same "$bsk" "$skeleton_points" && ! grep -q 9999 "$work/grades.jsonl" "$work/grades.csv"; then
+   && le "${bdl:-99}" "$skeleton_points" && same "$bsk" "$skeleton_points" && ! grep -q -E '[:,] *9999([^0-9]|$)' "$work/grades.jsonl" "$work/grades.csv"; then
     ok "batch grading: attacks change only their own rows ($bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
 else
     not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
