@@ -22,8 +22,11 @@
 #     cudaLimitStackSize is raised (its overflow is a diagnostic below);
 #   - pipeline: cuda_pipeline.h's copies wait for their group's wait (a
 #     destination read early holds its old contents), zfill, sizes, and a
-#     misaligned copy fails its launch at its line; graphs and libcu++ are
-#     refused at their lines;
+#     misaligned copy fails its launch at its line; libcu++ is refused at
+#     its #include;
+#   - graph: CUDA graphs' refusals with CUDA's codes (a capture of the legacy
+#     stream, one ended on a joined stream, a callback in a capture, a
+#     template kernel's node, a cycle); programs/graphs.cu does the work;
 #   - texture: arrays, texture and surface objects: the API's refusals with
 #     CUDA's codes, a read of the wrong shape, a destroyed object and a
 #     surface write outside each fail their launch at their line; texture
@@ -74,7 +77,7 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph; do
     if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -113,7 +116,7 @@ fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture "exposure poison"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph "exposure poison"; do
         if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -317,15 +320,7 @@ else
     not_ok "cucc and cuBLAS"; show "$log/out"
 fi
 
-# CUDA graphs: refused at the line of each call; libcu++: at its #include
-printf '__global__ void k(int *a) { a[0] = 1; }\nint main(void)\n{\n    cudaStream_t s;\n    cudaStreamCreate(&s);\n    cudaGraph_t g;\n    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n    k<<<1, 1, 0, s>>>(0);\n    cudaStreamEndCapture(s, &g);\n    return 0;\n}\n' > "$log/graph.cu"
-if ! common/cpu/cucc -o "$log/graph" "$log/graph.cu" > "$log/out" 2>&1 &&
-   grep -q "graph.cu:7:.*error: .*CUDA graphs (stream capture, cudaGraph...) are not provided by the cpu backend" "$log/out" &&
-   grep -q "graph.cu:9:.*error: .*CUDA graphs" "$log/out"; then
-    ok "cucc refuses CUDA graphs at each call with a clear message"
-else
-    not_ok "cucc and CUDA graphs"; show "$log/out"
-fi
+# libcu++: refused at its #include (below)
 # texture references (removed in CUDA 12): refused at the call that binds one
 printf 'int main(void)\n{\n    float *d;\n    cudaMalloc(&d, 64);\n    cudaBindTexture(0, 0, d, 64);\n    return 0;\n}\n' > "$log/texref.cu"
 if ! common/cpu/cucc -o "$log/texref" "$log/texref.cu" > "$log/out" 2>&1 &&

@@ -30,6 +30,7 @@
 #include "cudaemu/device.h"
 #include "cudaemu/texture.h"
 #include "cudaemu/launch.h"
+#include "cudaemu/graph.h"
 
 /* Qualifiers that change nothing on a CPU.  (__global__, __device__,
  * __host__, __constant__, __managed__ and __shared__ are handled by the

@@ -129,12 +129,14 @@ kernel_info *kernel_lookup(const void *kernel, bool create)
     return &info;
 }
 
-void register_kernel(const void *kernel, const char *name, size_t static_shared, pointer_launcher launcher)
+void register_kernel(const void *kernel, const char *name, size_t static_shared, pointer_launcher launcher,
+                     pointer_recorder recorder)
 {
     kernel_info *info = kernel_lookup(kernel, true);
     info->name = name;
     info->static_shared = static_shared;
     info->launcher = launcher;
+    info->recorder = recorder;
 }
 
 /* ---- occupancy: CUDA's rules on the emulated device ---------------------------------------- */

@@ -52,11 +52,11 @@ template <class T> void unlist(T *&list, T *x)
         }
 }
 bool valid_event(cudaEvent_t e) { return e && e->magic == EVENT_MAGIC; }
-bool valid_stream(cudaStream_t s)
+} // namespace
+bool cudaemu::valid_stream(cudaStream_t s)
 {
     return !s || s == cudaStreamLegacy || s == cudaStreamPerThread || s->magic == STREAM_MAGIC;
 }
-} // namespace
 
 using namespace cudaemu;
 
@@ -83,6 +83,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     if (!valid_event(event) || !valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventRecord with an invalid %s",
                         valid_event(event) ? "stream" : "event");
+    if (captures_active && capture_event_record(event, stream))
+        return cudaSuccess; /* a point in the capture, for streams that wait on it */
     event->ms = now_ms();
     event->recorded = true;
     return cudaSuccess;
@@ -215,7 +217,11 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     (void)flags;
-    return valid_stream(stream) && valid_event(event) ? cudaSuccess : api_result(cudaErrorInvalidResourceHandle);
+    if (!valid_stream(stream) || !valid_event(event))
+        return api_result(cudaErrorInvalidResourceHandle);
+    if (captures_active)
+        capture_stream_wait(stream, event); /* a captured event: the stream joins its capture */
+    return cudaSuccess;
 }
 /* The stream's earlier work is already done when this is called, so the
  * callback runs now, on the calling thread, after the kernels' printf
@@ -229,6 +235,9 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                         : "a NULL callback");
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamAddCallback on an invalid stream");
+    if (capturing(stream))
+        return api_fail(cudaErrorStreamCaptureUnsupported, "cudaStreamAddCallback on a capturing stream, which CUDA "
+                        "does not allow; use cudaLaunchHostFunc");
     if (cudaError_t s = sticky_error())
         return api_result(s);
     printf_flush();
@@ -242,6 +251,11 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_
         return api_fail(cudaErrorInvalidValue, "cudaLaunchHostFunc with a NULL function");
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaLaunchHostFunc on an invalid stream");
+    if (capturing(stream))
+        return capture(stream, work_of([fn, user_data] {
+                           fn(user_data);
+                           return cudaSuccess;
+                       }), 3 /* cudaGraphNodeTypeHost */);
     if (cudaError_t s = sticky_error())
         return api_result(s);
     printf_flush();

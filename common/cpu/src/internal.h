@@ -10,6 +10,7 @@
  *   device.cpp     the emulated device, its properties, the occupancy calculator
  *   errors.cpp     error codes, sticky errors, kernel printf
  *   events.cpp     events and streams
+ *   graph.cpp      CUDA graphs and stream capture
  */
 #ifndef CUDAEMU_INTERNAL_H
 #define CUDAEMU_INTERNAL_H
@@ -150,6 +151,11 @@ unsigned long long current_block_number(void) HIDDEN;       /* the running threa
 void printf_set_limit(size_t bytes) HIDDEN;
 size_t printf_limit(void) HIDDEN;
 
+/* ---- graphs (graph.cpp): a capturing stream's events ----------------------------------------- */
+bool capture_event_record(cudaEvent_t event, cudaStream_t stream) HIDDEN; /* true: recorded into the capture */
+bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event) HIDDEN;  /* true: a captured event, the stream joins */
+bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
+
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
 void memory_reset(void) HIDDEN;
 void memory_before_launch(void) HIDDEN;  /* freed arrays fault from here on */
@@ -175,6 +181,7 @@ struct kernel_info {
     size_t static_shared;        /* registered by the build, or seen at a launch */
     int max_dynamic_shared;      /* cudaFuncAttributeMaxDynamicSharedMemorySize */
     pointer_launcher launcher;
+    pointer_recorder recorder;   /* for a graph's kernel node */
 };
 kernel_info *kernel_lookup(const void *kernel, bool create) HIDDEN;
 int occupancy_blocks_per_sm(int block_size, size_t shared_bytes) HIDDEN;

@@ -503,7 +503,8 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
 {
-    (void)stream;
+    if (capturing(stream))
+        return capture(stream, work_of([=] { return copy(dst, src, count, kind); }), cudaGraphNodeTypeMemcpy);
     return copy(dst, src, count, kind);
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
@@ -539,12 +540,13 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count)
 }
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
-    (void)stream;
+    if (capturing(stream))
+        return capture(stream, work_of([=] { return cudaMemset(ptr, value, count); }), cudaGraphNodeTypeMemset);
     return cudaMemset(ptr, value, count);
 }
 cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cudaStream_t stream)
 {
-    (void)stream;
+    (void)stream; /* (in a capture too: a hint, nothing to record) */
     if (!valid_location(device))
         return api_fail(cudaErrorInvalidDevice, "cudaMemPrefetchAsync to device %d: the devices are 0 and "
                         "cudaCpuDeviceId", device);

@@ -42,12 +42,57 @@ typedef void (*thread_body)(void *context);
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &config,
                    thread_body body, void *context, bool cooperative) CUDAEMU_HIDDEN;
 
+/* ---- CUDA graphs (src/graph.cpp) ----
+ * A node's work, kept until the graph and every instance of it are gone.
+ * A launch on a stream that is being captured becomes such a node instead
+ * of running: a recorded launch, with its own copy of the arguments. */
+struct graph_work {
+    virtual ~graph_work() {}
+    virtual cudaError_t run(void) = 0;
+};
+extern int captures_active CUDAEMU_HIDDEN; /* streams capturing now: a launch looks further only if any */
+bool stream_capturing(cudaStream_t stream) CUDAEMU_HIDDEN;
+cudaError_t capture(cudaStream_t stream, graph_work *work, int node_type) CUDAEMU_HIDDEN; /* takes the work */
+static inline bool capturing(cudaStream_t stream) { return captures_active && stream_capturing(stream); }
+template <class F> struct call_work : graph_work {
+    F f;
+    explicit call_work(F g) : f(g) {}
+    cudaError_t run(void) override { return f(); }
+};
+template <class F> static inline graph_work *work_of(F f) { return new call_work<F>(f); }
+
+template <class Values, class Call> struct recorded_call : graph_work {
+    const char *file;
+    int line;
+    const char *name;
+    const void *kernel;
+    launch_config cfg;
+    Values values;
+    Call call;
+    recorded_call(const char *f, int l, const char *n, const void *k, launch_config c, Values v, Call callable)
+        : file(f), line(l), name(n), kernel(k), cfg(c), values(v), call(callable)
+    {
+    }
+    cudaError_t run(void) override
+    {
+        launch_config c = cfg;
+        c.stream = 0;
+        return launch(file, line, name, kernel, c, [](void *p) {
+            recorded_call *r = (recorded_call *)p;
+            std::apply(r->call, r->values);
+        }, this, false);
+    }
+};
 template <class Eval, class Call>
 static inline void launch_kernel(const char *file, int line, const char *name, const void *kernel, launch_config cfg,
                                  Eval eval, Call call)
 {
     eval([&](auto &&...a) {
         std::tuple<std::decay_t<decltype(a)>...> args(std::forward<decltype(a)>(a)...);
+        if (capturing(cfg.stream)) {
+            capture(cfg.stream, new recorded_call<decltype(args), Call>(file, line, name, kernel, cfg, args, call), 0);
+            return;
+        }
         struct context {
             decltype(args) *values;
             Call *call;
@@ -148,10 +193,48 @@ template <class... P> struct thread_call {
     }
 };
 
+/* A launch recorded into a graph: its own copy of the arguments. */
+template <class... P> struct recorded_launch : graph_work {
+    const char *file;
+    int line;
+    const char *name;
+    void (*kernel)(P...);
+    launch_config cfg;
+    bool cooperative;
+    std::tuple<std::decay_t<P>...> args;
+    recorded_launch(const char *f, int l, const char *n, void (*k)(P...), launch_config c, bool coop,
+                    const std::tuple<std::decay_t<P>...> &a)
+        : file(f), line(l), name(n), kernel(k), cfg(c), cooperative(coop), args(a)
+    {
+    }
+    template <size_t... I> cudaError_t run_with(std::index_sequence<I...>)
+    {
+        void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
+        thread_call<P...> call = {kernel, addresses};
+        thread_call<P...>::reserve();
+        launch_config c = cfg;
+        c.stream = 0;
+        return launch(file, line, name, (const void *)kernel, c, &thread_call<P...>::run, &call, cooperative);
+    }
+    cudaError_t run(void) override { return run_with(std::index_sequence_for<P...>{}); }
+};
+template <class... P, size_t... I>
+static inline graph_work *record_from_pointers(void (*kernel)(P...), const launch_config &cfg, void **args,
+                                               bool cooperative, const char *file, int line, std::index_sequence<I...>)
+{
+    (void)args; /* a kernel without parameters */
+    return new recorded_launch<P...>(file, line, 0, kernel, cfg, cooperative,
+                                     std::tuple<std::decay_t<P>...>(*(const std::decay_t<P> *)args[I]...));
+}
+
 template <class... P, size_t... I>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
                                 std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>)
 {
+    if (capturing(cfg.stream)) {
+        capture(cfg.stream, new recorded_launch<P...>(file, line, name, kernel, cfg, false, args), 0);
+        return;
+    }
     void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
     thread_call<P...> call = {kernel, addresses};
     thread_call<P...>::reserve();
@@ -174,6 +257,10 @@ template <class... P>
 static inline cudaError_t launch_with_pointers(void (*kernel)(P...), const launch_config &cfg, void **args,
                                                bool cooperative, const char *file, int line)
 {
+    if (capturing(cfg.stream))
+        return capture(cfg.stream,
+                       record_from_pointers(kernel, cfg, args, cooperative, file, line, std::index_sequence_for<P...>{}),
+                       0);
     thread_call<P...> call = {kernel, args};
     thread_call<P...>::reserve();
     return launch(file, line, 0, (const void *)kernel, cfg, &thread_call<P...>::run, &call, cooperative);
@@ -191,7 +278,17 @@ static inline cudaError_t launch_pointers_erased(const void *kernel, const launc
  * cudaLaunchCooperativeKernel((void *)k, ...) work as on a GPU. */
 typedef cudaError_t (*pointer_launcher)(const void *kernel, const launch_config &cfg, void **args, bool cooperative,
                                         const char *file, int line);
-void register_kernel(const void *kernel, const char *name, size_t static_shared, pointer_launcher launcher) CUDAEMU_HIDDEN;
+/* and how to record it for a graph's kernel node, its arguments copied */
+typedef graph_work *(*pointer_recorder)(const void *kernel, const launch_config &cfg, void **args, const char *file,
+                                        int line);
+template <class... P>
+static inline graph_work *record_pointers_erased(const void *kernel, const launch_config &cfg, void **args,
+                                                 const char *file, int line)
+{
+    return record_from_pointers((void (*)(P...))kernel, cfg, args, false, file, line, std::index_sequence_for<P...>{});
+}
+void register_kernel(const void *kernel, const char *name, size_t static_shared, pointer_launcher launcher,
+                     pointer_recorder recorder) CUDAEMU_HIDDEN;
 struct shared_size {
     size_t size, align;
 };
@@ -202,7 +299,7 @@ struct kernel_registration {
         size_t total = 0;
         for (shared_size v : shared)
             total = (total + v.align - 1) / v.align * v.align + v.size;
-        register_kernel((const void *)kernel, name, total, &launch_pointers_erased<P...>);
+        register_kernel((const void *)kernel, name, total, &launch_pointers_erased<P...>, &record_pointers_erased<P...>);
     }
 };
 cudaError_t launch_registered(const void *kernel, const launch_config &cfg, void **args, bool cooperative,

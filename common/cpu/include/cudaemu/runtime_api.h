@@ -93,36 +93,6 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, 
                                                                    size_t dynamic_smem, unsigned int flags);
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, const void *func, int blocks, int block_size);
 
-/* ---- CUDA graphs: not provided -------------------------------------------------------
- * Declared so that a program using them stops at the line that calls one,
- * with the reason, instead of at an unknown name. */
-#define CUDAEMU_NO_GRAPHS                                                                                        \
-    __attribute__((error("CUDA graphs (stream capture, cudaGraph...) are not provided by the cpu backend; launch " \
-                         "the kernels directly, or run this program on a GPU")))
-typedef struct cudaemu_graph *cudaGraph_t;
-typedef struct cudaemu_graph_exec *cudaGraphExec_t;
-typedef struct cudaemu_graph_node *cudaGraphNode_t;
-enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1,
-                             cudaStreamCaptureModeRelaxed = 2 };
-enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
-                               cudaStreamCaptureStatusInvalidated = 2 };
-cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
-    CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, ...) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) CUDAEMU_NO_GRAPHS;
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) CUDAEMU_NO_GRAPHS;
-
 /* ---- the cpu backend's own controls ------------------------------------------------- */
 /* The order in which threads run between synchronisation points:
  * "fwd" (default), "rev", or "rand:SEED".  Also read from EMU_SCHED. */
@@ -175,6 +145,9 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e
 namespace cudaemu {
 cudaError_t copy_symbol(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count, bool to_symbol,
                         const char *file, int line);
+/* the same, recorded when the stream is capturing (graph.cpp) */
+cudaError_t copy_symbol_async(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count,
+                              bool to_symbol, cudaStream_t stream, const char *file, int line);
 }
 /* __constant__ and __device__ variables are ordinary globals here. */
 template <class T>
@@ -193,10 +166,21 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
 }
 template <class T>
 static inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
-                                                  enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
+                                                  enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                                  cudaStream_t stream = 0, const char *file = __builtin_FILE(),
+                                                  int line = __builtin_LINE())
 {
-    (void)stream;
-    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    (void)kind;
+    return cudaemu::copy_symbol_async((void *)&symbol, sizeof(T), offset, src, count, true, stream, file, line);
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count, size_t offset = 0,
+                                                    enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                                    cudaStream_t stream = 0, const char *file = __builtin_FILE(),
+                                                    int line = __builtin_LINE())
+{
+    (void)kind;
+    return cudaemu::copy_symbol_async((void *)&symbol, sizeof(T), offset, dst, count, false, stream, file, line);
 }
 template <class T> static inline cudaError_t cudaGetSymbolAddress(void **ptr, const T &symbol)
 {

@@ -84,6 +84,7 @@ enum cudaError {
     cudaErrorInvalidDevice = 101,
     cudaErrorUnsupportedLimit = 215,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorIllegalState = 401,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
@@ -97,6 +98,11 @@ enum cudaError {
     cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotPermitted = 800,
     cudaErrorNotSupported = 801,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureUnmatched = 903,
+    cudaErrorStreamCaptureImplicit = 906,
+    cudaErrorGraphExecUpdateFailure = 910,
     cudaErrorUnknown = 999
 };
 typedef enum cudaError cudaError_t;

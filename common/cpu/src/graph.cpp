@@ -1,0 +1,613 @@
+/* graph.cpp: CUDA graphs and stream capture.
+ *
+ * A node holds its work (graph_work, launch.h) through a shared pointer:
+ * an instance copies the pointers in an order that keeps every dependency
+ * (Kahn's, ties in the order the nodes were added), so it outlives its
+ * graph, as CUDA allows, and a launch of it runs them one after another.
+ *
+ * A capture belongs to the stream it began on.  Each stream in it has its
+ * tails, the nodes the next one captured there depends on (the last one,
+ * or after a join the last of each stream joined).  An event recorded in
+ * a capturing stream remembers its tails, and a stream that waits on it
+ * joins the capture from there, or adds them to its own (the fork and join
+ * of CUDA's multi-stream capture).  Ending the capture on its first stream
+ * ends it for all. */
+#include "internal.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+struct cudaemu_graph_node {
+    cudaGraphNodeType type;
+    std::shared_ptr<cudaemu::graph_work> work; /* null for empty and event-wait nodes */
+    std::vector<cudaemu_graph_node *> dependencies;
+};
+struct cudaemu_graph {
+    std::vector<std::unique_ptr<cudaemu_graph_node>> nodes; /* in the order added */
+};
+struct cudaemu_graph_exec {
+    std::vector<const void *> nodes;                     /* the graph's, in running order (identities only) */
+    std::vector<std::shared_ptr<cudaemu::graph_work>> steps; /* the same order; null: nothing to do */
+};
+
+namespace cudaemu {
+
+int captures_active;
+
+struct capture_state {
+    cudaGraph_t graph;
+    cudaStream_t origin;
+    unsigned long long id;
+};
+struct stream_capture {
+    capture_state *capture;
+    std::vector<cudaemu_graph_node *> tails;
+};
+static std::map<cudaStream_t, stream_capture> capturing_streams;
+static std::map<cudaEvent_t, stream_capture> captured_events; /* recorded while capturing: where */
+static unsigned long long capture_ids;
+
+/* ---- graphs ------------------------------------------------------------------------------- */
+static cudaemu_graph_node *add_node(cudaGraph_t graph, cudaGraphNodeType type, graph_work *work,
+                                    const cudaGraphNode_t *dependencies, size_t count)
+{
+    cudaemu_graph_node *node = new cudaemu_graph_node{type, std::shared_ptr<graph_work>(work), {}};
+    for (size_t i = 0; i < count; i++)
+        node->dependencies.push_back(dependencies[i]);
+    graph->nodes.emplace_back(node);
+    return node;
+}
+
+static bool owns(cudaGraph_t graph, const cudaemu_graph_node *node)
+{
+    for (auto &n : graph->nodes)
+        if (n.get() == node)
+            return true;
+    return false;
+}
+
+/* Checks an add call's arguments; api names the call. */
+static cudaError_t check_add(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                             size_t count, const char *api)
+{
+    if (!node || !graph)
+        return api_fail(cudaErrorInvalidValue, "%s with a NULL %s", api, node ? "graph" : "address for the node");
+    if (count && !dependencies)
+        return api_fail(cudaErrorInvalidValue, "%s: %zu dependencies but a NULL array of them", api, count);
+    for (size_t i = 0; i < count; i++)
+        if (!owns(graph, dependencies[i]))
+            return api_fail(cudaErrorInvalidValue, "%s: dependency %zu is not a node of this graph", api, i);
+    return cudaSuccess;
+}
+
+/* The graph's nodes in an order that keeps every dependency, or false if
+ * they form a cycle. */
+static bool running_order(cudaGraph_t graph, std::vector<cudaemu_graph_node *> &order)
+{
+    std::map<const cudaemu_graph_node *, size_t> waiting;
+    for (auto &n : graph->nodes)
+        waiting[n.get()] = n->dependencies.size();
+    std::vector<bool> done(graph->nodes.size());
+    while (order.size() < graph->nodes.size()) {
+        bool progress = false;
+        for (size_t i = 0; i < graph->nodes.size(); i++) {
+            cudaemu_graph_node *n = graph->nodes[i].get();
+            if (done[i] || waiting[n])
+                continue;
+            done[i] = progress = true;
+            order.push_back(n);
+            for (auto &m : graph->nodes)
+                for (cudaemu_graph_node *d : m->dependencies)
+                    if (d == n)
+                        waiting[m.get()]--;
+            break; /* from the first again: ties in the order added */
+        }
+        if (!progress)
+            return false;
+    }
+    return true;
+}
+
+/* A child graph's work: its nodes' work, in running order. */
+struct steps_work : graph_work {
+    std::vector<std::shared_ptr<graph_work>> steps;
+    cudaError_t run(void) override
+    {
+        for (auto &s : steps)
+            if (s)
+                if (cudaError_t err = s->run())
+                    return err;
+        return cudaSuccess;
+    }
+};
+
+static cudaError_t instantiate(cudaGraphExec_t exec, cudaGraph_t graph)
+{
+    std::vector<cudaemu_graph_node *> order;
+    if (!running_order(graph, order))
+        return api_fail(cudaErrorInvalidValue, "cudaGraphInstantiate: the graph's dependencies form a cycle");
+    exec->nodes.clear();
+    exec->steps.clear();
+    for (cudaemu_graph_node *n : order) {
+        exec->nodes.push_back(n);
+        exec->steps.push_back(n->work);
+    }
+    return cudaSuccess;
+}
+
+static graph_work *kernel_work(const cudaKernelNodeParams *p, const char *api, cudaError_t *err)
+{
+    *err = cudaSuccess;
+    if (!p || !p->func) {
+        *err = api_fail(cudaErrorInvalidValue, "%s with no kernel (params or params->func NULL)", api);
+        return 0;
+    }
+    if (p->extra) {
+        *err = api_fail(cudaErrorNotSupported, "%s: the cpu backend takes the arguments in kernelParams, not extra",
+                        api);
+        return 0;
+    }
+    kernel_info *info = kernel_lookup(p->func, false);
+    if (!info || !info->recorder) {
+        *err = api_fail(cudaErrorInvalidDeviceFunction, "%s: the cpu backend does not know this kernel's parameters "
+                        "(a template kernel?); capture a launch of it on a stream instead", api);
+        return 0;
+    }
+    launch_config cfg = config(p->gridDim, p->blockDim, p->sharedMemBytes, 0);
+    return info->recorder(p->func, cfg, p->kernelParams, __FILE__, __LINE__);
+}
+
+/* A memset node's work: rows of `width` elements of 1, 2 or 4 bytes. */
+static cudaError_t memset_elements(cudaMemsetParams p)
+{
+    size_t row = p.width * p.elementSize, pitch = p.height > 1 ? p.pitch : row;
+    if (cudaError_t err = cudaMemset2D(p.dst, pitch, (int)(p.value & 0xFF), row, p.height))
+        return err; /* (the bytes, checked as device memory; wider patterns written below) */
+    if (p.elementSize == 1)
+        return cudaSuccess;
+    for (size_t y = 0; y < p.height; y++)
+        for (size_t x = 0; x < p.width; x++) {
+            char *at = (char *)p.dst + y * pitch + x * p.elementSize;
+            if (p.elementSize == 2) {
+                unsigned short v = (unsigned short)p.value;
+                memcpy(at, &v, 2);
+            } else {
+                memcpy(at, &p.value, 4);
+            }
+        }
+    return cudaSuccess;
+}
+
+/* ---- capture -------------------------------------------------------------------------------- */
+bool stream_capturing(cudaStream_t stream)
+{
+    device_lock locked;
+    return capturing_streams.count(stream) != 0;
+}
+
+cudaError_t capture(cudaStream_t stream, graph_work *work, int node_type)
+{
+    device_lock locked;
+    auto it = capturing_streams.find(stream);
+    if (it == capturing_streams.end()) { /* (it ended meanwhile, on another host thread) */
+        delete work;
+        return api_fail(cudaErrorStreamCaptureInvalidated, "the stream's capture ended while this was issued");
+    }
+    std::vector<cudaemu_graph_node *> &tails = it->second.tails;
+    cudaemu_graph_node *node = add_node(it->second.capture->graph, (cudaGraphNodeType)node_type, work, tails.data(),
+                                        tails.size());
+    tails = {node};
+    return cudaSuccess;
+}
+
+bool capture_event_record(cudaEvent_t event, cudaStream_t stream)
+{
+    device_lock locked;
+    auto it = capturing_streams.find(stream);
+    if (it == capturing_streams.end())
+        return false;
+    captured_events[event] = it->second;
+    return true;
+}
+
+bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event)
+{
+    device_lock locked;
+    auto e = captured_events.find(event);
+    if (e == captured_events.end())
+        return false;
+    auto s = capturing_streams.find(stream);
+    if (s == capturing_streams.end()) {
+        capturing_streams[stream] = e->second; /* joins the capture */
+        captures_active = (int)capturing_streams.size();
+    } else if (s->second.capture == e->second.capture) {
+        for (cudaemu_graph_node *t : e->second.tails) /* a join: the next node waits for both */
+            if (std::find(s->second.tails.begin(), s->second.tails.end(), t) == s->second.tails.end())
+                s->second.tails.push_back(t);
+    }
+    return true;
+}
+
+cudaError_t copy_symbol_async(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count,
+                              bool to_symbol, cudaStream_t stream, const char *file, int line)
+{
+    if (capturing(stream))
+        return capture(stream, work_of([=] {
+                           return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+                       }), cudaGraphNodeTypeMemcpy);
+    return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+}
+
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags)
+{
+    device_lock locked;
+    if (!graph || flags)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphCreate with %s", graph ? "flags other than 0" : "NULL");
+    *graph = new cudaemu_graph;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    device_lock locked;
+    if (!graph)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphDestroy(NULL)");
+    delete graph;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t original)
+{
+    device_lock locked;
+    if (!clone || !original)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphClone with a NULL argument");
+    cudaGraph_t g = new cudaemu_graph;
+    std::map<const cudaemu_graph_node *, cudaemu_graph_node *> copy_of;
+    for (auto &n : original->nodes) {
+        cudaemu_graph_node *c = new cudaemu_graph_node{n->type, n->work, {}};
+        copy_of[n.get()] = c;
+        g->nodes.emplace_back(c);
+    }
+    for (auto &n : original->nodes)
+        for (cudaemu_graph_node *d : n->dependencies)
+            copy_of[n.get()]->dependencies.push_back(copy_of[d]);
+    *clone = g;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                   size_t count, const cudaKernelNodeParams *params)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddKernelNode"))
+        return err;
+    cudaError_t err;
+    graph_work *work = kernel_work(params, "cudaGraphAddKernelNode", &err);
+    if (!work)
+        return err;
+    *node = add_node(graph, cudaGraphNodeTypeKernel, work, dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                   size_t count, const cudaMemcpy3DParms *params)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemcpyNode"))
+        return err;
+    if (!params)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphAddMemcpyNode with NULL parameters");
+    cudaMemcpy3DParms p = *params;
+    *node = add_node(graph, cudaGraphNodeTypeMemcpy, work_of([p] { return cudaMemcpy3D(&p); }), dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                     size_t count, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemcpyNode1D"))
+        return err;
+    *node = add_node(graph, cudaGraphNodeTypeMemcpy,
+                     work_of([=] { return cudaMemcpy(dst, src, bytes, kind); }), dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                   size_t count, const cudaMemsetParams *params)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemsetNode"))
+        return err;
+    if (!params || (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4) ||
+        !params->height)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphAddMemsetNode: elementSize must be 1, 2 or 4 and height at "
+                        "least 1");
+    cudaMemsetParams p = *params;
+    *node = add_node(graph, cudaGraphNodeTypeMemset, work_of([p] { return memset_elements(p); }), dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                 size_t count, const cudaHostNodeParams *params)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddHostNode"))
+        return err;
+    if (!params || !params->fn)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphAddHostNode with no function");
+    cudaHostNodeParams p = *params;
+    *node = add_node(graph, cudaGraphNodeTypeHost, work_of([p] {
+                         p.fn(p.userData);
+                         return cudaSuccess;
+                     }), dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                       size_t count, cudaGraph_t child)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddChildGraphNode"))
+        return err;
+    std::vector<cudaemu_graph_node *> order;
+    if (!child || !running_order(child, order))
+        return api_fail(cudaErrorInvalidValue, "cudaGraphAddChildGraphNode: %s", child ? "the child's dependencies "
+                        "form a cycle" : "no child graph");
+    steps_work *work = new steps_work; /* the child as it is now: CUDA clones it */
+    for (cudaemu_graph_node *n : order)
+        work->steps.push_back(n->work);
+    *node = add_node(graph, cudaGraphNodeTypeGraph, work, dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                  size_t count)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEmptyNode"))
+        return err;
+    *node = add_node(graph, cudaGraphNodeTypeEmpty, 0, dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                        size_t count, cudaEvent_t event)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEventRecordNode"))
+        return err;
+    *node = add_node(graph, cudaGraphNodeTypeEventRecord, work_of([event] { return cudaEventRecord(event, 0); }),
+                     dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                      size_t count, cudaEvent_t event)
+{
+    (void)event; /* work is done when it is issued: nothing to wait for */
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEventWaitNode"))
+        return err;
+    *node = add_node(graph, cudaGraphNodeTypeWaitEvent, 0, dependencies, count);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     size_t count)
+{
+    device_lock locked;
+    if (!graph || (count && (!from || !to)))
+        return api_fail(cudaErrorInvalidValue, "cudaGraphAddDependencies with a NULL argument");
+    for (size_t i = 0; i < count; i++)
+        if (!owns(graph, from[i]) || !owns(graph, to[i]))
+            return api_fail(cudaErrorInvalidValue, "cudaGraphAddDependencies: edge %zu joins a node of another graph",
+                            i);
+    for (size_t i = 0; i < count; i++)
+        to[i]->dependencies.push_back(from[i]);
+    return cudaSuccess;
+}
+static cudaError_t list_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count, bool roots_only,
+                              const char *api)
+{
+    device_lock locked;
+    if (!graph || !count)
+        return api_fail(cudaErrorInvalidValue, "%s with a NULL argument", api);
+    size_t n = 0;
+    for (auto &node : graph->nodes) {
+        if (roots_only && !node->dependencies.empty())
+            continue;
+        if (nodes && n < *count)
+            nodes[n] = node.get();
+        n++;
+    }
+    *count = nodes && n > *count ? *count : n;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
+{
+    return list_nodes(graph, nodes, count, false, "cudaGraphGetNodes");
+}
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
+{
+    return list_nodes(graph, nodes, count, true, "cudaGraphGetRootNodes");
+}
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type)
+{
+    if (!node || !type)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphNodeGetType with a NULL argument");
+    *type = node->type;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+    (void)flags; /* uploads, auto-free, priorities: nothing to do here */
+    device_lock locked;
+    if (!exec || !graph)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphInstantiate with a NULL argument");
+    cudaGraphExec_t e = new cudaemu_graph_exec;
+    if (cudaError_t err = instantiate(e, graph)) {
+        delete e;
+        return err;
+    }
+    *exec = e;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams *params)
+{
+    device_lock locked;
+    for (size_t i = 0; exec && i < exec->nodes.size(); i++)
+        if (exec->nodes[i] == node) {
+            cudaError_t err;
+            graph_work *work = kernel_work(params, "cudaGraphExecKernelNodeSetParams", &err);
+            if (work)
+                exec->steps[i].reset(work);
+            return err;
+        }
+    return api_fail(cudaErrorInvalidValue, "cudaGraphExecKernelNodeSetParams: the node is not one of the graph this "
+                    "instance was made from");
+}
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    (void)stream;
+    return exec ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaGraphUpload(NULL)");
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    if (!exec)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphLaunch(NULL)");
+    std::vector<std::shared_ptr<graph_work>> steps;
+    {
+        device_lock locked;
+        steps = exec->steps; /* (the lock is not held while the steps run: a host node may call CUDA) */
+    }
+    if (capturing(stream)) { /* a graph launched into a capture: a child graph there */
+        steps_work *work = new steps_work;
+        work->steps = steps;
+        return capture(stream, work, cudaGraphNodeTypeGraph);
+    }
+    for (auto &s : steps)
+        if (s)
+            if (cudaError_t err = s->run())
+                return err;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    device_lock locked;
+    if (!exec)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphExecDestroy(NULL)");
+    delete exec;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode)
+{
+    (void)mode; /* one host thread's work at a time anyway */
+    device_lock locked;
+    if (!stream || stream == cudaStreamLegacy)
+        return api_fail(cudaErrorStreamCaptureImplicit, "cudaStreamBeginCapture on the legacy default stream, which "
+                        "CUDA cannot capture; create a stream for it");
+    if (!valid_stream(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamBeginCapture of an invalid stream");
+    if (capturing_streams.count(stream))
+        return api_fail(cudaErrorIllegalState, "cudaStreamBeginCapture: the stream is capturing already");
+    capture_state *c = new capture_state{new cudaemu_graph, stream, ++capture_ids};
+    capturing_streams[stream] = stream_capture{c, {}};
+    captures_active = (int)capturing_streams.size();
+    return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    device_lock locked;
+    if (!graph)
+        return api_fail(cudaErrorInvalidValue, "cudaStreamEndCapture with a NULL address for the graph");
+    auto it = capturing_streams.find(stream);
+    if (it == capturing_streams.end())
+        return api_fail(cudaErrorIllegalState, "cudaStreamEndCapture: the stream is not capturing");
+    capture_state *c = it->second.capture;
+    if (c->origin != stream)
+        return api_fail(cudaErrorStreamCaptureUnmatched, "cudaStreamEndCapture on a stream that joined the capture; "
+                        "end it on the stream it began on");
+    for (auto s = capturing_streams.begin(); s != capturing_streams.end();)
+        s = s->second.capture == c ? capturing_streams.erase(s) : std::next(s);
+    for (auto e = captured_events.begin(); e != captured_events.end();)
+        e = e->second.capture == c ? captured_events.erase(e) : std::next(e);
+    captures_active = (int)capturing_streams.size();
+    *graph = c->graph;
+    delete c;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status)
+{
+    device_lock locked;
+    if (!status)
+        return api_fail(cudaErrorInvalidValue, "cudaStreamIsCapturing with a NULL status");
+    *status = capturing_streams.count(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode)
+{
+    static cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
+    if (!mode)
+        return api_fail(cudaErrorInvalidValue, "cudaThreadExchangeStreamCaptureMode(NULL)");
+    std::swap(current, *mode);
+    return cudaSuccess;
+}
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+    return cudaGraphInstantiateWithFlags(exec, graph, flags);
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, cudaGraphNode_t *error_node, char *log,
+                                 size_t log_size)
+{
+    if (error_node)
+        *error_node = 0;
+    if (log && log_size)
+        log[0] = 0;
+    return cudaGraphInstantiateWithFlags(exec, graph, 0);
+}
+/* The instance takes the graph's nodes as they are now. */
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo *info)
+{
+    device_lock locked;
+    if (!exec || !graph)
+        return api_fail(cudaErrorInvalidValue, "cudaGraphExecUpdate with a NULL argument");
+    bool same_size = exec->nodes.size() == graph->nodes.size();
+    cudaError_t err = same_size ? instantiate(exec, graph) : cudaErrorGraphExecUpdateFailure;
+    if (info)
+        *info = cudaGraphExecUpdateResultInfo{same_size && !err ? cudaGraphExecUpdateSuccess
+                                                                 : cudaGraphExecUpdateErrorTopologyChanged, 0, 0};
+    return err ? api_result(err) : cudaSuccess;
+}
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphNode_t *error_node,
+                                cudaGraphExecUpdateResult *result)
+{
+    cudaGraphExecUpdateResultInfo info;
+    cudaError_t err = cudaGraphExecUpdate(exec, graph, &info);
+    if (error_node)
+        *error_node = 0;
+    if (result)
+        *result = info.result;
+    return err;
+}
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus *status, unsigned long long *id,
+                                     cudaGraph_t *graph, const cudaGraphNode_t **dependencies, size_t *count)
+{
+    device_lock locked;
+    if (!status)
+        return api_fail(cudaErrorInvalidValue, "cudaStreamGetCaptureInfo with a NULL status");
+    auto it = capturing_streams.find(stream);
+    bool active = it != capturing_streams.end();
+    *status = active ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    if (id && active)
+        *id = it->second.capture->id;
+    if (graph)
+        *graph = active ? it->second.capture->graph : 0;
+    static thread_local std::vector<cudaGraphNode_t> tails;
+    tails = active ? it->second.tails : std::vector<cudaGraphNode_t>();
+    if (dependencies)
+        *dependencies = tails.empty() ? 0 : tails.data();
+    if (count)
+        *count = tails.size();
+    return cudaSuccess;
+}
