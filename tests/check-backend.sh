@@ -321,6 +321,20 @@ else
 fi
 
 # libcu++: refused at its #include (below)
+# a CUDA header the backend lacks, found in an installed toolkit (here a
+# stand-in, a system header that says NVIDIA): refused, in .cu and .cpp
+mkdir -p "$log/toolkit"
+printf '/* Copyright NVIDIA Corporation (a stand-in for a toolkit header) */\nstruct char1 { signed char x; };\n' > "$log/toolkit/mma.h"
+printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"
+cp "$log/wmma.cu" "$log/wmma.cpp"
+for f in wmma.cu wmma.cpp; do
+    if ! common/cpu/cucc -Xcompiler=-isystem,"$log/toolkit" -o "$log/wmma" "$log/$f" > "$log/out" 2>&1 &&
+       grep -q "$f includes $log/toolkit/mma.h, a header of the CUDA toolkit installed on this machine: the cpu backend does not provide mma.h. Its CUDA headers are: .*cuda_runtime.h" "$log/out"; then
+        ok "cucc refuses a toolkit header it lacks ($f), naming it and the headers it has"
+    else
+        not_ok "cucc and a toolkit header it lacks ($f)"; show "$log/out"
+    fi
+done
 # texture references (removed in CUDA 12): refused at the call that binds one
 printf 'int main(void)\n{\n    float *d;\n    cudaMalloc(&d, 64);\n    cudaBindTexture(0, 0, d, 64);\n    return 0;\n}\n' > "$log/texref.cu"
 if ! common/cpu/cucc -o "$log/texref" "$log/texref.cu" > "$log/out" 2>&1 &&

@@ -7,6 +7,11 @@
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
 #include <cuda_fp16.h>
+#include <cuComplex.h>
+#include <driver_types.h>
+#include <math_constants.h>
+#include <nvtx3/nvToolsExt.h>
+#include <vector_functions.h>
 
 #include "check.h"
 
@@ -263,6 +268,16 @@ int main(void)
     EXPECT(priority == 0, "priority -1 clamped to %d", priority);
     EXPECT_OK(cudaStreamGetFlags(high, &stream_flags));
     EXPECT(stream_flags == cudaStreamNonBlocking, "stream flags %u", stream_flags);
+
+    /* cuComplex.h, math_constants.h and NVTX, on the host (they are the same functions in kernels) */
+    cuFloatComplex z = cuCmulf(make_cuFloatComplex(1, 2), make_cuFloatComplex(3, -1)); /* 5 + 5i */
+    cuDoubleComplex q = cuCdiv(make_cuDoubleComplex(5, 5), make_cuDoubleComplex(3, -1)); /* 1 + 2i */
+    EXPECT(cuCrealf(z) == 5 && cuCimagf(z) == 5 && fabs(cuCreal(q) - 1) < 1e-15 && fabs(cuCimag(q) - 2) < 1e-15 &&
+           cuCabsf(make_cuFloatComplex(3, 4)) == 5, "complex arithmetic: (%g, %g), (%g, %g)", cuCrealf(z), cuCimagf(z),
+           cuCreal(q), cuCimag(q));
+    EXPECT(CUDART_PI_F == (float)M_PI && CUDART_PI == M_PI && isinf(CUDART_INF_F), "math constants");
+    EXPECT(nvtxRangePushA("outer") == 0 && nvtxRangePushA("inner") == 1 && nvtxRangePop() == 1 && nvtxRangePop() == 0,
+           "NVTX ranges nest");
 
     /* L2 persistence hints: accepted, read back, no effect (NVIDIA's simpleAttributes) */
     EXPECT(p.persistingL2CacheMaxSize > 0 && p.accessPolicyMaxWindowSize > 0, "no persisting L2 to set aside");
