@@ -206,6 +206,22 @@ int main(int argc, char **argv)
             EXPECT_OK(cudaFree(small));
         }
     }
+    if (PART("wild")) {
+        /* a NULL pointer, and an address far from every array: each a launch
+         * failure with its reason, the program going on (as on a GPU) */
+        int *wild[2] = {0, (int *)(1ull << 46)};
+        const char *why[2] = {"next to address 0: is a pointer NULL", "outside all device memory"};
+        for (int k = 0; k < 2; k++) {
+            write_far<<<1, 32>>>(wild[k], 0, 0);
+            cudaError_t err = cudaGetLastError();
+            const char *message = cudaGetErrorString(err);
+            printf("message: %s\n", message);
+            EXPECT(err == cudaErrorIllegalAddress, "a write through %p gave %s, want cudaErrorIllegalAddress",
+                   (void *)wild[k], cudaGetErrorName(err));
+            EXPECT(strstr(message, "out-of-bounds access") && strstr(message, why[k]), "the message: %s", message);
+            EXPECT(cudaDeviceReset() == cudaSuccess, "cudaDeviceReset");
+        }
+    }
     if (PART("use_after_free")) {
         /* a kernel given an array freed just before (freed small arrays wait,
          * still mapped, until the next launch or allocation) faults; one freed

@@ -925,10 +925,21 @@ static void arena_fault(int sig, siginfo_t *info, void *context)
     char what[512];
     if (current_thread() && !L.failed && fiber_guard_hit(info->si_addr))
         stack_overflow(current_thread());
-    if (!current_thread() || runtime_busy || L.failed || !memory_fault_in_arena(info->si_addr, what, sizeof what)) {
-        sigaction(sig, &segv_before, 0); /* not a kernel's access to device memory: fault again, as before */
+    if (!current_thread() || runtime_busy || L.failed) {
+        sigaction(sig, &segv_before, 0); /* not a kernel's access: fault again, as before */
         segv_installed = 0;
         return;
+    }
+    /* A kernel's own access: in the arena (past an array, or freed), or
+     * anywhere else a GPU would not map either. */
+    if (!memory_fault_in_arena(info->si_addr, what, sizeof what)) {
+        if ((uintptr_t)info->si_addr < 65536)
+            snprintf(what, sizeof what, "out-of-bounds access: a thread touched memory at %p, next to address 0: is a "
+                     "pointer NULL (never allocated, or a host variable's value not copied to the device)?",
+                     info->si_addr);
+        else
+            snprintf(what, sizeof what, "out-of-bounds access: a thread touched memory at %p, outside all device "
+                     "memory: is an index far past an array's end, or a pointer stale or a host one?", info->si_addr);
     }
     runtime_busy = 1;
     /* The message waits for the launch to end, where the faulting
