@@ -279,6 +279,55 @@ int main(void)
     EXPECT(nvtxRangePushA("outer") == 0 && nvtxRangePushA("inner") == 1 && nvtxRangePop() == 1 && nvtxRangePop() == 0,
            "NVTX ranges nest");
 
+    /* pointer attributes, host flags, peer copies, stream-ordered allocation, PCI address, IPC refused */
+    {
+        int *dev, *managed, *pinned, local = 0;
+        EXPECT_OK(cudaMallocAsync(&dev, 256, high));
+        EXPECT_OK(cudaMallocManaged(&managed, 256));
+        EXPECT_OK(cudaHostAlloc(&pinned, 256, cudaHostAllocMapped));
+        cudaPointerAttributes pa;
+        EXPECT_OK(cudaPointerGetAttributes(&pa, dev + 3));
+        EXPECT(pa.type == cudaMemoryTypeDevice && pa.device == 0 && pa.devicePointer == dev + 3 && !pa.hostPointer,
+               "attributes of device memory");
+        EXPECT_OK(cudaPointerGetAttributes(&pa, managed));
+        EXPECT(pa.type == cudaMemoryTypeManaged && pa.hostPointer == managed, "attributes of managed memory");
+        EXPECT_OK(cudaPointerGetAttributes(&pa, &local));
+        EXPECT(pa.type == cudaMemoryTypeUnregistered && pa.device == -2 && pa.hostPointer == &local,
+               "attributes of host memory");
+        unsigned host_flags = 0;
+        EXPECT_OK(cudaHostGetFlags(&host_flags, pinned));
+        EXPECT(host_flags == cudaHostAllocMapped, "cudaHostGetFlags: %#x", host_flags);
+        EXPECT_OK(cudaStreamAttachMemAsync(high, managed, 0, cudaMemAttachSingle));
+        EXPECT_OK(cudaMemset(dev, 7, 256));
+        EXPECT_OK(cudaMemcpyPeer(managed, 0, dev, 0, 256));
+        EXPECT(managed[63] == 0x07070707, "cudaMemcpyPeer: %#x", managed[63]);
+        EXPECT(cudaMemcpyPeer(managed, 1, dev, 0, 256) == cudaErrorInvalidDevice, "a peer copy to device 1");
+        cudaGetLastError();
+        cudaMemPool_t pool;
+        unsigned long long threshold = 1 << 20, used = 0;
+        EXPECT_OK(cudaDeviceGetDefaultMemPool(&pool, 0));
+        EXPECT_OK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+        threshold = 0;
+        EXPECT_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+        EXPECT_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+        EXPECT(threshold == 1 << 20 && used >= 512, "pool attributes: threshold %llu, used %llu", threshold, used);
+        EXPECT_OK(cudaFreeAsync(dev, high));
+        EXPECT_OK(cudaFree(managed));
+        EXPECT_OK(cudaFreeHost(pinned));
+        char bus[32];
+        int found = -1;
+        EXPECT_OK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+        EXPECT_OK(cudaDeviceGetByPCIBusId(&found, bus));
+        EXPECT(found == 0 && strlen(bus) == 12, "PCI address %s gives device %d", bus, found);
+        cudaIpcMemHandle_t handle;
+        EXPECT(cudaIpcGetMemHandle(&handle, managed) == cudaErrorNotSupported, "IPC accepted");
+        cudaGetLastError();
+        cudaEvent_t event;
+        EXPECT_OK(cudaEventCreate(&event));
+        EXPECT_OK(cudaEventRecordWithFlags(event, high, cudaEventRecordDefault));
+        EXPECT_OK(cudaEventDestroy(event));
+    }
+
     /* L2 persistence hints: accepted, read back, no effect (NVIDIA's simpleAttributes) */
     EXPECT(p.persistingL2CacheMaxSize > 0 && p.accessPolicyMaxWindowSize > 0, "no persisting L2 to set aside");
     size_t persisting = 0;

@@ -6,6 +6,8 @@
  * per thread for every kernel (cudaFuncGetAttributes reports that number). */
 #include "internal.h"
 
+#include <strings.h>
+
 #include <pthread.h>
 
 #include <cuda_profiler_api.h>
@@ -419,6 +421,46 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config)
 {
     (void)config;
     return func ? cudaSuccess : api_result(cudaErrorInvalidDeviceFunction);
+}
+/* Shared memory's bank width: a hint (4-byte banks on every GPU since Volta) */
+static cudaSharedMemConfig bank_config = cudaSharedMemBankSizeFourByte;
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, cudaSharedMemConfig config)
+{
+    (void)config;
+    return func ? cudaSuccess : api_result(cudaErrorInvalidDeviceFunction);
+}
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config)
+{
+    if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceSetSharedMemConfig(%d)", (int)config);
+    return cudaSuccess; /* (it stays four bytes, as on the GPUs that ignore it) */
+}
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *config)
+{
+    if (!config)
+        return api_result(cudaErrorInvalidValue);
+    *config = bank_config;
+    return cudaSuccess;
+}
+/* The PCI address that cudaDeviceProp gives (domain:bus:device.function). */
+cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int length, int device)
+{
+    if (!bus_id || length <= 0 || device != 0)
+        return api_fail(device != 0 ? cudaErrorInvalidDevice : cudaErrorInvalidValue, "cudaDeviceGetPCIBusId(%d)",
+                        device);
+    const cudaDeviceProp &p = device_properties();
+    snprintf(bus_id, (size_t)length, "%04X:%02X:%02X.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus_id)
+{
+    char ours[32];
+    cudaDeviceGetPCIBusId(ours, sizeof ours, 0);
+    if (!device || !bus_id || strcasecmp(bus_id, ours))
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetByPCIBusId(%s): the one device is %s",
+                        bus_id ? bus_id : "NULL", ours);
+    *device = 0;
+    return cudaSuccess;
 }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
                                                                    size_t dynamic_smem, unsigned int flags)

@@ -89,6 +89,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     event->recorded = true;
     return cudaSuccess;
 }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    if (flags & ~(unsigned)cudaEventRecordExternal)
+        return api_fail(cudaErrorInvalidValue, "cudaEventRecordWithFlags with flags %#x", flags);
+    return cudaEventRecord(event, stream);
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     if (!valid_event(event))

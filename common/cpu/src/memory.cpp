@@ -32,6 +32,7 @@ enum alloc_kind { DEVICE_MEMORY, MANAGED_MEMORY, PINNED_HOST_MEMORY };
 struct allocation {
     size_t size;
     int kind;
+    unsigned flags; /* cudaHostAlloc's, for cudaHostGetFlags */
 };
 static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no pointer */
 static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
@@ -217,7 +218,7 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
     } else if (posix_memalign(&p, 256, size)) {
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
     }
-    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind};
+    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0};
     if (kind != PINNED_HOST_MEMORY)
         device_bytes += (long long)size;
     *ptr = p;
@@ -439,8 +440,143 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
         return api_fail(cudaErrorInvalidValue, "cudaHostAlloc with unknown flags %#x", flags);
-    return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc");
+    cudaError_t err = allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc");
+    if (err == cudaSuccess && *ptr) {
+        device_lock locked;
+        allocations[(uintptr_t)*ptr | DISGUISE].flags = flags;
+    }
+    return err;
 }
+cudaError_t cudaHostGetFlags(unsigned int *flags, void *host_ptr)
+{
+    device_lock locked;
+    allocation *a = find(host_ptr, 1, 0);
+    if (!flags || !a || a->kind != PINNED_HOST_MEMORY)
+        return api_fail(cudaErrorInvalidValue, "cudaHostGetFlags(%p): not memory from cudaHostAlloc or "
+                        "cudaMallocHost", host_ptr);
+    *flags = a->flags;
+    return cudaSuccess;
+}
+/* Device, managed or pinned host memory (an allocation's or a registered
+ * range's), else unregistered host memory; one address for both sides. */
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr)
+{
+    device_lock locked;
+    if (!attributes)
+        return api_fail(cudaErrorInvalidValue, "cudaPointerGetAttributes with a NULL address for the attributes");
+    allocation *a = ptr ? find(ptr, 1, 0) : 0;
+    cudaMemoryType type = !a ? (ptr && overlaps_registered(ptr, 1) ? cudaMemoryTypeHost : cudaMemoryTypeUnregistered)
+                          : a->kind == DEVICE_MEMORY  ? cudaMemoryTypeDevice
+                          : a->kind == MANAGED_MEMORY ? cudaMemoryTypeManaged
+                                                      : cudaMemoryTypeHost;
+    bool unregistered = type == cudaMemoryTypeUnregistered;
+    attributes->type = type;
+    attributes->device = unregistered ? -2 : 0; /* (CUDA's answer for memory of no device) */
+    attributes->devicePointer = unregistered ? 0 : (void *)ptr;
+    attributes->hostPointer = type == cudaMemoryTypeDevice ? 0 : (void *)ptr;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, size_t length, unsigned int flags)
+{
+    (void)stream;
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+        return api_fail(cudaErrorInvalidValue, "cudaStreamAttachMemAsync with flags %#x", flags);
+    return check_managed(ptr, length ? length : 1, "cudaStreamAttachMemAsync");
+}
+/* One device: a peer copy is a copy on it. */
+cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t count)
+{
+    if (dst_device != 0 || src_device != 0)
+        return api_fail(cudaErrorInvalidDevice, "cudaMemcpyPeer between devices %d and %d: the cpu backend has one "
+                        "device, 0", src_device, dst_device);
+    return copy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t count,
+                                cudaStream_t stream)
+{
+    if (capturing(stream))
+        return capture(stream, work_of([=] { return cudaMemcpyPeer(dst, dst_device, src, src_device, count); }),
+                       cudaGraphNodeTypeMemcpy);
+    return cudaMemcpyPeer(dst, dst_device, src, src_device, count);
+}
+
+/* ---- stream-ordered allocation: the device's one pool ---- */
+struct cudaemu_mem_pool {
+    unsigned long long release_threshold, used_high;
+};
+static cudaemu_mem_pool the_pool;
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
+{
+    (void)stream;
+    if (pool != &the_pool)
+        return api_fail(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: not the device's memory pool");
+    cudaError_t err = allocate(ptr, size, DEVICE_MEMORY, "cudaMallocAsync");
+    if ((unsigned long long)device_bytes > the_pool.used_high)
+        the_pool.used_high = (unsigned long long)device_bytes;
+    return err;
+}
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
+{
+    return cudaMallocFromPoolAsync(ptr, size, &the_pool, stream);
+}
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+    (void)stream;
+    return release(ptr, false, "cudaFreeAsync");
+}
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+    if (!pool || device != 0)
+        return api_fail(device ? cudaErrorInvalidDevice : cudaErrorInvalidValue, "cudaDeviceGetDefaultMemPool(%d)",
+                        device);
+    *pool = &the_pool;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
+{
+    if (device != 0 || pool != &the_pool)
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceSetMemPool: the device has one pool, its default one");
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+{
+    if (pool != &the_pool || !value)
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolSetAttribute: not the device's pool, or no value");
+    if (attr == cudaMemPoolAttrReleaseThreshold)
+        the_pool.release_threshold = *(unsigned long long *)value;
+    else if (attr == cudaMemPoolAttrUsedMemHigh || attr == cudaMemPoolAttrReservedMemHigh)
+        the_pool.used_high = 0; /* CUDA allows only a reset to 0 */
+    return cudaSuccess; /* (the reuse policies change nothing here) */
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+{
+    if (pool != &the_pool || !value)
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolGetAttribute: not the device's pool, or no value");
+    switch (attr) {
+    case cudaMemPoolAttrReleaseThreshold: *(unsigned long long *)value = the_pool.release_threshold; break;
+    case cudaMemPoolAttrReservedMemCurrent:
+    case cudaMemPoolAttrUsedMemCurrent: *(unsigned long long *)value = (unsigned long long)device_bytes; break;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh: *(unsigned long long *)value = the_pool.used_high; break;
+    default: *(int *)value = 1; break; /* the reuse policies: on */
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)
+{
+    (void)min_bytes_to_keep;
+    return pool == &the_pool ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaMemPoolTrimTo: not the device's pool");
+}
+
+/* ---- memory shared between processes: not here ---- */
+#define CUDAEMU_NO_IPC(api) \
+    api_fail(cudaErrorNotSupported, "%s: the cpu backend's device memory belongs to one process; CUDA IPC needs a GPU", api)
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *, void *) { return CUDAEMU_NO_IPC("cudaIpcGetMemHandle"); }
+cudaError_t cudaIpcOpenMemHandle(void **, cudaIpcMemHandle_t, unsigned int) { return CUDAEMU_NO_IPC("cudaIpcOpenMemHandle"); }
+cudaError_t cudaIpcCloseMemHandle(void *) { return CUDAEMU_NO_IPC("cudaIpcCloseMemHandle"); }
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *, cudaEvent_t) { return CUDAEMU_NO_IPC("cudaIpcGetEventHandle"); }
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *, cudaIpcEventHandle_t) { return CUDAEMU_NO_IPC("cudaIpcOpenEventHandle"); }
 cudaError_t cudaFree(void *ptr) { return release(ptr, false, "cudaFree"); }
 cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost"); }
 /* Registering page-locks a range on a GPU; here it only records the range,

@@ -343,6 +343,10 @@ template <class T> static inline cudaError_t cudaFuncSetCacheConfig(T *kernel, e
 {
     return cudaFuncSetCacheConfig((const void *)kernel, config);
 }
+template <class T> static inline cudaError_t cudaFuncSetSharedMemConfig(T *kernel, enum cudaSharedMemConfig config)
+{
+    return cudaFuncSetSharedMemConfig((const void *)kernel, config);
+}
 template <class T>
 static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, T kernel, int block_size,
                                                                         size_t dynamic_smem)

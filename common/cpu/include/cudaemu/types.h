@@ -146,6 +146,7 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaDeviceMask 0xff
 #define cudaMemAttachGlobal 0x1
 #define cudaMemAttachHost 0x2
+#define cudaMemAttachSingle 0x4
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 #define cudaOccupancyDefault 0x0
@@ -205,6 +206,46 @@ enum cudaLimit {
     cudaLimitMaxL2FetchGranularity = 5,
     cudaLimitPersistingL2CacheSize = 6
 };
+
+/* What a pointer points into (cudaPointerGetAttributes). */
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3
+};
+struct cudaPointerAttributes {
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+};
+enum cudaSharedMemConfig {
+    cudaSharedMemBankSizeDefault = 0,
+    cudaSharedMemBankSizeFourByte = 1,
+    cudaSharedMemBankSizeEightByte = 2
+};
+/* Stream-ordered allocation: one pool, the device's. */
+typedef struct cudaemu_mem_pool *cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    cudaMemPoolAttrUsedMemHigh = 8
+};
+typedef struct cudaIpcMemHandle_st {
+    char reserved[64];
+} cudaIpcMemHandle_t;
+typedef struct cudaIpcEventHandle_st {
+    char reserved[64];
+} cudaIpcEventHandle_t;
+#define cudaIpcMemLazyEnablePeerAccess 0x01
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
 
 /* L2 persistence hints: accepted and kept (a stream's attributes read back
  * what was set), with no effect, since there is no cache to steer. */
