@@ -324,17 +324,26 @@ fi
 # a CUDA header the backend lacks, found in an installed toolkit (here a
 # stand-in, a system header that says NVIDIA): refused, in .cu and .cpp
 mkdir -p "$log/toolkit"
-printf '/* Copyright NVIDIA Corporation (a stand-in for a toolkit header) */\nstruct char1 { signed char x; };\n' > "$log/toolkit/mma.h"
-printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"
-cp "$log/wmma.cu" "$log/wmma.cpp"
-for f in wmma.cu wmma.cpp; do
-    if ! common/cpu/cucc -Xcompiler=-isystem,"$log/toolkit" -o "$log/wmma" "$log/$f" > "$log/out" 2>&1 &&
-       grep -q "$f includes $log/toolkit/mma.h, a header of the CUDA toolkit installed on this machine: the cpu backend does not provide mma.h. Its CUDA headers are: .*cuda_runtime.h" "$log/out"; then
+printf '/* Copyright NVIDIA Corporation (a stand-in for a toolkit header) */\nstruct char1 { signed char x; };\n' > "$log/toolkit/cuda_occupancy.h"
+printf '#include <cuda_occupancy.h>\nint main(void) { return 0; }\n' > "$log/occ.cu"
+cp "$log/occ.cu" "$log/occ.cpp"
+for f in occ.cu occ.cpp; do
+    if ! common/cpu/cucc -Xcompiler=-isystem,"$log/toolkit" -o "$log/occ" "$log/$f" > "$log/out" 2>&1 &&
+       grep -q "$f includes $log/toolkit/cuda_occupancy.h, a header of the CUDA toolkit installed on this machine: the cpu backend does not provide cuda_occupancy.h. Its CUDA headers are: .*cuda_runtime.h" "$log/out" &&
+       ! grep -q "headers are: .*mma.h" "$log/out"; then
         ok "cucc refuses a toolkit header it lacks ($f), naming it and the headers it has"
     else
         not_ok "cucc and a toolkit header it lacks ($f)"; show "$log/out"
     fi
 done
+# what the backend does not emulate, refused at the #include with the reason
+printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"
+if ! common/cpu/cucc -o "$log/wmma" "$log/wmma.cu" > "$log/out" 2>&1 &&
+   grep -q "error: .*mma.h: the warp matrix functions (wmma::fragment, mma_sync) of tensor cores are not provided by the cpu backend" "$log/out"; then
+    ok "cucc refuses mma.h (tensor cores) at its #include with the reason"
+else
+    not_ok "cucc and mma.h"; show "$log/out"
+fi
 # texture references (removed in CUDA 12): refused at the call that binds one
 printf 'int main(void)\n{\n    float *d;\n    cudaMalloc(&d, 64);\n    cudaBindTexture(0, 0, d, 64);\n    return 0;\n}\n' > "$log/texref.cu"
 if ! common/cpu/cucc -o "$log/texref" "$log/texref.cu" > "$log/out" 2>&1 &&

@@ -1,2 +1,2 @@
-/* cuda_awbarrier.h: not provided by the cpu backend (cudaemu/no_libcudacxx.h). */
+/* cuda_awbarrier.h of the cpu backend: a refusal: libcu++ (cudaemu/no_libcudacxx.h). */
 #include "cudaemu/no_libcudacxx.h"
