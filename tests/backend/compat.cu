@@ -155,13 +155,14 @@ static __global__ void half_arithmetic(__half *out)
 static const unsigned short half_arithmetic_bits[8] = {0x36EE, 0x3377, 0x2844, 0x42AB, 0x34CC, 0x3C02, 0x32C1, 0xBE00};
 
 /* Two halves at once: p * p + q fused (one rounding: 6 * 2^-10 + 2^-17 in
- * lane x) and not (6 * 2^-10), a sum, and the conversions. */
+ * lane x) and not (6 * 2^-10: __hmul2_rn, which nvcc does not fuse with
+ * the add either), a sum, and the conversions. */
 static __global__ void half2_arithmetic(__half2 *out, float *lanes)
 {
     __half2 p = __halves2half2(__ushort_as_half(0x3C03), __float2half(2.0f)); /* 1 + 3 * 2^-10, 2 */
     __half2 q = __floats2half2_rn(-1.0f, 0.5f);
     out[0] = __hfma2(p, p, q);
-    out[1] = __hadd2(__hmul2(p, p), q);
+    out[1] = __hadd2(__hmul2_rn(p, p), q);
     out[2] = __half2(1.5f, 2.0f) + __half2(0.25f, -1.0f);
     __half2 r = __floats2half2_rn(0.1f, 3.0f);
     lanes[0] = __low2float(r);

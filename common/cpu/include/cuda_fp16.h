@@ -144,6 +144,14 @@ static inline __half2 __hadd2(__half2 a, __half2 b) { return __half2(__hadd(a.x,
 static inline __half2 __hsub2(__half2 a, __half2 b) { return __half2(__hsub(a.x, b.x), __hsub(a.y, b.y)); }
 static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2(__hmul(a.x, b.x), __hmul(a.y, b.y)); }
 static inline __half2 __h2div(__half2 a, __half2 b) { return __half2(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
+/* The _rn forms: nvcc does not contract them into a fused multiply-add
+ * (it may contract the others; here nothing is contracted). */
+static inline __half __hadd_rn(__half a, __half b) { return __hadd(a, b); }
+static inline __half __hsub_rn(__half a, __half b) { return __hsub(a, b); }
+static inline __half __hmul_rn(__half a, __half b) { return __hmul(a, b); }
+static inline __half2 __hadd2_rn(__half2 a, __half2 b) { return __hadd2(a, b); }
+static inline __half2 __hsub2_rn(__half2 a, __half2 b) { return __hsub2(a, b); }
+static inline __half2 __hmul2_rn(__half2 a, __half2 b) { return __hmul2(a, b); }
 static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
 {
     return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));

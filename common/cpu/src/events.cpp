@@ -241,9 +241,11 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                         : "a NULL callback");
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamAddCallback on an invalid stream");
-    if (capturing(stream))
+    if (capturing(stream)) {
+        capture_invalidate(stream);
         return api_fail(cudaErrorStreamCaptureUnsupported, "cudaStreamAddCallback on a capturing stream, which CUDA "
-                        "does not allow; use cudaLaunchHostFunc");
+                        "does not allow (the capture is invalidated); use cudaLaunchHostFunc");
+    }
     if (cudaError_t s = sticky_error())
         return api_result(s);
     printf_flush();

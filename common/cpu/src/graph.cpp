@@ -39,6 +39,7 @@ struct capture_state {
     cudaGraph_t graph;
     cudaStream_t origin;
     unsigned long long id;
+    bool invalidated; /* by a call CUDA does not allow in a capture: its end gives no graph */
 };
 struct stream_capture {
     capture_state *capture;
@@ -194,11 +195,24 @@ cudaError_t capture(cudaStream_t stream, graph_work *work, int node_type)
         delete work;
         return api_fail(cudaErrorStreamCaptureInvalidated, "the stream's capture ended while this was issued");
     }
+    if (it->second.capture->invalidated) {
+        delete work;
+        return api_fail(cudaErrorStreamCaptureInvalidated, "the stream's capture was invalidated by an earlier call "
+                        "that CUDA does not allow in a capture");
+    }
     std::vector<cudaemu_graph_node *> &tails = it->second.tails;
     cudaemu_graph_node *node = add_node(it->second.capture->graph, (cudaGraphNodeType)node_type, work, tails.data(),
                                         tails.size());
     tails = {node};
     return cudaSuccess;
+}
+
+void capture_invalidate(cudaStream_t stream)
+{
+    device_lock locked;
+    auto it = capturing_streams.find(stream);
+    if (it != capturing_streams.end())
+        it->second.capture->invalidated = true;
 }
 
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream)
@@ -503,13 +517,13 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
     (void)mode; /* one host thread's work at a time anyway */
     device_lock locked;
     if (!stream || stream == cudaStreamLegacy)
-        return api_fail(cudaErrorStreamCaptureImplicit, "cudaStreamBeginCapture on the legacy default stream, which "
-                        "CUDA cannot capture; create a stream for it");
+        return api_fail(cudaErrorStreamCaptureUnsupported, "cudaStreamBeginCapture on the legacy default stream, "
+                        "which CUDA cannot capture; create a stream for it");
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamBeginCapture of an invalid stream");
     if (capturing_streams.count(stream))
         return api_fail(cudaErrorIllegalState, "cudaStreamBeginCapture: the stream is capturing already");
-    capture_state *c = new capture_state{new cudaemu_graph, stream, ++capture_ids};
+    capture_state *c = new capture_state{new cudaemu_graph, stream, ++capture_ids, false};
     capturing_streams[stream] = stream_capture{c, {}};
     captures_active = (int)capturing_streams.size();
     return cudaSuccess;
@@ -523,16 +537,24 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
     if (it == capturing_streams.end())
         return api_fail(cudaErrorIllegalState, "cudaStreamEndCapture: the stream is not capturing");
     capture_state *c = it->second.capture;
-    if (c->origin != stream)
+    if (c->origin != stream) {
+        c->invalidated = true; /* (as CUDA does) */
         return api_fail(cudaErrorStreamCaptureUnmatched, "cudaStreamEndCapture on a stream that joined the capture; "
                         "end it on the stream it began on");
+    }
     for (auto s = capturing_streams.begin(); s != capturing_streams.end();)
         s = s->second.capture == c ? capturing_streams.erase(s) : std::next(s);
     for (auto e = captured_events.begin(); e != captured_events.end();)
         e = e->second.capture == c ? captured_events.erase(e) : std::next(e);
     captures_active = (int)capturing_streams.size();
-    *graph = c->graph;
+    bool invalidated = c->invalidated;
+    *graph = invalidated ? 0 : c->graph;
+    if (invalidated)
+        delete c->graph;
     delete c;
+    if (invalidated)
+        return api_fail(cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture: the capture was invalidated by an "
+                        "earlier call that CUDA does not allow in a capture, and gives no graph");
     return cudaSuccess;
 }
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status)
@@ -565,6 +587,14 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, cudaG
     if (log && log_size)
         log[0] = 0;
     return cudaGraphInstantiateWithFlags(exec, graph, 0);
+}
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     const cudaGraphEdgeData *edges, size_t count)
+{
+    for (size_t i = 0; edges && i < count; i++)
+        if (edges[i].from_port || edges[i].to_port || edges[i].type)
+            return api_fail(cudaErrorNotSupported, "cudaGraphAddDependencies: edge data other than the default");
+    return cudaGraphAddDependencies(graph, from, to, count);
 }
 /* The instance takes the graph's nodes as they are now. */
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo *info)

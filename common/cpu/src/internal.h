@@ -154,6 +154,7 @@ size_t printf_limit(void) HIDDEN;
 /* ---- graphs (graph.cpp): a capturing stream's events ----------------------------------------- */
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream) HIDDEN; /* true: recorded into the capture */
 bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event) HIDDEN;  /* true: a captured event, the stream joins */
+void capture_invalidate(cudaStream_t stream) HIDDEN;                       /* a call CUDA does not allow in a capture */
 bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
 
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */

@@ -124,6 +124,13 @@ cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode
 extern "C++" cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags = 0);
 extern "C++" cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, cudaGraphNode_t *error_node,
                                               char *log, size_t log_size);
+/* CUDA 13's form, with data on each edge (only the default, NULL, here). */
+struct cudaGraphEdgeData {
+    unsigned char from_port, to_port, type, reserved[5];
+};
+extern "C++" cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                  const cudaGraphNode_t *to, const struct cudaGraphEdgeData *edges,
+                                                  size_t count);
 extern "C++" cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                              struct cudaGraphExecUpdateResultInfo *info);
 extern "C++" cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphNode_t *error_node,
