@@ -305,65 +305,49 @@ if common/cpu/cucc -o "$log/host" "$log/host.cpp" "$log/fill.cu" > "$log/out" 2>
 else
     not_ok "cucc: a host .cpp and the backend's headers"; show "$log/out"
 fi
-# coalesced_threads() is refused at the line that calls it, with a reason
+# ---- refused: what the backend does not provide stops the build with the reason ----------------
+# refused NAME.EXT WHAT REGEX [CUCC FLAGS]: $log/NAME.EXT (written just before)
+# must not build, and cucc's output must match REGEX
+refused() {
+    src=$1 what=$2 regex=$3
+    shift 3
+    if ! common/cpu/cucc "$@" -o "$log/refused" "$log/$src" > "$log/out" 2>&1 && grep -q -- "$regex" "$log/out"; then
+        ok "cucc refuses $what with the reason"
+    else
+        not_ok "cucc and $what"; show "$log/out"
+    fi
+}
+# coalesced_threads(), at the line that calls it
 printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::coalesced_group g = cg::coalesced_threads();\n    o[g.thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/coalesced.cu"
-if ! common/cpu/cucc -o "$log/coalesced" "$log/coalesced.cu" > "$log/out" 2>&1 &&
-   grep -q "coalesced.cu:5:.*error: .*coalesced_threads() is not supported by the cpu backend" "$log/out"; then
-    ok "cucc refuses coalesced_threads() at its line with a clear message"
-else
-    not_ok "cucc and coalesced_threads()"; show "$log/out"
-fi
+refused coalesced.cu "coalesced_threads() at its line" "coalesced.cu:5:.*error: .*coalesced_threads() is not supported by the cpu backend"
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
-if ! common/cpu/cucc -o "$log/blas" "$log/blas.cu" > "$log/out" 2>&1 && grep -q "cuBLAS" "$log/out"; then
-    ok "cucc refuses cuBLAS with a clear message"
-else
-    not_ok "cucc and cuBLAS"; show "$log/out"
-fi
-
-# libcu++: refused at its #include (below)
+refused blas.cu "cuBLAS" "cuBLAS"
 # a CUDA header the backend lacks, found in an installed toolkit (here a
-# stand-in, a system header that says NVIDIA): refused, in .cu and .cpp
+# stand-in, a system header that says NVIDIA), in .cu and .cpp; the list
+# of the headers it has leaves its refusals (mma.h, ...) out
 mkdir -p "$log/toolkit"
 printf '/* Copyright NVIDIA Corporation (a stand-in for a toolkit header) */\nstruct char1 { signed char x; };\n' > "$log/toolkit/cuda_occupancy.h"
 printf '#include <cuda_occupancy.h>\nint main(void) { return 0; }\n' > "$log/occ.cu"
 cp "$log/occ.cu" "$log/occ.cpp"
 for f in occ.cu occ.cpp; do
-    if ! common/cpu/cucc -Xcompiler=-isystem,"$log/toolkit" -o "$log/occ" "$log/$f" > "$log/out" 2>&1 &&
-       grep -q "$f includes $log/toolkit/cuda_occupancy.h, a header of the CUDA toolkit installed on this machine: the cpu backend does not provide cuda_occupancy.h. Its CUDA headers are: .*cuda_runtime.h" "$log/out" &&
-       ! grep -q "headers are: .*mma.h" "$log/out"; then
-        ok "cucc refuses a toolkit header it lacks ($f), naming it and the headers it has"
-    else
-        not_ok "cucc and a toolkit header it lacks ($f)"; show "$log/out"
-    fi
+    refused $f "a toolkit header it lacks ($f), naming it and the headers it has" \
+        "$f includes $log/toolkit/cuda_occupancy.h, a header of the CUDA toolkit installed on this machine: the cpu backend does not provide cuda_occupancy.h. Its CUDA headers are: .*cuda_runtime.h" \
+        -Xcompiler=-isystem,"$log/toolkit"
 done
-# what the backend does not emulate, refused at the #include with the reason
+if grep -q "headers are: .* mma.h" "$log/out"; then not_ok "cucc's list of its headers names a refusal"; show "$log/out"; fi
+# what the backend does not emulate, at the #include
 printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"
-if ! common/cpu/cucc -o "$log/wmma" "$log/wmma.cu" > "$log/out" 2>&1 &&
-   grep -q "error: .*mma.h: the warp matrix functions (wmma::fragment, mma_sync) of tensor cores are not provided by the cpu backend" "$log/out"; then
-    ok "cucc refuses mma.h (tensor cores) at its #include with the reason"
-else
-    not_ok "cucc and mma.h"; show "$log/out"
-fi
-# texture references (removed in CUDA 12): refused at the call that binds one
+refused wmma.cu "mma.h (tensor cores) at its #include" "error: .*mma.h: the warp matrix functions (wmma::fragment, mma_sync) of tensor cores are not provided by the cpu backend"
+# texture references (removed in CUDA 12), at the call that binds one
 printf 'int main(void)\n{\n    float *d;\n    cudaMalloc(&d, 64);\n    cudaBindTexture(0, 0, d, 64);\n    return 0;\n}\n' > "$log/texref.cu"
-if ! common/cpu/cucc -o "$log/texref" "$log/texref.cu" > "$log/out" 2>&1 &&
-   grep -q "texref.cu:5:.*error: .*texture references (texture<...> with cudaBindTexture) were removed in CUDA 12" "$log/out"; then
-    ok "cucc refuses texture references at the binding call with a clear message"
-else
-    not_ok "cucc and texture references"; show "$log/out"
-fi
-# (<cuda/std/atomic> in the .cu itself; <cuda/barrier> from a header of the
-# program's, which only the backend's own cuda/barrier can stop)
+refused texref.cu "texture references at the binding call" "texref.cu:5:.*error: .*texture references (texture<...> with cudaBindTexture) were removed in CUDA 12"
+# libcu++: <cuda/std/atomic> in the .cu itself; <cuda/barrier> from a header
+# of the program's, which only the backend's own cuda/barrier can stop
 printf '#include <cuda/std/atomic>\nint main(void) { return 0; }\n' > "$log/libcudacxx.cu"
 printf '#include <cuda/barrier>\n' > "$log/mine.h"
 printf '#include "mine.h"\nint main(void) { return 0; }\n' > "$log/libcudacxx2.cu"
 for f in libcudacxx libcudacxx2; do
-    if ! common/cpu/cucc -o "$log/$f" "$log/$f.cu" > "$log/out" 2>&1 &&
-       grep -q "libcu++ (<cuda/barrier>, <cuda/pipeline>.*) is not provided by the cpu backend" "$log/out"; then
-        ok "cucc refuses libcu++ ($(head -1 "$log/$f.cu")) with a clear message"
-    else
-        not_ok "cucc and libcu++ ($(head -1 "$log/$f.cu"))"; show "$log/out"
-    fi
+    refused $f.cu "libcu++ ($(head -1 "$log/$f.cu"))" "libcu++ (<cuda/barrier>, <cuda/pipeline>.*) is not provided by the cpu backend"
 done
 
 # ---- the rewrite step (rewrite.pl) on valid CUDA forms, and its messages -----------------------
