@@ -329,6 +329,31 @@ int main(void)
         EXPECT_OK(cudaEventDestroy(event));
     }
 
+    /* cudaLaunchKernelEx: arguments converted as in a call, attributes read; clusters refused */
+    {
+        int *d;
+        EXPECT_OK(cudaMallocManaged(&d, 8 * sizeof(int)));
+        memset(d, 0, 8 * sizeof(int));
+        cudaLaunchAttribute attributes[2];
+        attributes[0].id = cudaLaunchAttributeCooperative;
+        attributes[0].val.cooperative = 1;
+        attributes[1].id = cudaLaunchAttributeClusterDimension;
+        attributes[1].val.clusterDim.x = attributes[1].val.clusterDim.y = attributes[1].val.clusterDim.z = 1;
+        cudaLaunchConfig_t launch = {};
+        launch.gridDim = dim3(1);
+        launch.blockDim = dim3(8);
+        launch.stream = high;
+        launch.attrs = attributes;
+        launch.numAttrs = 2;
+        EXPECT_OK(cudaLaunchKernelEx(&launch, add_index, d));
+        EXPECT_OK(cudaStreamSynchronize(high));
+        EXPECT(d[7] == 7, "cudaLaunchKernelEx: d[7] = %d", d[7]);
+        attributes[1].val.clusterDim.x = 2;
+        EXPECT(cudaLaunchKernelEx(&launch, add_index, d) == cudaErrorNotSupported, "a cluster of 2 accepted");
+        cudaGetLastError();
+        EXPECT_OK(cudaFree(d));
+    }
+
     /* L2 persistence hints: accepted, read back, no effect (NVIDIA's simpleAttributes) */
     EXPECT(p.persistingL2CacheMaxSize > 0 && p.accessPolicyMaxWindowSize > 0, "no persisting L2 to set aside");
     size_t persisting = 0;

@@ -116,5 +116,17 @@ int main(void)
     EXPECT(cudaGetLastError() == cudaSuccess, "the refusal is sticky");
     EXPECT_OK(cudaStreamDestroy(s));
     EXPECT_OK(cudaFree(a));
+    /* sinpi and cospi exact at whole and half arguments; the inverse error functions invert */
+    EXPECT(sinpif(1.0f) == 0 && cospif(0.5f) == 0 && sinpif(-3.5f) == 1 && cospif(3.0f) == -1 &&
+           fabsf(sinpif(0.25f) - 0.70710678f) < 1e-7f, "sinpif/cospif");
+    float s_, c_;
+    sincospif(1.5f, &s_, &c_);
+    EXPECT(s_ == -1 && c_ == 0, "sincospif(1.5): %g %g", s_, c_);
+    for (double y : {-0.999, -0.3, 0.0, 0.5, 0.999999})
+        EXPECT(fabs(erf(erfinv(y)) - y) < 1e-15, "erf(erfinv(%g)) = %.17g", y, erf(erfinv(y)));
+    for (double y : {1e-10, 0.2, 1.0, 1.8})
+        EXPECT(fabs(erfc(erfcinv(y)) - y) < 1e-14 * (y > 1e-3 ? 1 : 1e3 * y), "erfc(erfcinv(%g))", y);
+    EXPECT(isinf(erfinvf(1.0f)) && isnan(erfinvf(1.5f)) && norm3df(2, 3, 6) == 7 && rhypotf(3, 4) == 0.2f &&
+           rnorm4df(1, 1, 1, 1) == 0.5f, "the edges of erfinvf, norm3df, rhypotf, rnorm4df");
     return check_result();
 }

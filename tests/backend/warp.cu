@@ -55,6 +55,21 @@ static __global__ void partial_warp(int *out)
     out[48 + t] = __ballot_sync(mask, 1);
 }
 
+/* sm_80's warp reductions and the warp matches: the whole warp, and the
+ * lower half alone (the upper half does not call) */
+static __global__ void reductions(unsigned *u, int *s)
+{
+    unsigned lane = threadIdx.x % 32;
+    u[threadIdx.x] = __reduce_add_sync(0xffffffffu, lane) + __reduce_max_sync(0xffffffffu, lane * 7 % 32);
+    s[threadIdx.x] = __reduce_min_sync(0xffffffffu, (int)lane - 5) * 1000 + __reduce_max_sync(0xffffffffu, -(int)lane);
+    if (lane < 16)
+        u[64 + threadIdx.x] = __reduce_or_sync(0x0000ffffu, 1u << lane) ^ __reduce_xor_sync(0x0000ffffu, lane) ^
+                              __reduce_and_sync(0x0000ffffu, lane | 0x100u);
+    u[128 + threadIdx.x] = __match_any_sync(0xffffffffu, (long long)(lane % 4) << 40);
+    int all;
+    u[192 + threadIdx.x] = __match_all_sync(0xffffffffu, lane < 32 ? 7.5f : 0.0f, &all) + (unsigned)all;
+}
+
 int main(void)
 {
     int *d, h[6 * 64];
@@ -111,5 +126,21 @@ int main(void)
     EXPECT(h[0] == 8 && h[40] == 32 && h[47] == 39, "partial warp xor: %d %d %d", h[0], h[40], h[47]);
     EXPECT((unsigned)h[48] == FULL && (unsigned)h[48 + 40] == 0xffffu, "partial warp ballot %x %x", h[48], h[88]);
     cudaFree(d), cudaFree(d_in);
+    unsigned *u;
+    int *si;
+    EXPECT_OK(cudaMallocManaged(&u, 256 * sizeof(unsigned)));
+    EXPECT_OK(cudaMallocManaged(&si, 64 * sizeof(int)));
+    reductions<<<1, 64>>>(u, si);
+    EXPECT_OK(cudaDeviceSynchronize());
+    for (int t = 0; t < 64; t++) {
+        EXPECT(u[t] == 496 + 31, "__reduce_add_sync + __reduce_max_sync at %d: %u", t, u[t]);
+        EXPECT(si[t] == -5 * 1000 + 0, "__reduce_min_sync/__reduce_max_sync (int) at %d: %d", t, si[t]);
+        if (t % 32 < 16) /* or of 1 << lane, xor of 0..15 (0), and of lane | 0x100 (0x100) */
+            EXPECT(u[64 + t] == (0xffffu ^ 0u ^ 0x100u), "half-warp reductions at %d: %#x", t, u[64 + t]);
+        EXPECT(u[128 + t] == 0x11111111u << (t % 4), "__match_any_sync at %d: %#x", t, u[128 + t]);
+        EXPECT(u[192 + t] == 0xffffffffu + 1u, "__match_all_sync at %d: %#x", t, u[192 + t]);
+    }
+    EXPECT_OK(cudaFree(u));
+    EXPECT_OK(cudaFree(si));
     return check_result();
 }

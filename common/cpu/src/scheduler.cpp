@@ -1329,6 +1329,22 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     return api_result(cudaSuccess);
 }
 
+cudaError_t launch_attributes(const cudaLaunchConfig_t *config, bool *cooperative, const char *file, int line)
+{
+    if (!config)
+        return api_fail(cudaErrorInvalidValue, "%s:%d: cudaLaunchKernelEx with a NULL configuration", file, line);
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute &a = config->attrs[i];
+        if (a.id == cudaLaunchAttributeCooperative)
+            *cooperative = a.val.cooperative != 0;
+        else if (a.id == cudaLaunchAttributeClusterDimension &&
+                 (unsigned long long)a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
+            return api_fail(cudaErrorNotSupported, "%s:%d: cudaLaunchKernelEx: thread block clusters are not provided "
+                            "by the cpu backend; launch without the cluster attribute", file, line);
+    }
+    return cudaSuccess;
+}
+
 cudaError_t launch_registered(const void *kernel, const launch_config &cfg, void **args, bool cooperative,
                               const char *file, int line)
 {

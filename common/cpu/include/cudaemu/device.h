@@ -193,6 +193,48 @@ static inline CUDAEMU_NO_TSAN int __all_sync(unsigned mask, int predicate, CUDAE
     cudaemu::warp_op(cudaemu::WARP_ALL, mask, &p, &out, sizeof p, 0, 32, "__all_sync()", file, line);
     return (int)out;
 }
+/* sm_80's warp reductions and CUDA's warp matches, made of shuffles: every
+ * lane reads each named lane's value in turn (a shuffle per lane named). */
+#define CUDAEMU_WARP_REDUCE(NAME, T, INIT, OP)                                                          \
+    static inline T NAME(unsigned mask, T value, CUDAEMU_HERE)                                          \
+    {                                                                                                  \
+        T r = INIT;                                                                                    \
+        for (int lane = 0; lane < 32; lane++)                                                          \
+            if (mask >> lane & 1) {                                                                    \
+                T v = __shfl_sync(mask, value, lane, 32, file, line);                                  \
+                r = OP;                                                                                \
+            }                                                                                          \
+        return r;                                                                                      \
+    }
+CUDAEMU_WARP_REDUCE(__reduce_add_sync, unsigned, 0u, r + v)
+CUDAEMU_WARP_REDUCE(__reduce_add_sync, int, 0, (int)((unsigned)r + (unsigned)v))
+CUDAEMU_WARP_REDUCE(__reduce_min_sync, unsigned, 0xffffffffu, v < r ? v : r)
+CUDAEMU_WARP_REDUCE(__reduce_min_sync, int, 0x7fffffff, v < r ? v : r)
+CUDAEMU_WARP_REDUCE(__reduce_max_sync, unsigned, 0u, v > r ? v : r)
+CUDAEMU_WARP_REDUCE(__reduce_max_sync, int, (int)0x80000000u, v > r ? v : r)
+CUDAEMU_WARP_REDUCE(__reduce_and_sync, unsigned, 0xffffffffu, r & v)
+CUDAEMU_WARP_REDUCE(__reduce_or_sync, unsigned, 0u, r | v)
+CUDAEMU_WARP_REDUCE(__reduce_xor_sync, unsigned, 0u, r ^ v)
+#undef CUDAEMU_WARP_REDUCE
+/* the lanes named in mask whose value has the same bits as this lane's */
+template <class T> static inline unsigned __match_any_sync(unsigned mask, T value, CUDAEMU_HERE)
+{
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync takes 32- or 64-bit values");
+    unsigned same = 0;
+    for (int lane = 0; lane < 32; lane++)
+        if (mask >> lane & 1) {
+            T v = __shfl_sync(mask, value, lane, 32, file, line);
+            if (!memcmp(&v, &value, sizeof v))
+                same |= 1u << lane;
+        }
+    return same;
+}
+template <class T> static inline unsigned __match_all_sync(unsigned mask, T value, int *pred, CUDAEMU_HERE)
+{
+    bool all = __match_any_sync(mask, value, file, line) == mask;
+    *pred = all;
+    return all ? mask : 0;
+}
 /* Pre-Volta forms without a mask were removed from CUDA; say so. */
 #define CUDAEMU_REMOVED(what) __attribute__((error(what " was removed from CUDA: use the _sync form with a mask")))
 template <class T> T __shfl(T, int, int = 32) CUDAEMU_REMOVED("__shfl()");
@@ -392,6 +434,73 @@ static inline float __fdividef(float a, float b) { return a / b; }
 static inline float __fsqrt_rn(float x) { return sqrtf(x); }
 static inline float __frcp_rn(float x) { return 1.0f / x; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* sin(pi x) and cos(pi x): x reduced exactly to r in [-1, 1], then a sine
+ * of an argument in [-pi/2, pi/2], so that whole and half x give exact
+ * zeros and ones; from glibc 2.41 on, C23's own (math.h declares them) */
+#if !(defined(__GLIBC__) && __GLIBC_PREREQ(2, 41))
+static inline double sinpi(double x)
+{
+    double r = x - 2 * nearbyint(x / 2);
+    return fabs(r) <= 0.5 ? sin(M_PI * r) : copysign(sin(M_PI * (1 - fabs(r))), r);
+}
+static inline double cospi(double x)
+{
+    double r = x - 2 * nearbyint(x / 2);
+    return sin(M_PI * (0.5 - fabs(r)));
+}
+static inline float sinpif(float x) { return (float)sinpi(x); }
+static inline float cospif(float x) { return (float)cospi(x); }
+#endif
+static inline void sincospi(double x, double *s, double *c) { *s = sinpi(x), *c = cospi(x); }
+static inline void sincospif(float x, float *s, float *c) { *s = sinpif(x), *c = cospif(x); }
+static inline float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
+static inline double rhypot(double x, double y) { return 1.0 / hypot(x, y); }
+static inline float norm3df(float a, float b, float c) { return (float)sqrt((double)a * a + (double)b * b + (double)c * c); }
+static inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+static inline float norm4df(float a, float b, float c, float d)
+{
+    return (float)sqrt((double)a * a + (double)b * b + (double)c * c + (double)d * d);
+}
+static inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
+static inline double norm(int dim, const double *p)
+{
+    double s = 0;
+    for (int i = 0; i < dim; i++)
+        s += p[i] * p[i];
+    return sqrt(s);
+}
+static inline float normf(int dim, const float *p)
+{
+    double s = 0;
+    for (int i = 0; i < dim; i++)
+        s += (double)p[i] * p[i];
+    return (float)sqrt(s);
+}
+static inline double rnorm(int dim, const double *p) { return 1.0 / norm(dim, p); }
+static inline float rnormf(int dim, const float *p) { return 1.0f / normf(dim, p); }
+/* The inverse error functions: a first guess refined by Newton's method on
+ * erf (or erfc near 1), in double. */
+static inline double erfinv(double y)
+{
+    if (!(y > -1 && y < 1))
+        return y == 1 ? INFINITY : y == -1 ? -INFINITY : NAN;
+    double w = -log((1 - y) * (1 + y)), t = 2 / (M_PI * 0.147) - w / 2;
+    double x = copysign(sqrt(sqrt(t * t + w / 0.147) - t), y);
+    for (int i = 0; i < 3; i++)
+        x -= (erf(x) - y) / (2 / sqrt(M_PI) * exp(-x * x));
+    return x;
+}
+static inline double erfcinv(double y)
+{
+    if (!(y > 0 && y < 2))
+        return y == 0 ? INFINITY : y == 2 ? -INFINITY : NAN;
+    double x = erfinv(1 - y);
+    for (int i = 0; i < 3 && isfinite(x); i++)
+        x += (erfc(x) - y) / (2 / sqrt(M_PI) * exp(-x * x)); /* (erfc's slope is minus erf's) */
+    return x;
+}
+static inline float erfinvf(float y) { return (float)erfinv(y); }
+static inline float erfcinvf(float y) { return (float)erfcinv(y); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 /* glibc declares these names itself (as its own aliases), so they are

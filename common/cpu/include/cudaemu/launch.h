@@ -330,6 +330,50 @@ static inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 g
     return cudaemu::launch_registered(kernel, cudaemu::config(grid, block, shmem, stream), args, true, file, line);
 }
 
+/* cudaLaunchKernelEx: a launch with attributes.  Cooperative launches and
+ * priorities work; thread block clusters are refused. */
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
+namespace cudaemu {
+cudaError_t launch_attributes(const cudaLaunchConfig_t *config, bool *cooperative, const char *file,
+                              int line) CUDAEMU_HIDDEN;
+template <class... P, size_t... I>
+static inline cudaError_t launch_ex(const cudaLaunchConfig_t *config, void (*kernel)(P...),
+                                    std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>, const char *file,
+                                    int line)
+{
+    bool cooperative = false;
+    if (cudaError_t err = launch_attributes(config, &cooperative, file, line))
+        return err;
+    void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
+    return launch_with_pointers(kernel, cudaemu::config(config->gridDim, config->blockDim, config->dynamicSmemBytes,
+                                                        config->stream),
+                                addresses, cooperative, file, line);
+}
+template <class... P> struct launch_ex_call {
+    const cudaLaunchConfig_t *config;
+    void (*kernel)(P...);
+    const char *file;
+    int line;
+    template <class... A> cudaError_t operator()(A &&...a) const
+    {
+        std::tuple<std::decay_t<P>...> args(std::forward<A>(a)...); /* converted as in a call */
+        return launch_ex(config, kernel, args, std::index_sequence_for<P...>{}, file, line);
+    }
+};
+} // namespace cudaemu
+template <class... P, class... A>
+static inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(P...), A &&...args)
+{
+    return cudaemu::launch_ex_call<P...>{config, kernel, __builtin_FILE(), __builtin_LINE()}(std::forward<A>(args)...);
+}
+
 /* ---- kernels given as functions (CUDA's C++ forms) ------------------------------------------- */
 template <class T> static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, T *kernel)
 {

@@ -271,6 +271,7 @@ enum cudaLaunchAttributeID {
     cudaLaunchAttributeAccessPolicyWindow = 1,
     cudaLaunchAttributeCooperative = 2,
     cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
     cudaLaunchAttributePriority = 8
 };
 union cudaLaunchAttributeValue {
@@ -278,8 +279,17 @@ union cudaLaunchAttributeValue {
     struct cudaAccessPolicyWindow accessPolicyWindow;
     int cooperative;
     enum cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
     int priority;
 };
+/* cudaLaunchKernelEx's configuration (launch.h) */
+typedef struct cudaLaunchAttribute_st {
+    enum cudaLaunchAttributeID id;
+    char pad[8 - sizeof(enum cudaLaunchAttributeID)];
+    union cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
 typedef enum cudaLaunchAttributeID cudaStreamAttrID;
 typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
 typedef enum cudaLaunchAttributeID cudaKernelNodeAttrID;
