@@ -335,6 +335,16 @@ for f in occ.cu occ.cpp; do
         -Xcompiler=-isystem,"$log/toolkit"
 done
 if grep -q "headers are: .* mma.h" "$log/out"; then not_ok "cucc's list of its headers names a refusal"; show "$log/out"; fi
+# ... but a program's own header that says NVIDIA (the samples' helpers do)
+# and uses a system macro (NULL, stderr) is the program's: it builds
+mkdir -p "$log/own"
+printf '/* Copyright NVIDIA Corporation (a helper of the program'"'"'s own) */\n#include <stdio.h>\nstatic int *nothing(void) { fprintf(stderr, "%%s", ""); return NULL; }\n' > "$log/own/helper.h"
+printf '#include <helper.h>\nint main(void) { return nothing() != NULL; }\n' > "$log/own.cu"
+if common/cpu/cucc -I "$log/own" -o "$log/own-prog" "$log/own.cu" > "$log/out" 2>&1 && "$log/own-prog"; then
+    ok "cucc builds a program whose own header says NVIDIA and uses NULL and stderr"
+else
+    not_ok "cucc refuses a program's own header"; show "$log/out"
+fi
 # what the backend does not emulate, at the #include
 printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"
 refused wmma.cu "mma.h (tensor cores) at its #include" "error: .*mma.h: the warp matrix functions (wmma::fragment, mma_sync) of tensor cores are not provided by the cpu backend"
