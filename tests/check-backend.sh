@@ -97,7 +97,7 @@ else
 fi
 
 # ---- a launch's blocks spread over host threads (4, even where there are fewer CPUs) ------------
-for part in results assert far endless; do
+for part in results assert far wild endless; do
     if CUDAEMU_CPUS=4 timeout 60 $T/spread $part > "$log/out" 2>&1; then
         ok "spread $part: the asserted results over 4 host threads"
     else not_ok "spread $part"; show "$log/out"; fi
@@ -320,6 +320,8 @@ refused() {
 # coalesced_threads(), at the line that calls it
 printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::coalesced_group g = cg::coalesced_threads();\n    o[g.thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/coalesced.cu"
 refused coalesced.cu "coalesced_threads() at its line" "coalesced.cu:5:.*error: .*coalesced_threads() is not supported by the cpu backend"
+printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    __shared__ cg::block_tile_memory<1024> scratch;\n    o[cg::this_thread_block(scratch).thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/tilememory.cu"
+refused tilememory.cu "cg::block_tile_memory" "cg::block_tile_memory (the scratch of tiles over 32 threads) is not provided by the cpu backend"
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 refused blas.cu "cuBLAS" "cuBLAS"
 # a CUDA header the backend lacks, found in an installed toolkit (here a

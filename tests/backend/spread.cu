@@ -5,6 +5,8 @@
  *   spread printf   kernel printf from 64 blocks, printed in block order
  *   spread assert   an assert in one block of 4096: one message, a sticky error
  *   spread far      a write far outside device memory in one block: reported
+ *   spread wild     every block reads an unmapped address: every host thread
+ *                   faults, the launch fails with one report, the program goes on
  *   spread endless  one block of many never ends: the watchdog (1 s) stops it
  * check-backend runs each with CUDAEMU_CPUS=4, so that the launches are
  * spread even on a machine with one CPU. */
@@ -122,6 +124,19 @@ static __global__ void write_far_in_one_block(int *a)
         a[1 << 18] = 42; /* 1 MB past a small array */
 }
 
+/* Every block's thread 0 works a while, then reads an address no mapping
+ * covers: each host thread faults, most after the first has failed the
+ * launch (one of them killed the process once). */
+static __global__ void every_block_reads_wild(const int *work, int *out)
+{
+    if (threadIdx.x != 0)
+        return;
+    int s = 0;
+    for (int i = 0; i < 200000; i++)
+        s += work[i & 255];
+    out[blockIdx.x] = s + *(const volatile int *)(0x100000000000ull + 64ull * blockIdx.x * (s == -1));
+}
+
 static __global__ void one_block_never_ends(int *flag)
 {
     if (blockIdx.x == 100)
@@ -168,6 +183,15 @@ int main(int argc, char **argv)
         cudaError_t err = cudaDeviceSynchronize();
         EXPECT(err == cudaErrorIllegalAddress, "the launch gave %s, want cudaErrorIllegalAddress",
                cudaGetErrorName(err));
+    } else if (!strcmp(part, "wild")) {
+        int *work, *out;
+        EXPECT_OK(cudaMalloc(&work, 256 * sizeof(int)));
+        EXPECT_OK(cudaMalloc(&out, 512 * sizeof(int)));
+        EXPECT_OK(cudaMemset(work, 0, 256 * sizeof(int)));
+        every_block_reads_wild<<<512, 32>>>(work, out);
+        cudaError_t err = cudaDeviceSynchronize();
+        EXPECT(err == cudaErrorIllegalAddress && strstr(cudaGetErrorString(err), "outside all device memory"),
+               "the launch gave %s: %s", cudaGetErrorName(err), cudaGetErrorString(err));
     } else if (!strcmp(part, "endless")) {
         setenv("CUDAEMU_WATCHDOG_SECONDS", "1", 1);
         int *flag;

@@ -84,6 +84,17 @@ class thread_block : public thread_group {
 };
 
 static inline thread_block this_thread_block(void) { return thread_block(); }
+/* The scratch space of tiles over 32 threads, which the backend does not
+ * make: refused where it is declared (either of CUDA's forms). */
+template <unsigned... Sizes> struct block_tile_memory {
+    static_assert(sizeof...(Sizes) > 2, "cg::block_tile_memory (the scratch of tiles over 32 threads) is not provided "
+                                        "by the cpu backend: its tiles have at most 32 threads");
+};
+template <unsigned... Sizes> static inline thread_block this_thread_block(block_tile_memory<Sizes...> &scratch)
+{
+    (void)sizeof(scratch); /* (the refusal above) */
+    return thread_block();
+}
 
 template <unsigned N, class Parent = void> class thread_block_tile : public thread_group {
     static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,

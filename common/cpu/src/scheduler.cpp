@@ -925,10 +925,15 @@ static void arena_fault(int sig, siginfo_t *info, void *context)
     char what[512];
     if (current_thread() && !L.failed && fiber_guard_hit(info->si_addr))
         stack_overflow(current_thread());
-    if (!current_thread() || runtime_busy || L.failed) {
+    if (!current_thread() || runtime_busy) {
         sigaction(sig, &segv_before, 0); /* not a kernel's access: fault again, as before */
         segv_installed = 0;
         return;
+    }
+    if (L.failed) { /* a second worker's fault, after the launch failed on another: this one only stops */
+        runtime_busy = 1;
+        fiber_switch(0, true);
+        abort();
     }
     /* A kernel's own access: in the arena (past an array, or freed), or
      * anywhere else a GPU would not map either. */
