@@ -400,3 +400,13 @@ extern "C" long long kit_device_bytes_in_use(void)
     return live_overflow ? -1 : live_bytes;
 #endif
 }
+
+/* For the grader's runner, not for labs (so not in kit.h): start the device
+ * now, while the runner still allows new executable mappings.  CUDA's first
+ * call loads the driver's libraries and the program's modules (the runner
+ * asks for eager loading); afterwards the runner's filter forbids any new
+ * executable mapping, so nothing may be left to load lazily. */
+extern "C" void kit_start_device(void)
+{
+    cudaFree(0);
+}

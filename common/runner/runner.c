@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "kit.h"
 #include "serve.h"
 #include "wire.h"
@@ -285,6 +286,90 @@ static void serve_call(const serve_lab *lab, wire_msg *request)
     free(name);
 }
 
+/* ---- the walls ----------------------------------------------------------------------- */
+
+/* Folders whose files may be mapped executable: the system's libraries and
+ * a GPU driver's (the same list the sandbox lets a runner read), and those
+ * the grader's LD_LIBRARY_PATH names. */
+static const char *const library_folders[] = {
+    "/usr/lib/", "/usr/lib64/", "/usr/lib32/", "/usr/libexec/", "/usr/local/lib/", "/usr/local/cuda",
+    "/usr/local/nvidia/", "/lib/", "/lib64/", "/lib32/", NULL};
+
+static int in_folder(const char *path, const char *folder)
+{
+    size_t n = strlen(folder);
+    return strncmp(path, folder, n) == 0 && (folder[n - 1] == '/' || path[n] == '/' || path[n] == 0);
+}
+
+static int may_be_code(const char *path, const char *object, const char *self)
+{
+    if (strcmp(path, object) == 0 || strcmp(path, self) == 0)
+        return 1;
+    for (int i = 0; library_folders[i]; i++)
+        if (in_folder(path, library_folders[i]))
+            return 1;
+    const char *library_path = getenv("LD_LIBRARY_PATH");
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", library_path ? library_path : "");
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+        if (dir[0] == '/' && in_folder(path, dir))
+            return 1;
+    return 0;
+}
+
+/* After loading: every executable mapping of a file is the object itself, the
+ * runner or a system library.  Code loaded from anywhere else (bytes the
+ * submission wrote out, a reference it found) was loaded while the object's
+ * constructors ran, before the serve stage's filter; it is refused here.
+ * Returns the first such file, or NULL. */
+static const char *foreign_code(const char *object_path)
+{
+    static char found[4096];
+    char object[4096], self[4096], line[8192];
+    if (!realpath(object_path, object))
+        snprintf(object, sizeof object, "%s", object_path);
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps)
+        return "/proc/self/maps (unreadable)";
+    const char *bad = NULL;
+    while (!bad && fgets(line, sizeof line, maps)) {
+        char perms[8] = "";
+        int path_at = 0;
+        line[strcspn(line, "\n")] = 0;
+        if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &path_at) < 1 || !strchr(perms, 'x'))
+            continue;
+        const char *path = line + path_at;
+        if (path[0] != '/')
+            continue; /* [vdso], [vsyscall]: the kernel's; anonymous code cannot be made after the load stage */
+        if (!may_be_code(path, object, self))
+            bad = strncpy(found, path, sizeof found - 1);
+    }
+    fclose(maps);
+    return bad;
+}
+
+/* The last step of loading, while new executable mappings are still
+ * allowed: the device started (CUDA's driver and the program's modules
+ * loaded, eagerly: main sets CUDA_MODULE_LOADING), and the unwinder that
+ * the C library loads on a thread's exit or cancellation loaded now. */
+static void finish_loading(void)
+{
+    void (*start_device)(void) = (void (*)(void))dlsym(student, "kit_start_device");
+    if (start_device)
+        start_device();
+    dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL); /* kept loaded; absent: nothing lost */
+}
+
+static void refuse_without_filter(const char *stage)
+{
+    char text[256];
+    snprintf(text, sizeof text, "grading error: the runner could not install its %s system call filter", stage);
+    send_text(WIRE_ERROR, text);
+    _exit(0);
+}
+
 /* ---- main ------------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -304,6 +389,12 @@ int main(int argc, char **argv)
         send_text(WIRE_ERROR, "the runner knows no such lab");
         return 2;
     }
+    /* CUDA loads every module when it starts, not at a kernel's first
+     * launch, which would come after the serve stage's filter */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    int filtered = filter_supported();
+    if (filtered && filter_enter_load_stage() != 0)
+        refuse_without_filter("first");
     student = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
     if (!student) {
         const char *why = dlerror();
@@ -313,6 +404,17 @@ int main(int argc, char **argv)
         return 0;
     }
     ((void (*)(kit_error_handler))harness("kit_set_error_handler"))(on_kit_error);
+    finish_loading();
+    const char *foreign = foreign_code(argv[2]);
+    if (foreign) {
+        char text[4400];
+        snprintf(text, sizeof text, "the shared object loaded code from %s while it was loaded; "
+                 "only its own code and the system's libraries may run", foreign);
+        send_text(WIRE_ERROR, text);
+        _exit(0);
+    }
+    if (filtered && filter_enter_serve_stage() != 0)
+        refuse_without_filter("second");
 
     wire_msg ready;
     wire_begin(&ready, WIRE_OK);
