@@ -159,7 +159,7 @@ MODELS := $(wildcard grading/models/*.c)
 PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/models/*.o))
 GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES) $(MODELS)) $(PREBUILT_MODELS) \
                $(HOST)/grading-table.o $(HOST)/kit.o
-RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/runner/filter.o $(HOST)/common/grading/wire.o $(HOST)/runner-table.o \
+RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/grading/filter.o $(HOST)/common/grading/wire.o $(HOST)/runner-table.o \
                $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
 # (-Igrading: the suites include their models as "models/<lab>.h")
 HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))

@@ -1,5 +1,7 @@
 /* contain.c: see contain.h. */
 #include "contain.h"
+#include "filter.h"
+#include "namespaces.h"
 #include "sandbox.h"
 #include "wire.h"
 
@@ -16,6 +18,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,18 +128,49 @@ static void limit(int resource, rlim_t value)
     setrlimit(resource, &r);
 }
 
+/* The environment a contained program gets: a fixed few, and the grader's
+ * variables that a GPU's driver, the cpu backend and the kit's own settings
+ * need.  Nothing else of the grader's (tokens, keys, paths of the kit)
+ * reaches student code or its feedback.  Built in the child: no malloc. */
+static char *const *minimal_environment(const char *home)
+{
+    static const char *const kept_prefixes[] = {"CUDA_", "CUDAEMU_", "NVIDIA_", "EMU_", "LD_LIBRARY_PATH=",
+                                                "UBSAN_OPTIONS=", "ASAN_OPTIONS=", "TSAN_OPTIONS=", NULL};
+    static char home_line[4200];
+    static char *env[64];
+    extern char **environ;
+    int n = 0;
+    env[n++] = "PATH=/usr/bin:/bin";
+    env[n++] = "LANG=C";
+    snprintf(home_line, sizeof home_line, "HOME=%s", home ? home : "/");
+    env[n++] = home_line;
+    for (char **e = environ; e && *e && n < 63; e++)
+        for (int i = 0; kept_prefixes[i]; i++)
+            if (strncmp(*e, kept_prefixes[i], strlen(kept_prefixes[i])) == 0) {
+                env[n++] = *e;
+                break;
+            }
+    env[n] = NULL;
+    return env;
+}
+
 pid_t contain_spawn(const contain_spec *spec)
 {
     int drop = as_root && spec->untrusted;
     /* the process limit counts every task of the user: for the grader's own
      * user, what it has now and a margin */
     int processes = drop ? PROCESSES_MAX : user_tasks(geteuid()) + PROCESSES_MAX;
+    /* untrusted programs in namespaces of their own where the host allows
+     * them: namespaces.h */
+    int isolated = spec->untrusted && namespaces_available(spec->cwd);
     fflush(NULL); /* a child inherits unflushed buffers */
-    pid_t pid = fork();
+    pid_t pid = isolated ? namespaces_clone() : fork();
     if (pid != 0)
         return pid;
 
     /* ---- the child: from here on, only calls that are safe after fork ---- */
+    if (isolated && namespaces_enter(spec->cwd, spec->argv[0], spec->readable) != 0)
+        _exit(125);
     setsid();
     int devnull = open("/dev/null", O_RDWR);
     int wanted[5] = {spec->stdin_fd, spec->out_fd, spec->err_fd, spec->fd3, spec->fd4};
@@ -176,7 +213,10 @@ pid_t contain_spawn(const contain_spec *spec)
     if (spec->cwd && chdir(spec->cwd) != 0)
         _exit(125);
     signal(SIGPIPE, SIG_DFL);
-    execv(spec->argv[0], spec->argv);
+    if (spec->untrusted)
+        execve(spec->argv[0], spec->argv, minimal_environment(spec->cwd));
+    else
+        execv(spec->argv[0], spec->argv);
     _exit(127);
 }
 
@@ -287,7 +327,113 @@ static int kill_children(pid_t keep)
     return killed;
 }
 
-int contain_reap_all(pid_t keep)
+/* ---- what an item leaves outside its processes ------------------------------------- */
+
+/* Removes the SysV objects of one kind whose owner is `uid`, as listed in
+ * /proc/sysvipc/KIND (the id is the second column, the owner's uid the
+ * fifth for shm and msg, the fourth for sem). */
+static void remove_ipc_objects(const char *kind, int uid_column, uid_t uid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/sysvipc/%s", kind);
+    FILE *list = fopen(path, "r");
+    if (!list)
+        return;
+    if (!fgets(line, sizeof line, list)) { /* the header */
+        fclose(list);
+        return;
+    }
+    while (fgets(line, sizeof line, list)) {
+        long column[8];
+        char *p = line, *end;
+        int n = 0;
+        for (; n < 8; n++, p = end) {
+            column[n] = strtol(p, &end, 10);
+            if (end == p)
+                break;
+        }
+        if (n <= uid_column || (uid_t)column[uid_column] != uid)
+            continue;
+        int id = (int)column[1];
+        if (kind[1] == 'h')
+            shmctl(id, IPC_RMID, NULL);
+        else if (kind[1] == 's')
+            msgctl(id, IPC_RMID, NULL);
+        else
+            semctl(id, 0, IPC_RMID);
+    }
+    fclose(list);
+}
+
+/* The runner user's files in /dev/shm (where they are plain files: a
+ * private tmpfs leaves none here).  Never the grader's own user's. */
+static void remove_shm_files(uid_t uid)
+{
+    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
+    if (!d) {
+        if (dir >= 0)
+            close(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == uid && !S_ISDIR(st.st_mode))
+            unlinkat(dir, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+static void remove_leftovers(void)
+{
+    if (!as_root || runner_uid == 0 || runner_uid == geteuid() || namespaces_available(NULL))
+        return; /* another user's objects only; namespaces took them already */
+    remove_shm_files(runner_uid);
+    remove_ipc_objects("shm", 4, runner_uid);
+    remove_ipc_objects("msg", 4, runner_uid);
+    remove_ipc_objects("sem", 3, runner_uid);
+}
+
+/* ---- the walls, for the report ------------------------------------------------------ */
+
+/* Appends `name` to the comma-separated `list`. */
+static void add_wall(char *list, size_t size, const char *name)
+{
+    size_t used = strlen(list);
+    snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
+}
+
+const char *contain_walls_text(void)
+{
+    static char text[512];
+    char have[256] = "", missing[256] = "", part[128];
+    const char *spaces = namespaces_text();
+    int abi = sandbox_abi();
+    if (filter_supported())
+        add_wall(have, sizeof have, "seccomp");
+    else
+        add_wall(missing, sizeof missing, "seccomp");
+    snprintf(part, sizeof part, "namespaces (%s)", spaces ? spaces : "");
+    if (spaces)
+        add_wall(have, sizeof have, part);
+    else
+        add_wall(missing, sizeof missing, "namespaces");
+    snprintf(part, sizeof part, "Landlock %d", abi);
+    if (abi > 0)
+        add_wall(have, sizeof have, part);
+    else
+        add_wall(missing, sizeof missing, "Landlock");
+    snprintf(part, sizeof part, "runner user %s", runner_name);
+    if (as_root)
+        add_wall(have, sizeof have, part);
+    else
+        add_wall(missing, sizeof missing, "runner user (student code runs as the grader's user)");
+    snprintf(text, sizeof text, "%s%s%s", *have ? have : "none", *missing ? "; missing: " : "", missing);
+    return text;
+}
+
+static int reap_children(pid_t keep)
 {
     int keep_gone = 0;
     for (int quiet_rounds = 0;;) {
@@ -310,4 +456,11 @@ int contain_reap_all(pid_t keep)
             quiet_rounds = 0;
         }
     }
+}
+
+int contain_reap_all(pid_t keep)
+{
+    int keep_gone = reap_children(keep);
+    remove_leftovers();
+    return keep_gone;
 }

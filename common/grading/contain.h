@@ -58,8 +58,16 @@ int contain_wait(pid_t pid, int *status, double deadline);
 
 /* Kills (SIGKILL) and reaps every child and every orphan that came back to
  * this process, until none is left but `keep` (0: none kept; the grader
- * keeps the reference's runner from item to item).  Returns 1 when `keep`
- * had ended and was reaped too. */
+ * keeps the reference's runner from item to item).  Where contained
+ * programs run as the runner user without IPC and mount namespaces of their
+ * own, that user's /dev/shm files and SysV IPC objects go too, so nothing
+ * an item left reaches the next.  Returns 1 when `keep` had ended and was
+ * reaped too. */
 int contain_reap_all(pid_t keep);
+
+/* The walls this host gives contained programs, for the report: "seccomp,
+ * namespaces (pid, net, ipc, mount), Landlock 6, runner user cudalabs", and
+ * "; missing: ..." naming those it lacks. */
+const char *contain_walls_text(void);
 
 #endif /* CONTAIN_H */

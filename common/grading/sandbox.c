@@ -69,6 +69,11 @@ static int allow(int ruleset, const char *path, uint64_t access)
 
 int sandbox_abi(void)
 {
+    /* the kit's tests stand in for a kernel without Landlock (before 5.13, or
+     * switched off) with CUDALABS_NO_LANDLOCK=1 */
+    const char *off = getenv("CUDALABS_NO_LANDLOCK");
+    if (off && *off && strcmp(off, "0") != 0)
+        return 0;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CREATE_RULESET_VERSION);
     return abi > 0 ? (int)abi : 0;
 }

@@ -20,7 +20,9 @@ int sandbox_enter(const char *const readable[], const char *const writable[], co
  * holds `kit` or lies inside it. */
 int sandbox_overlaps(const char *dir, const char *kit);
 
-/* The Landlock ABI version this kernel offers (0: none). */
+/* The Landlock ABI version this kernel offers (0: none, or
+ * CUDALABS_NO_LANDLOCK=1 in the environment, which stands in for a kernel
+ * without it). */
 int sandbox_abi(void);
 
 #endif /* SANDBOX_H */

@@ -1,6 +1,7 @@
 /* text.c: the report people read, one line per item and a total, plus the
  * string helpers every report shares. */
 #include "grader.h"
+#include "contain.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -158,6 +159,7 @@ void text_run_total(FILE *out, const grade_run *run, int color)
         fprintf(out, "%stotal: %s/%s points in %d labs%s\n", color ? BOLD : "", points_text(points, got, sizeof got),
                 points_text(max_points, max, sizeof max), run->lab_count, color ? RESET : "");
     }
+    fprintf(out, "sandbox: %s\n", contain_walls_text()); /* a missing wall is named */
     fprintf(out, "seed %llu: replay with %s --seed=%llu\n", run->seed, run->replay, run->seed);
 }
 
