@@ -3,7 +3,11 @@
 # lab 3's skeleton and to its solution, may change nothing but its own
 # items.  Checked on a plain run, as an ordinary user (where the test runs
 # as root and can make one), through the Gradescope and PrairieLearn
-# packages in scratch roots, and in batch grading.
+# packages in scratch roots, and in batch grading.  The attacks on the
+# walls themselves run again with CUDALABS_NO_LANDLOCK=1 (a kernel without
+# Landlock), CUDALABS_NO_NAMESPACES=1 (a default Docker container) and
+# both, as root and as the ordinary user, on the items that call the
+# attack (WALL_ITEMS): the walls do not depend on the item.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 lab=lab3-folding file=fold.cu
@@ -13,6 +17,37 @@ kit=$(pwd)
 attacks=tests/attacks/$lab
 seed=7
 export STUDENT_BUILD_SECONDS=20
+# a secret of the grader's that no feedback may show (print-environment.cu)
+export GRADER_TOKEN=s3cret
+
+# Listeners outside the sandbox, which the network attacks try to reach:
+# a unix socket in /dev/shm and UDP on 127.0.0.1; what they hear goes to
+# $work/heard (see heard_nothing).
+heard="$work/heard"
+: > "$heard"
+chmod 666 "$heard"
+rm -f /dev/shm/cudalabs-attack.sock
+HEARD="$heard" perl -MIO::Socket::UNIX -MIO::Socket::INET -e '
+    my $u = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => "/dev/shm/cudalabs-attack.sock", Listen => 5) or exit 1;
+    chmod 0777, "/dev/shm/cudalabs-attack.sock";
+    my $d = IO::Socket::INET->new(Proto => "udp", LocalAddr => "127.0.0.1", LocalPort => 47999) or exit 1;
+    my $sel = ""; vec($sel, fileno($_), 1) = 1 for $u, $d;
+    for (;;) {
+        select(my $r = $sel, undef, undef, undef) > 0 or next;
+        my $text = "";
+        if (vec($r, fileno($d), 1)) { $d->recv($text, 512) }
+        if (vec($r, fileno($u), 1)) { my $c = $u->accept or next; $c->blocking(0); select(undef, undef, undef, 0.2); $c->sysread($text, 512); $text ||= "unix connection\n"; close $c }
+        open my $f, ">>", $ENV{HEARD} or next; print $f $text; close $f;
+    }' 2>/dev/null &
+listener=$!
+trap 'kill $listener 2>/dev/null; rm -f /dev/shm/cudalabs-attack.sock; rm -rf "$work"' EXIT
+
+# The shared object the blob attacks carry as bytes (a stand-in for a
+# reference's: it answers fold_sum's sums right).
+printf 'int blob_fold_sum(const int *a, int n) { long long s = 0; for (int i = 0; i < n; i++) s += a[i]; return (int)s; }\n' \
+    > "$work/blob.c"
+cc -shared -fPIC -O1 -o "$work/blob.so" "$work/blob.c" 2>/dev/null
+blob_bytes=$(od -An -v -tu1 "$work/blob.so" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
 
 # submission NAME BASE ATTACK: a folder $work/subs/NAME holding BASE with ATTACK appended
 submission() {
@@ -25,6 +60,9 @@ submission() {
           cat tests/attacks/helpers.inc "$3"; } > "$dir/$file"
     else
         cat "$2" tests/attacks/helpers.inc "$3" > "$dir/$file"
+    fi
+    if grep -q '@BLOB_BYTES@' "$dir/$file"; then
+        BYTES="$blob_bytes" perl -pi -e 's/\@BLOB_BYTES\@/$ENV{BYTES}/g' "$dir/$file"
     fi
 }
 
@@ -40,7 +78,7 @@ only=""
 grade() {
     run=$1 folder=$2
     shift 2
-    ./grader lab3 --backend=$BACKEND --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" $only "$@" \
+    env $switches ./grader lab3 --backend=$BACKEND --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" $only "$@" \
         >"$work/$run.out" 2>&1
     rc=$?
 }
@@ -66,8 +104,59 @@ sound() { # sound NAME: why not, or nothing
     sum=$(cksum < "$json")
     sleep 2
     [ "$(cksum < "$json")" = "$sum" ] || { echo "results file changed after the grader ended"; return; }
-    left=$(ps -eo args | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-' | head -n 3)
+    # (this run's processes only: other kits may be grading on the machine)
+    left=$(ps -eo pid=,args= | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-' \
+        | while read -r pid args; do
+              where=$(readlink "/proc/$pid/cwd" 2>/dev/null)
+              case "$args $where/" in *"$kit/"*|*"$work/"*) echo "$args" ;; esac
+          done | head -n 3)
     [ -z "$left" ] || { echo "processes left: $left"; return; }
+    grep -q -F s3cret "$out" "$json" && { echo "the grader's secret (GRADER_TOKEN) reached the report or results"; return; }
+    leftovers=$(ls -d /dev/shm/cudalabs-attack-* 2>/dev/null; ipcs -m 2>/dev/null | grep -i 0x0c0da1ab)
+    if [ -n "$leftovers" ]; then
+        rm -f /dev/shm/cudalabs-attack-*
+        # as an ordinary user without namespaces the runner is the grader's
+        # own user, whose files the grader may not tell from its own: known
+        grep -q 'namespaces (' "$out" || grep -q 'runner user [^(]' "$out" || { echo "# known: left by the grader's own user: $leftovers" >&2; return; }
+        echo "left after grading: $leftovers"; return
+    fi
+}
+# heard_nothing NAME: the listeners outside heard nothing from attack NAME
+# (a unix socket named in /dev/shm is reachable where there is no mount
+# namespace: then only UDP counts).  Empties what they heard.
+heard_nothing() {
+    text=$(cat "$heard" 2>/dev/null)
+    : > "$heard"
+    case $1 in
+    udp-out) [ -z "$text" ] ;;
+    unix-socket-out) [ -z "$text" ] || ! grep -q 'namespaces (' "$work/$mode-$1-solution.out" ;;
+    *) true ;;
+    esac
+}
+
+# ---- the walls, with each missing -------------------------------------------------------------
+# The attacks on the walls (a "walls:" line) and those that Landlock alone
+# stopped once, again with the switches that stand in for hosts without
+# Landlock, without namespaces, and without both, on one item that calls
+# the attack (the walls do not depend on the item).
+switches=""
+WALL_ITEMS=fold_sums_exact
+wall_attacks="$(grep -l '^// walls:' "$attacks"/*.cu | xargs -n 1 basename | sed 's/\.cu$//' | tr '\n' ' ')"
+wall_modes() { # wall_modes WHO: the switches in turn, grade() as WHO grades
+    saved_only=$only saved_attacks=${ATTACKS_ONLY:-}
+    only="--only=$WALL_ITEMS"
+    for set in CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1 "CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1"; do
+        switches=$set
+        case $set in
+        *NAMESPACES*LANDLOCK*|*LANDLOCK*NAMESPACES*) ATTACKS_ONLY="$wall_attacks read-solutions dlopen-reference stop-and-kill-graders" ;;
+        *LANDLOCK*) ATTACKS_ONLY="read-solutions dlopen-reference forge-results-and-kill dlopen-blob-at-load kill-everyone" ;;
+        *) ATTACKS_ONLY="$wall_attacks" ;;
+        esac
+        [ -n "$saved_attacks" ] && ATTACKS_ONLY=$(for a in $ATTACKS_ONLY; do case " $saved_attacks " in *" $a "*) echo "$a" ;; esac; done)
+        tag=$(echo "$set" | sed 's/CUDALABS_//g; s/=1//g; s/ /+/g' | tr 'A-Z_' 'a-z-')
+        run_attacks "$1-$tag"
+    done
+    switches="" only=$saved_only ATTACKS_ONLY=$saved_attacks
 }
 
 # ---- the baselines --------------------------------------------------------------------
@@ -90,6 +179,8 @@ run_attacks() { # run_attacks MODE: the attacks as this user
     for attack in "$attacks"/*.cu; do
         name=$(basename "$attack" .cu)
         [ -n "${ATTACKS_ONLY:-}" ] && case " $ATTACKS_ONLY " in *" $name "*) ;; *) continue ;; esac
+        # the runner's walls are the same under every package: plain and user runs only
+        case $mode in plain|user*) ;; *) grep -q '^// walls:' "$attack" && continue ;; esac
         costs=$(sed -n 's|^// costs: ||p' "$attack")
         if grep -q '^// expect: build-fails' "$attack"; then
             submission "$name" "labs/$lab/$file" "$attack"
@@ -106,6 +197,7 @@ run_attacks() { # run_attacks MODE: the attacks as this user
         submission "$name-skeleton" "labs/$lab/$file" "$attack"
         grade "$mode-$name-skeleton" "$work/subs/$name-skeleton"
         why=$(sound "$mode-$name-skeleton" skeleton)
+        heard_nothing "$name" || why="${why:+$why; }a listener outside the sandbox heard it"
         got=$(points "$mode-$name-skeleton")
         if [ -z "$why" ] && [ -n "$got" ] && le "$got" "$skeleton_points"; then
             ok "$mode: $name on the skeleton scores $got (the skeleton $skeleton_points)"
@@ -117,6 +209,7 @@ run_attacks() { # run_attacks MODE: the attacks as this user
         submission "$name-solution" "solutions/$lab/$file" "$attack"
         grade "$mode-$name-solution" "$work/subs/$name-solution"
         why=$(sound "$mode-$name-solution" solution)
+        heard_nothing "$name" || why="${why:+$why; }a listener outside the sandbox heard it"
         lost=""
         for pair in $(statuses "$mode-$name-solution" | tr ' ' ':'); do
             item=${pair%%:*} status=${pair#*:}
@@ -132,6 +225,7 @@ run_attacks() { # run_attacks MODE: the attacks as this user
     done
 }
 run_attacks plain
+wall_modes plain
 
 # ---- submissions handled safely -------------------------------------------------------------
 odd="$work/subs/a b \$(touch $work/pwned) 'q'"
@@ -179,7 +273,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         grade() {
             run=$1 folder=$2
             shift 2
-            as_user sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=$BACKEND --seed=$seed \
+            as_user env GRADER_TOKEN=s3cret $switches sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' "$PATH" "$copy" lab3 --backend=$BACKEND --seed=$seed \
                 --student-dir="$folder" --format=json --out="$work/$run.json" $only "$@" >"$work/$run.out" 2>&1
             rc=$?
         }
@@ -187,11 +281,10 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         grade user-skeleton "$work/subs/skeleton"
         [ "$(points user-skeleton)" = "$skeleton_points" ] && ok "as $user: the skeleton scores $skeleton_points" \
             || { not_ok "as $user: the skeleton scores $skeleton_points"; show user-skeleton; sed 's/^/    /' "$work/user-build.out" | tail -5; }
-        if [ "${abi:-0}" -ge 6 ]; then
-            run_attacks user
-        else
-            ok "as $user # SKIP the kernel has no Landlock signal scoping (ABI ${abi:-none} < 6): a process of the same user can signal the grader"
-        fi
+        # (signals to the grader are stopped by the seccomp filter, and by
+        # Landlock's signal scoping from ABI 6)
+        run_attacks user
+        wall_modes user
     else
         ok "as an ordinary user # SKIP useradd failed"
     fi
@@ -254,7 +347,9 @@ fi
 batch="$work/batch"
 mkdir -p "$batch"
 for sub in "$work"/subs/*-skeleton "$work"/subs/*-solution "$work/subs/skeleton" "$work/subs/solution"; do
-    [ -d "$sub" ] && cp -R "$sub" "$batch/$(basename "$sub")"
+    base=$(basename "$sub") attack_name=$(basename "$sub" | sed 's/-skeleton$//; s/-solution$//')
+    grep -q '^// walls:' "$attacks/$attack_name.cu" 2>/dev/null && continue # the same runner: plain runs only
+    [ -d "$sub" ] && cp -R "$sub" "$batch/$base"
 done
 cp -R "$work/subs/solution" "$batch/zz-last-solution"
 SEED=$seed JOBS=2 tools/batch-grade.sh lab3 "$batch" "$work/grades" > "$work/batch.out" 2>&1

@@ -38,6 +38,7 @@ static int as_root;
 static uid_t runner_uid;
 static gid_t runner_gid;
 static char runner_name[64];
+static char kit_folder[4096]; /* the grader's working folder: the kit */
 
 void contain_init(const char *runner_user)
 {
@@ -46,6 +47,8 @@ void contain_init(const char *runner_user)
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     as_root = geteuid() == 0;
+    if (!getcwd(kit_folder, sizeof kit_folder))
+        kit_folder[0] = 0;
     if (!as_root)
         return;
     /* the runner user: named, else "cudalabs" where the platform made it, else nobody */
@@ -162,14 +165,14 @@ pid_t contain_spawn(const contain_spec *spec)
     int processes = drop ? PROCESSES_MAX : user_tasks(geteuid()) + PROCESSES_MAX;
     /* untrusted programs in namespaces of their own where the host allows
      * them: namespaces.h */
-    int isolated = spec->untrusted && namespaces_available(spec->cwd);
+    int isolated = spec->untrusted && namespaces_available(kit_folder, spec->cwd);
     fflush(NULL); /* a child inherits unflushed buffers */
     pid_t pid = isolated ? namespaces_clone() : fork();
     if (pid != 0)
         return pid;
 
     /* ---- the child: from here on, only calls that are safe after fork ---- */
-    if (isolated && namespaces_enter(spec->cwd, spec->argv[0], spec->readable) != 0)
+    if (isolated && namespaces_enter(kit_folder, spec->cwd, spec->argv, spec->readable) != 0)
         _exit(125);
     setsid();
     int devnull = open("/dev/null", O_RDWR);
@@ -387,7 +390,7 @@ static void remove_shm_files(uid_t uid)
 
 static void remove_leftovers(void)
 {
-    if (!as_root || runner_uid == 0 || runner_uid == geteuid() || namespaces_available(NULL))
+    if (!as_root || runner_uid == 0 || runner_uid == geteuid() || namespaces_available(kit_folder, NULL))
         return; /* another user's objects only; namespaces took them already */
     remove_shm_files(runner_uid);
     remove_ipc_objects("shm", 4, runner_uid);
@@ -408,6 +411,7 @@ const char *contain_walls_text(void)
 {
     static char text[512];
     char have[256] = "", missing[256] = "", part[128];
+    namespaces_available(kit_folder, NULL); /* tried here where no program has run yet */
     const char *spaces = namespaces_text();
     int abi = sandbox_abi();
     if (filter_supported())

@@ -212,6 +212,14 @@ int filter_enter_serve_stage(void)
     deny_with_bits(&p, SYS_mprotect, 2, PROT_EXEC, -1, 0);
     deny_with_bits(&p, SYS_pkey_mprotect, 2, PROT_EXEC, -1, 0);
     deny_with_bits(&p, SYS_remap_file_pages, 2, PROT_EXEC, -1, 0);
+    /* no new connection either: a GPU's driver has made its own while
+     * starting; the runner's channel is pipes.  (Where there is no network
+     * namespace, a unix socket named in a shared folder is the one way out
+     * a constructor still has before this stage.) */
+    static const int sockets[] = {SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept,
+                                  SYS_accept4};
+    for (size_t i = 0; i < sizeof sockets / sizeof sockets[0]; i++)
+        deny(&p, sockets[i]);
     return install(&p);
 }
 

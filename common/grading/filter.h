@@ -11,7 +11,8 @@
  *     mounts, keys, BPF, perf, userfaultfd or io_uring;
  *   serve stage, once the object is loaded and the device started: no new
  *     executable mapping at all, so code the submission carries as bytes
- *     (a reference's object, say) can never run.
+ *     (a reference's object, say) can never run; no new socket or
+ *     connection.
  *
  * Denied calls fail with EPERM; a call made through another architecture's
  * system call table (32-bit int 0x80, x32) kills the process. */

@@ -123,6 +123,25 @@ static int fresh_tmpfs(const char *folder, const char *const *kept, int count)
     return ok ? 0 : -1;
 }
 
+/* The kit's own folder (`kit`), covered by an empty read-only tmpfs: the
+ * solutions, the suites, the references, other submissions and batch
+ * output are not there for the program to read, whatever its user may read
+ * outside.  What it must reach inside (its object, the programs it runs) is
+ * bound back as in fresh_tmpfs.  Not where the kit's folder holds the
+ * system's own. */
+static int hide_kit(const char *kit, const char *const *kept, int count)
+{
+    static const char *const system_folders[] = {"/usr", "/lib", "/lib64", "/etc", "/proc", "/dev", "/bin", NULL};
+    if (!kit || kit[0] != '/' || strcmp(kit, "/") == 0)
+        return 0;
+    for (int i = 0; system_folders[i]; i++)
+        if (is_under(system_folders[i], kit))
+            return 0;
+    if (fresh_tmpfs(kit, kept, count) != 0)
+        return -1;
+    return mount(NULL, kit, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
 /* The mount flags a remount must keep: those inherited from another
  * namespace are locked, and a remount that drops one fails. */
 static unsigned long kept_flags(const char *path)
@@ -153,7 +172,7 @@ static int scratch_not_executable(const char *scratch, const char *const *kept, 
     return mount(NULL, scratch, NULL, flags, NULL);
 }
 
-int namespaces_enter(const char *scratch, const char *program, const char *const *readable)
+int namespaces_enter(const char *kit, const char *scratch, char *const *argv, const char *const *readable)
 {
     if (needs_user_namespace() && map_user_to_itself() != 0)
         return -1;
@@ -164,8 +183,10 @@ int namespaces_enter(const char *scratch, const char *program, const char *const
     int count = 0;
     if (scratch && scratch[0] == '/')
         kept[count++] = scratch; /* first: files inside it are bound after it */
-    if (program && program[0] == '/')
-        kept[count++] = program;
+    struct stat st;
+    for (int i = 0; argv && argv[i] && count < KEPT_MAX; i++) /* the program, and files it is given */
+        if (argv[i][0] == '/' && stat(argv[i], &st) == 0)
+            kept[count++] = argv[i];
     for (int i = 0; readable && readable[i] && count < KEPT_MAX; i++)
         if (readable[i][0] == '/')
             kept[count++] = readable[i];
@@ -173,6 +194,8 @@ int namespaces_enter(const char *scratch, const char *program, const char *const
     for (int i = 0; covered[i]; i++)
         if (fresh_tmpfs(covered[i], kept, count) != 0)
             return -1;
+    if (hide_kit(kit, kept, count) != 0)
+        return -1;
     if (scratch && scratch[0] == '/' && scratch_not_executable(scratch, kept, count) != 0)
         return -1;
     /* a /proc that shows this PID namespace only; where the host's /proc is
@@ -182,7 +205,7 @@ int namespaces_enter(const char *scratch, const char *program, const char *const
     return 0;
 }
 
-int namespaces_available(const char *scratch)
+int namespaces_available(const char *kit, const char *scratch)
 {
     if (available >= 0)
         return available;
@@ -193,7 +216,7 @@ int namespaces_available(const char *scratch)
     if (child < 0)
         return 0; /* EPERM, EINVAL, ENOSPC: not on this host */
     if (child == 0)
-        _exit(namespaces_enter(scratch, NULL, NULL) == 0 ? 0 : 1);
+        _exit(namespaces_enter(kit, scratch, NULL, NULL) == 0 ? 0 : 1);
     int status;
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
@@ -204,7 +227,9 @@ int namespaces_available(const char *scratch)
 
 const char *namespaces_text(void)
 {
-    if (!namespaces_available(NULL))
+    if (available < 0)
+        return NULL; /* not tried: no contained program has run yet */
+    if (!available)
         return NULL;
     return needs_user_namespace() ? "user, pid, net, ipc, mount" : "pid, net, ipc, mount";
 }

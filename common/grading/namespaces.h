@@ -13,7 +13,9 @@
  *   - mount: private tmpfs on /tmp, /var/tmp and /dev/shm (noexec, nosuid,
  *     nodev), so what it writes there neither survives nor reaches another
  *     process; its scratch folder remounted noexec, so a file it writes can
- *     never be mapped as code; a /proc of its own PID namespace.
+ *     never be mapped as code; the kit's folder hidden under an empty
+ *     read-only tmpfs (but for the files it is given); a /proc of its own
+ *     PID namespace.
  * Where the host refuses (user namespaces switched off, a default Docker
  * container) or CUDALABS_NO_NAMESPACES=1 stands in for such a host, the
  * program starts as before, with the other walls only. */
@@ -24,18 +26,20 @@
 
 /* Whether the namespaces work here (tried once, by a child that sets up
  * everything namespaces_enter() does with `scratch`, then exits). */
-int namespaces_available(const char *scratch);
+int namespaces_available(const char *kit, const char *scratch);
 
 /* Like fork(), but the child starts in the new namespaces (as pid 1). */
 pid_t namespaces_clone(void);
 
 /* In the child of namespaces_clone(): the user map, the private mounts.
- * `scratch` is the folder it may write (made noexec); `program` and
- * `readable` (NULL-terminated, may be NULL) are files it must still reach
- * where they lie under a folder that gets a fresh tmpfs.  0, or -1. */
-int namespaces_enter(const char *scratch, const char *program, const char *const *readable);
+ * `kit` is the kit's folder (hidden), `scratch` the folder it may write
+ * (made noexec); the absolute paths in `argv` and `readable` (both
+ * NULL-terminated, may be NULL) are files it must still reach where they
+ * lie under a folder that gets a fresh tmpfs.  0, or -1. */
+int namespaces_enter(const char *kit, const char *scratch, char *const *argv, const char *const *readable);
 
-/* "user, pid, net, ipc, mount" (without "user" as root), or NULL where none. */
+/* "user, pid, net, ipc, mount" (without "user" as root), or NULL where none
+ * (or none tried yet). */
 const char *namespaces_text(void);
 
 #endif /* NAMESPACES_H */
