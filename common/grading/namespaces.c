@@ -132,8 +132,11 @@ static int fresh_tmpfs(const char *folder, const char *const *kept, int count)
 static int hide_kit(const char *kit, const char *const *kept, int count)
 {
     static const char *const system_folders[] = {"/usr", "/lib", "/lib64", "/etc", "/proc", "/dev", "/bin", NULL};
+    struct stat st;
     if (!kit || kit[0] != '/' || strcmp(kit, "/") == 0)
         return 0;
+    if (lstat(kit, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0; /* under a folder covered already (the kit in /tmp): hidden with it */
     for (int i = 0; system_folders[i]; i++)
         if (is_under(system_folders[i], kit))
             return 0;
