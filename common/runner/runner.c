@@ -364,23 +364,26 @@ static void finish_loading(void)
 }
 
 /* In a PID namespace of its own the runner is pid 1, which the kernel
- * spares every signal it raises against itself with the default action:
- * abort() would end in a SIGSEGV of its last resort.  Said in words
- * instead, as the grader says a crash with SIGABRT. */
-static void on_abort(int sig)
+ * spares every signal with the default action that it did not force:
+ * abort() would end in the SIGSEGV of glibc's last resort, and a write past
+ * the file size limit would fail quietly and go on (a flood of output
+ * until the item's time ran out).  Said in words instead, as the grader
+ * says a crash with SIGABRT or SIGXFSZ. */
+static void on_signal_as_pid_1(int sig)
 {
-    (void)sig;
-    on_kit_error("abort() was called (a failed assert?)");
+    on_kit_error(sig == SIGABRT ? "abort() was called (a failed assert?)"
+                                : "it wrote more than the output limit (the file size limit stopped it)");
 }
 
-static void abort_in_words_as_pid_1(void)
+static void signals_in_words_as_pid_1(void)
 {
     if (getpid() != 1)
         return;
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = on_abort;
+    action.sa_handler = on_signal_as_pid_1;
     sigaction(SIGABRT, &action, NULL);
+    sigaction(SIGXFSZ, &action, NULL);
 }
 
 static void refuse_without_filter(const char *stage)
@@ -413,7 +416,7 @@ int main(int argc, char **argv)
     /* CUDA loads every module when it starts, not at a kernel's first
      * launch, which would come after the serve stage's filter */
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-    abort_in_words_as_pid_1();
+    signals_in_words_as_pid_1();
     int filtered = filter_supported();
     if (filtered && filter_enter_load_stage() != 0)
         refuse_without_filter("first");
