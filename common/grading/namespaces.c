@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -61,6 +62,10 @@ static int write_file(const char *path, const char *text)
 static int map_user_to_itself(void)
 {
     char line[64];
+    /* the grader is not dumpable (contain_init), which makes its /proc
+     * files root's: this child could not write its own maps.  Dumpable
+     * until its exec, which makes it so anyway (the runner turns it off). */
+    prctl(PR_SET_DUMPABLE, 1);
     if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
         return -1;
     snprintf(line, sizeof line, "%u %u 1\n", (unsigned)outer_uid, (unsigned)outer_uid);
