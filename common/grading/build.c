@@ -615,7 +615,16 @@ static const char *location(const char *line, const char **file, size_t *len)
                     return NULL;
                 *file = p;
                 *len = (size_t)(c - p);
-                return *c == '(' ? d + 1 : d;
+                if (*c == '(')
+                    return d + 1;
+                if (d[0] == ':' && d[1] >= '0' && d[1] <= '9') { /* the column */
+                    const char *e = d + 1;
+                    while (*e >= '0' && *e <= '9')
+                        e++;
+                    if (*e == ':')
+                        d = e;
+                }
+                return d;
             }
         }
     }
@@ -698,7 +707,7 @@ static void build_sandbox(void)
 {
     static const char *list[80];
     static const char *const tools[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/include", "/usr/local/bin",
-                                        "/usr/local/include", "/usr/local/cuda", "/usr/local/nvidia", "/opt", NULL};
+                                        "/usr/local/include", "/usr/local/cuda", "/usr/local/nvidia", NULL};
     int n = 0;
     char here[PATH_MAX];
     for (int i = 0; tools[i]; i++)
