@@ -17,8 +17,9 @@ seed=42
 export STUDENT_BUILD_SECONDS=60
 make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference.so build/cpu/$lab/main.o >/dev/null 2>&1
 
+NVCC_CHECK=
 grade() { # grade NAME DIR: $work/NAME.out, exit status in $rc
-    ./grader lab3 --backend=cpu --seed=$seed --student-dir="$2" --only=fold_sums_exact >"$work/$1.out" 2>&1
+    NVCC_CHECK=$NVCC_CHECK ./grader lab3 --backend=cpu --seed=$seed --student-dir="$2" --only=fold_sums_exact >"$work/$1.out" 2>&1
     rc=$?
 }
 points() { sed -n "s|^$lab: \([0-9.]*\)/.*|\1|p" "$work/$1.out" | tail -n 1; }
@@ -61,17 +62,22 @@ if [ "$(id -u)" = 0 ]; then
         && ok "as root, .incbin \"/etc/shadow\" does not build (the build runs as the runner user)" \
         || { not_ok "as root, .incbin \"/etc/shadow\" does not build (exit $rc)"; show shadow; }
 fi
-attack zero '#include "/dev/zero"'
+# (these with NVCC_CHECK=no: g++ then reads the file, as where nvcc is missing)
+NVCC_CHECK=no; attack passwd-gcc '#include "/etc/passwd"'; NVCC_CHECK=
+[ $rc = 2 ] && ! grep -rqF "$first" "$work/passwd-gcc.out" build/logs/*-$lab-student.log && grep -q "outside your submission" "$work/passwd-gcc.out" \
+    && ok "#include \"/etc/passwd\" (g++'s messages): the feedback names the file, not its text" \
+    || { not_ok "#include \"/etc/passwd\" (g++'s messages): the feedback names the file, not its text (exit $rc)"; show passwd-gcc; }
+NVCC_CHECK=no; attack zero '#include "/dev/zero"'; NVCC_CHECK=
 [ $rc = 2 ] && [ $took -lt 60 ] && grep -q "memory" "$work/zero.out" \
     && ok "#include \"/dev/zero\" ends in $took s with a message about memory" \
     || { not_ok "#include \"/dev/zero\" ends with a message about memory (exit $rc, $took s)"; show zero; }
 before=$(du -sk build/logs | cut -f 1)
-attack self '#include __FILE__'
+NVCC_CHECK=no; attack self "$(sed -n '/^#include/,$p' tests/attacks/$lab/self-include.cu)"; NVCC_CHECK=
 grown=$(( $(du -sk build/logs | cut -f 1) - before ))
-[ $rc = 2 ] && [ "$grown" -lt 1024 ] && ok "a self-including file does not build and leaves ${grown} KiB of log" \
-    || { not_ok "a self-including file does not build and leaves little log (exit $rc, ${grown} KiB)"; show self; }
+[ $rc = 2 ] && [ "$grown" -lt 1024 ] && [ $took -lt 60 ] && ok "a file that includes itself twice does not build, in $took s, and leaves ${grown} KiB of log" \
+    || { not_ok "a file that includes itself twice does not build, quickly, and leaves little log (exit $rc, $took s, ${grown} KiB)"; show self; }
 attack syntax 'this is not C;'
-[ $rc = 2 ] && grep -q "$file:[0-9]*.*error" "$work/syntax.out" && grep -q '^ *\^' "$work/syntax.out" \
+[ $rc = 2 ] && grep -q "$file[:(][0-9]*.*error" "$work/syntax.out" && grep -q '^ *\^' "$work/syntax.out" \
     && ok "the student's own error keeps its line and caret" || { not_ok "the student's own error keeps its line and caret"; show syntax; }
 d=$(sub cwd) && echo "#include \"/proc/self/cwd/solutions/$lab/$file\"" > "$d/$file"
 grade cwd "$d"
@@ -115,15 +121,27 @@ full=$(row zed-correct)
     && ok "batch: two copies and a symbolic link are refused, with the reason in the row" \
     || not_ok "batch: two copies and a symbolic link are refused, with the reason in the row ('$(row two)', '$(row linked)')"
 
-# two batch runs at once
-mkdir -p "$work/b1/s1" "$work/b2/s2"
-cp "solutions/$lab/$file" "$work/b1/s1/" && cp "labs/$lab/$file" "$work/b2/s2/"
-SEED=$seed JOBS=2 ONLY=fold_sums_exact tools/batch-grade.sh lab3 "$work/b1" "$work/g1" > "$work/b1.out" 2>&1 & p1=$!
-SEED=$seed JOBS=2 ONLY=fold_sums_exact tools/batch-grade.sh lab3 "$work/b2" "$work/g2" > "$work/b2.out" 2>&1
-r2=$?; wait $p1; r1=$?
-g1=$(ID=s1 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}" if $r->{id} eq $ENV{ID}' < "$work/g1.jsonl" 2>/dev/null)
-g2=$(ID=s2 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}" if $r->{id} eq $ENV{ID}' < "$work/g2.jsonl" 2>/dev/null)
-[ $r1 = 0 ] && [ $r2 = 0 ] && [ "$g1" = 20 ] && [ "$g2" = 0 ] && ! grep -q 'cudalabs-slot' /etc/passwd \
-    && ok "two batch runs at once: both right, with runner users of their own" \
-    || { not_ok "two batch runs at once: both right, with runner users of their own ($r1 $r2: '$g1' '$g2')"; tail -n 5 "$work/b1.out" "$work/b2.out" | sed 's/^/    /'; }
+# Two batch runs at once: their runner users must differ (a fork bomb in one
+# must not take the other's processes).  Each run grades one submission
+# whose fold_sum returns 1000000 + its user id, which the feedback shows.
+if [ "$(id -u)" = 0 ]; then
+    for k in 1 2; do
+        mkdir -p "$work/b$k/uid$k"
+        { echo '#define fold_sum fold_sum_hijacked'; cat "solutions/$lab/$file"; echo '#undef fold_sum'
+          printf '#include <unistd.h>\nextern "C" int fold_sum(const int *a, int n) { (void)a; (void)n; return 1000000 + (int)getuid(); }\n'
+        } > "$work/b$k/uid$k/$file"
+    done
+    SEED=$seed JOBS=2 ONLY=fold_sums_exact tools/batch-grade.sh lab3 "$work/b1" "$work/g1" > "$work/b1.out" 2>&1 & p1=$!
+    SEED=$seed JOBS=2 ONLY=fold_sums_exact tools/batch-grade.sh lab3 "$work/b2" "$work/g2" > "$work/b2.out" 2>&1
+    r2=$?; wait $p1; r1=$?
+    u1=$(grep -o 'returned 1[0-9]*' "$work/g1.jsonl" 2>/dev/null | head -n 1)
+    u2=$(grep -o 'returned 1[0-9]*' "$work/g2.jsonl" 2>/dev/null | head -n 1)
+    [ $r1 = 0 ] && [ $r2 = 0 ] && [ -n "$u1" ] && [ -n "$u2" ] && [ "$u1" != "$u2" ] \
+        && ok "two batch runs at once run their submissions as different users ($u1, $u2)" \
+        || { not_ok "two batch runs at once run their submissions as different users (exit $r1 $r2: '$u1' '$u2')"; tail -n 5 "$work/b1.out" "$work/b2.out" | sed 's/^/    /'; }
+    left=$(grep -c '^cudalabs-[0-9]*-' /etc/passwd)
+    [ "$left" = 0 ] && ok "the batch runs removed their runner users" || not_ok "the batch runs removed their runner users ($left left)"
+else
+    ok "two batch runs at once # SKIP needs root"
+fi
 finish

@@ -176,7 +176,7 @@ static int kit_make(const char *backend, const char *target, const char *also, c
  * only, as the runner user, with limits on time, memory and what it says.  */
 
 #define BUILD_LOG_KEPT (256 << 10)         /* of a submission's build log, what is kept */
-#define BUILD_OUTPUT_MAX (32LL << 20)      /* a build that says more is stopped */
+#define BUILD_OUTPUT_MAX (4LL << 20)       /* a build that says more is stopped (256 KiB are kept) */
 #define BUILD_FILE_MAX (512LL << 20)       /* one file the build writes (objects, .ii) */
 #define BUILD_MEMORY_CPU (4LL << 30)       /* g++ on a lab's file needs well under 1 GiB */
 #define BUILD_MEMORY_GPU (16LL << 30)      /* nvcc maps more than it uses */
