@@ -79,17 +79,29 @@ grown=$(( $(du -sk build/logs | cut -f 1) - before ))
 attack syntax 'this is not C;'
 [ $rc = 2 ] && grep -q "$file[:(][0-9]*.*error" "$work/syntax.out" && grep -q '^ *\^' "$work/syntax.out" \
     && ok "the student's own error keeps its line and caret" || { not_ok "the student's own error keeps its line and caret"; show syntax; }
+# (CUDALABS_NO_LANDLOCK=1: where sandbox.c offers it, without Landlock)
 d=$(sub cwd) && echo "#include \"/proc/self/cwd/solutions/$lab/$file\"" > "$d/$file"
-grade cwd "$d"
+export CUDALABS_NO_LANDLOCK=1; grade cwd "$d"; unset CUDALABS_NO_LANDLOCK
 [ "${rc}" = 2 ] && [ "$(points cwd)" = 0.0 ] && ok "#include of the solution through /proc/self/cwd scores nothing" \
     || { not_ok "#include of the solution through /proc/self/cwd scores nothing (exit $rc, $(points cwd))"; show cwd; }
 # a batch folder inside the kit: another submission's file through the build's working folder
 inkit="$kit/export-intake-$$"
 mkdir -p "$inkit/alice" "$inkit/mallory" && cp "solutions/$lab/$file" "$inkit/alice/"
 echo "#include \"/proc/self/cwd/export-intake-$$/alice/$file\"" > "$inkit/mallory/$file"
-grade inkit "$inkit/mallory"
+export CUDALABS_NO_LANDLOCK=1; grade inkit "$inkit/mallory"; unset CUDALABS_NO_LANDLOCK
 [ "${rc}" = 2 ] && [ "$(points inkit)" = 0.0 ] && ok "#include of a batch folder inside the kit through /proc/self/cwd scores nothing" \
     || { not_ok "#include of a batch folder inside the kit through /proc/self/cwd scores nothing (exit $rc, $(points inkit))"; show inkit; }
+
+# A batch folder inside the kit: mallory's file names alice's by the kit's own path.
+mkdir -p "$inkit/batch/alice" "$inkit/batch/mallory"
+cp "solutions/$lab/$file" "$inkit/batch/alice/"
+echo "#include \"$inkit/batch/alice/$file\"" > "$inkit/batch/mallory/$file"
+CUDALABS_NO_LANDLOCK=1 SEED=$seed JOBS=2 ONLY=fold_sums_exact tools/batch-grade.sh lab3 "$inkit/batch" "$work/inkit" > "$work/inkit-batch.out" 2>&1
+m=$(ID=mallory perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{status} $r->{points}" if $r->{id} eq $ENV{ID}' < "$work/inkit.jsonl" 2>/dev/null)
+a=$(ID=alice perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{status} $r->{points}" if $r->{id} eq $ENV{ID}' < "$work/inkit.jsonl" 2>/dev/null)
+[ "$a" = "full_marks 20" ] && [ "${m%% *}" = not_gradable ] \
+    && ok "batch in a folder inside the kit: another student's file, #included by its path, is not readable ($m)" \
+    || { not_ok "batch in a folder inside the kit: another student's file, #included by its path, is not readable (alice '$a', mallory '$m')"; tail -n 5 "$work/inkit-batch.out" | sed 's/^/    /'; }
 
 # ---- batch grading: ids are data ----------------------------------------------------------------
 subs="$work/batch"

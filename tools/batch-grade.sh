@@ -135,6 +135,12 @@ for sub in "$submissions"/* "$submissions"/.[!.]* "$submissions"/..?*; do
     fi
 done
 [ "$number" -gt 0 ] || { echo "batch-grade: no submission folders in $submissions" >&2; exit 2; }
+# As root, the submissions folder itself is closed to other users (the
+# runner users among them): without Landlock, a build could otherwise read
+# another student's files by their path.
+if [ "$(id -u)" = 0 ] && [ -n "$(find "$submissions" -maxdepth 0 -perm /0077 2>/dev/null)" ]; then
+    chmod go-rwx "$submissions" && echo "batch-grade: $submissions is now closed to other users (chmod go-rwx)"
+fi
 
 # As root, with several at once: one runner user per slot (cudalabs-slotN),
 # made here where they are missing.
