@@ -142,14 +142,13 @@ if [ "$(id -u)" = 0 ] && [ -n "$(find "$submissions" -maxdepth 0 -perm /0077 2>/
     chmod go-rwx "$submissions" && echo "batch-grade: $submissions is now closed to other users (chmod go-rwx)"
 fi
 
-# As root, with several at once: one runner user per slot (cudalabs-slotN),
-# made here where they are missing.
+# As root: one runner user per slot, made for this run.
 # The users are this batch run's own (cudalabs-PID-N, removed at the end), so
 # that two batch runs at once never share one.
 users="" made_users=""
 runner=nobody
 id cudalabs >/dev/null 2>&1 && runner=cudalabs   # the grader's own choice (contain.c)
-if [ "$(id -u)" = 0 ] && [ "$jobs" -gt 1 ] && command -v useradd >/dev/null 2>&1; then
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
     users=cudalabs-$$-
     for k in $(seq 1 "$jobs"); do
         tries=0
