@@ -28,34 +28,35 @@ set -u
 usage() { echo "usage: tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]" >&2; exit 2; }
 
 # ---- one submission (run by xargs, one process per submission) -------------
+# Its only argument is the submission's number: ids are data (any byte in a
+# folder name), never passed through xargs or split on anything.
 if [ "${1:-}" = --grade-one ]; then
-    number=$2 id=$3 src=$4
+    number=$2
     dir="$BATCH_WORK/src/$number"
-    mkdir -p "$dir"
-    # Gather the lab's files wherever the student put them (the first match wins).
-    found=0
-    for name in $BATCH_LAB_FILES; do
-        file=$(find "$src" -type f -name "$name" 2>/dev/null | sort | head -n 1)
-        if [ -n "$file" ]; then cp "$file" "$dir/$name" && found=$((found + 1)); fi
-    done
     log="$BATCH_LOGS/$number.log"
-    echo "submission $id ($src): $found of the lab's files found" > "$log"
-    if [ "$found" = 0 ]; then
-        echo 3 > "$BATCH_WORK/$number.rc"   # nothing to grade
-    else
-        # A slot of its own, and as root that slot's runner user: limits on
-        # processes count per user, so a fork bomb in one submission must
-        # not take the processes of another graded at the same time.
-        slot=1
-        while ! mkdir "$BATCH_WORK/slot.$slot" 2>/dev/null; do slot=$((slot + 1)); done
-        user_arg=""
-        [ -n "${BATCH_USERS:-}" ] && user_arg="--runner-user=${BATCH_USERS}$slot"
-        timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
-            --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg \
-            ${BATCH_ONLY:+--only=$BATCH_ONLY} >>"$log" 2>&1
-        echo $? > "$BATCH_WORK/$number.rc"
-        rmdir "$BATCH_WORK/slot.$slot"
+    echo "submission $number (its id is in the tables)" > "$log"
+    # A slot of its own, and as root that slot's runner user: limits on
+    # processes count per user, so a fork bomb in one submission must
+    # not take the processes of another graded at the same time.
+    slot=1
+    while ! mkdir "$BATCH_WORK/slot.$slot" 2>/dev/null; do slot=$((slot + 1)); done
+    user_arg="" runner=""
+    [ -n "${BATCH_USERS:-}" ] && runner="${BATCH_USERS}$slot" && user_arg="--runner-user=$runner"
+    if [ "$(id -u)" = 0 ]; then
+        # the grader reads the copy as the runner user; no other slot's user can
+        chown -R -h "${runner:-$BATCH_RUNNER}" "$dir" && chmod 700 "$dir"
     fi
+    # The grader's output, kept to its first 256 KiB (the build's own log is
+    # capped by the grader).
+    { timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
+          --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg \
+          ${BATCH_ONLY:+--only=$BATCH_ONLY} 2>&1
+      echo $? > "$BATCH_WORK/$number.rc"; } \
+        | perl -e 'my ($n, $max) = (0, 262144); while (sysread(STDIN, my $b, 65536)) {
+                       print substr($b, 0, $max - $n) if $n < $max; $n += length $b }
+                   print "\n(this log was cut: ", $n - $max, " more bytes)\n" if $n > $max' >>"$log"
+    rm -rf "$dir"   # nothing of it is left for the slot's next submission
+    rmdir "$BATCH_WORK/slot.$slot"
     printf '.' >&2
     exit 0
 fi
@@ -74,12 +75,12 @@ cd "$(dirname "$0")/.." || exit 2
 lab=$(sh tools/lab-folder.sh "$lab_arg")
 [ -n "$lab" ] && [ -d "labs/$lab" ] || { echo "batch-grade: no lab '$lab_arg' in labs/ (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
 short=${lab%%-*}
-lab_files=$(cd "labs/$lab" && ls *.cu)
 backend=${BACKEND:-$(tools/detect-backend.sh)}
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 timeout_s=${SUBMISSION_TIMEOUT:-900}
 
+# This run's own scratch folder: two batch runs at once share nothing.
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
 
@@ -114,40 +115,68 @@ tools/setup.sh || exit 2
 make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 \
     || { echo "batch-grade: the grader or the reference did not build; see $out.logs/shared-build.log" >&2; exit 2; }
 
-# One line per submission: number, id, folder.  The number names the files, so
-# that any id (spaces, dots) is safe.
+# Each submission is copied (links as links, which the grader refuses) into
+# the batch's own scratch folder, as $work/src/NUMBER, and its id kept in
+# $work/ids/NUMBER: any byte of a folder name is data.  The grader reads
+# only the copy: a submissions folder inside the kit is never read by a
+# build, and as root each copy belongs to its slot's runner user alone.
 number=0
-for sub in "$submissions"/*/; do
-    [ -d "$sub" ] || continue
+mkdir -p "$work/ids" && chmod 711 "$work" "$work/src"
+for sub in "$submissions"/* "$submissions"/.[!.]* "$submissions"/..?*; do
+    [ -e "$sub" ] || [ -L "$sub" ] || continue
+    [ -d "$sub" ] || [ -L "$sub" ] || continue
     number=$((number + 1))
-    id=$(basename "$sub")
-    printf '%s\t%s\t%s\n' "$number" "$id" "${sub%/}" >> "$work/list"
+    printf '%s' "${sub##*/}" > "$work/ids/$number"
+    echo "$number" >> "$work/list"
+    if [ -L "$sub" ]; then
+        echo 5 > "$work/$number.rc"   # a link: not a submission's own folder
+    else
+        cp -R -P -- "$sub" "$work/src/$number" 2>"$out.logs/$number.log" || echo 6 > "$work/$number.rc"
+    fi
 done
 [ "$number" -gt 0 ] || { echo "batch-grade: no submission folders in $submissions" >&2; exit 2; }
+# As root, the submissions folder itself is closed to other users (the
+# runner users among them): without Landlock, a build could otherwise read
+# another student's files by their path.
+if [ "$(id -u)" = 0 ] && [ -n "$(find "$submissions" -maxdepth 0 -perm /0077 2>/dev/null)" ]; then
+    chmod go-rwx "$submissions" && echo "batch-grade: $submissions is now closed to other users (chmod go-rwx)"
+fi
 
-# As root, with several at once: one runner user per slot (cudalabs-slotN),
-# made here where they are missing.
-users=""
-if [ "$(id -u)" = 0 ] && [ "$jobs" -gt 1 ] && command -v useradd >/dev/null 2>&1; then
-    users=cudalabs-slot
+# As root: one runner user per slot, made for this run.
+# The users are this batch run's own (cudalabs-PID-N, removed at the end), so
+# that two batch runs at once never share one.
+users="" made_users=""
+runner=nobody
+id cudalabs >/dev/null 2>&1 && runner=cudalabs   # the grader's own choice (contain.c)
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
+    users=cudalabs-$$-
     for k in $(seq 1 "$jobs"); do
-        id "$users$k" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$users$k" 2>/dev/null \
-            || { echo "batch-grade: could not make the runner user $users$k; submissions share one" >&2; users=""; break; }
+        tries=0
+        until id "$users$k" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$users$k" 2>/dev/null; do
+            tries=$((tries + 1))   # another batch run may hold the lock on /etc/passwd
+            [ $tries -lt 5 ] || { echo "batch-grade: could not make the runner user $users$k; submissions share one" >&2; users=""; break 2; }
+            sleep 1
+        done
+        made_users="$made_users $users$k"
     done
 fi
-export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_LAB_FILES="$lab_files" BATCH_USERS="$users" BATCH_ONLY="$only" \
+trap 'rm -rf "$work"; for u in $made_users; do userdel "$u" 2>/dev/null; done' EXIT
+export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_USERS="$users" BATCH_RUNNER="$runner" BATCH_ONLY="$only" \
        BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
-tr '\t' '\n' < "$work/list" | tr '\n' '\0' | xargs -0 -n 3 -P "$jobs" sh "$self" --grade-one
+for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs -n 1 -P "$jobs" sh "$self" --grade-one
 echo >&2
 
 # ---- the two tables -------------------------------------------------------------
 perl -MJSON::PP -MEncode -e '
-    my ($work, $out, $lab, $seed, $backend, $timeout) = @ARGV;
+    my ($work, $out, $lab, $seed, $backend, $timeout, $submissions) = @ARGV;
     my (@rows, @item_names, %seen_item, $max_seen);
     open my $list, "<", "$work/list" or die;
     while (my $line = <$list>) {
         chomp $line;
-        my ($number, $id, $dir) = split /\t/, $line, 3;
+        my $number = $line;
+        my $id = do { local $/; open my $f, "<", "$work/ids/$number" or die; <$f> };
+        $id = Encode::decode("UTF-8", $id);  # the folder name as it is (invalid bytes become U+FFFD)
+        my $dir = "$submissions/$id";
         my $rc = do { local @ARGV = ("$work/$number.rc"); my $v = <>; defined $v ? $v + 0 : 255 };
         # The submission was copied to a scratch folder: name its files alone.
         my $scratch = "$work/src/$number/";
@@ -174,8 +203,10 @@ perl -MJSON::PP -MEncode -e '
             }
             $max_seen = $row->{max_points} if !defined $max_seen || $row->{max_points} > $max_seen;
         }
+        $rc = 3 if $rc == 2 && $log =~ /holds no file of/;
         $row->{status} =
               $rc == 3   ? "no_files"
+            : $rc == 5 || $rc == 6 ? "refused"
             : $rc == 124 || $rc == 137 ? "timeout"
             : $rc == 2   ? "not_gradable"
             : $rc == 0 && $graded ? "full_marks"
@@ -184,7 +215,7 @@ perl -MJSON::PP -MEncode -e '
         $row->{status} = "timeout" if $rc == 124 || $rc == 137;
         if ($row->{status} ne "full_marks" && $row->{status} ne "graded") {
             # Why it could not be graded: the compiler errors, else the last lines.
-            my @lines = grep { /\berror\b|undefined reference|No rule to make/i && !/^\s*[A-Z]+\s+[\d.]+\/[\d.]+\s/ } split /\n/, $log;
+            my @lines = grep { /\berror\b|undefined reference|No rule to make|refused|two copies|symbolic link/i && !/^\s*[A-Z]+\s+[\d.]+\/[\d.]+\s/ } split /\n/, $log;
             s/^\s+// for @lines;
             @lines = (split /\n/, $log)[-5 .. -1] unless @lines;
             @lines = grep { defined } @lines;
@@ -192,6 +223,8 @@ perl -MJSON::PP -MEncode -e '
             $row->{build_errors} = "no time left: stopped after $timeout s\n" . $row->{build_errors}
                 if $row->{status} eq "timeout";
             $row->{build_errors} = "none of the lab'"'"'s files were found in $dir" if $row->{status} eq "no_files";
+            $row->{build_errors} = "not a folder but a symbolic link: not graded" if $rc == 5;
+            $row->{build_errors} = "could not be copied: " . $row->{build_errors} if $rc == 6;
         }
         push @rows, $row;
     }
@@ -213,5 +246,5 @@ perl -MJSON::PP -MEncode -e '
                         $row->{exit_code}, $row->{seed}, @cells, $errors), "\n";
     }
     printf "  %-24s %-14s %s\n", $_->{id}, $_->{status}, defined $_->{max_points} ? "$_->{points}/$_->{max_points}" : "-" for @rows;
-' "$work" "$out" "$lab" "$seed" "$backend" "$timeout_s" || exit 2
+ ' "$work" "$out" "$lab" "$seed" "$backend" "$timeout_s" "$submissions" || exit 2
 echo "batch-grade: $number submissions -> $out.csv, $out.jsonl (logs in $out.logs/)"

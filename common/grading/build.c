@@ -11,10 +11,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,8 +27,7 @@
 
 #define STUDENT_BUILD_SECONDS 300 /* the default time limit of a submission's build */
 
-static char *submission_copy;   /* build/submissions/<tag> */
-static char *submission_build;  /* build/<backend>/submissions/<tag> */
+static char *submission_build;  /* build/<backend>/submissions/<tag>: what a submission's build made */
 
 static void kit_fault(const char *fmt, const char *arg, const char *log)
 {
@@ -83,11 +87,11 @@ void build_check_tools(const char *backend)
 
 /* ---- running make ------------------------------------------------------------------ */
 
+/* The kit's own builds and the student's code in labs/<lab> (a
+ * submission's build is student_make's, below). */
 typedef struct {
     const char *log;               /* stdout and stderr go here */
     double seconds;                /* 0: no limit */
-    const char *const *readable;   /* with `writable`: run in the sandbox */
-    const char *writable;
     int locked;                    /* a kit build: take the build lock */
 } make_run;
 
@@ -123,11 +127,6 @@ static int run_make(const make_run *how, const char *backend, const char *target
         dup2(in, 0);
         dup2(out, 1);
         dup2(out, 2);
-        if (how->writable) {
-            const char *writable[] = {how->writable, NULL}, *listable[] = {".", NULL};
-            setenv("TMPDIR", how->writable, 1); /* the compilers' temporary files */
-            sandbox_enter(how->readable, writable, listable);
-        }
         execvp("make", argv);
         _exit(127);
     }
@@ -157,131 +156,729 @@ static int run_make(const make_run *how, const char *backend, const char *target
  * milliseconds, a good part of grading a small lab. */
 static int kit_make(const char *backend, const char *target, const char *also, const char *log)
 {
-    make_run how = {log, 0, NULL, NULL, 1};
+    make_run how = {log, 0, 1};
     return run_make(&how, backend, target, also, NULL);
 }
 
-/* ---- a submission -------------------------------------------------------------------- */
+/* ---- a submission -------------------------------------------------------------------
+ *
+ * A submission is data from someone else.  Its lab files are looked up
+ * anywhere inside its folder, taken only where they are regular files (a
+ * link is refused: it could name the solution), read as the runner user
+ * when the grader is root, and refused when a name is found twice (which of
+ * the two would be graded?).  Its build works in a scratch folder outside
+ * the kit, which holds the submission's files and the kit's public parts
+ * only, as the runner user, with limits on time, memory and what it says.  */
 
-static int copy_file(const char *from, const char *to)
+#define BUILD_LOG_KEPT (256 << 10)         /* of a submission's build log, what is kept */
+#define BUILD_OUTPUT_MAX (4LL << 20)       /* a build that says more is stopped (256 KiB are kept) */
+#define BUILD_FILE_MAX (512LL << 20)       /* one file the build writes (objects, .ii) */
+#define BUILD_MEMORY_CPU (4LL << 30)       /* g++ on a lab's file needs well under 1 GiB */
+#define BUILD_MEMORY_GPU (16LL << 30)      /* nvcc maps more than it uses */
+#define BUILD_PROCESSES 512
+#define SUBMISSION_FILE_MAX (32LL << 20)   /* one file of a submission */
+#define WALK_DEPTH_MAX 32
+#define WALK_ENTRIES_MAX 100000
+
+static char *build_scratch;     /* <tmp>/cudalabs-build-XXXXXX, the student's build's own folder */
+static char *submission_name;   /* "submission.<tag>": the submission's files in it */
+static char *submission_tag;
+
+/* The runner user's ids (as root), from the name contain.c chose. */
+static int runner_ids(uid_t *uid, gid_t *gid)
 {
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    const char *name = contain_user_name();
+    struct passwd *pw = contain_drops_privilege() && name ? getpwnam(name) : NULL;
+    if (!pw || pw->pw_uid == 0)
+        return -1;
+    *uid = pw->pw_uid;
+    *gid = pw->pw_gid;
+    return 0;
+}
+
+/* In a child: becomes the runner user where the grader is root. */
+static void child_drop_privilege(void)
+{
+    uid_t uid;
+    gid_t gid;
+    if (!contain_drops_privilege())
+        return;
+    if (runner_ids(&uid, &gid) != 0 || setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
+        _exit(125);
+}
+
+static int write_all(int fd, const char *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Copies the open file `in` to a new file `to`; -1 past `most` bytes. */
+static int copy_fd_to(int in, const char *to, mode_t mode, long long most)
+{
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     char buffer[1 << 16];
-    size_t n;
-    int ok = in && out;
-    while (ok && (n = fread(buffer, 1, sizeof buffer, in)) > 0)
-        ok = fwrite(buffer, 1, n, out) == n;
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        ok = 0;
+    ssize_t n;
+    long long total = 0;
+    int ok = out >= 0;
+    while (ok && (n = read(in, buffer, sizeof buffer)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        total += n;
+        ok = n > 0 && total <= most && write_all(out, buffer, (size_t)n) == 0;
+    }
+    if (out >= 0 && (close(out) != 0 || !ok))
+        ok = 0, unlink(to);
     return ok ? 0 : -1;
 }
 
-/* Copies the lab's files found in the submission's folder into a fresh,
- * plainly named folder; returns how many it found. */
-static int copy_submission(const char *from, const grade_lab *lab, char *names, size_t size)
+/* What the walk of a submission found: the first path of each lab file. */
+typedef struct {
+    const grade_lab *lab;
+    char **names;          /* the lab's .cu files */
+    char **first;          /* where each was found (relative to the submission) */
+    int count;
+    int entries;
+    int as_root;           /* the runner user could not read the folder: see take_file */
+    int problems;
+    FILE *say;             /* the messages, to the grader */
+} walk_state;
+
+static void walk_problem(walk_state *w, const char *fmt, const char *a, const char *b)
 {
-    if (!submission_copy) {
-        mkdir("build/submissions", 0755);
-        submission_copy = str_dup("build/submissions/XXXXXXXX");
-        if (!mkdtemp(submission_copy))
-            kit_fault("cannot make a folder in build/submissions: %s", strerror(errno), NULL);
+    char *message = str_printf(fmt, a, b ? b : "");
+    str_clean(message); /* a file's name may hold any byte */
+    fprintf(w->say, "%s\n", message);
+    free(message);
+    w->problems++;
+}
+
+/* Takes one lab file: opened without following a link, and checked again
+ * on the open file (it could have been swapped since the listing). */
+static void take_file(walk_state *w, int dir, const char *name, const char *path, const char *to)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        walk_problem(w, "cannot read %s%s", path, fd < 0 ? str_printf(": %s", strerror(errno)) : ": not a regular file");
+    } else if (w->as_root && st.st_nlink != 1) {
+        /* read as root: a hard link could be a file of the system's */
+        walk_problem(w, "%s is a hard link (it has other names); upload a copy of the file itself%s", path, "");
+    } else if (st.st_size > SUBMISSION_FILE_MAX) {
+        walk_problem(w, "%s is larger than 32 MiB%s", path, "");
+    } else if (copy_fd_to(fd, to, 0644, SUBMISSION_FILE_MAX) != 0) {
+        walk_problem(w, "cannot copy %s: %s", path, strerror(errno));
     }
+    if (fd >= 0)
+        close(fd);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Walks the folder `dir` (its path inside the submission: `rel`, "" at the
+ * top), never through a link. */
+static void walk_folder(walk_state *w, int dir, const char *rel, int depth, const char *copy_dir)
+{
+    DIR *d = fdopendir(dir);
+    if (!d) {
+        close(dir);
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (++w->entries > WALK_ENTRIES_MAX) {
+            walk_problem(w, "the submission holds more than %s files and folders%s", "100000", "");
+            break;
+        }
+        if (n == cap)
+            names = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *names);
+        names[n++] = str_dup(e->d_name);
+    }
+    qsort(names, n, sizeof *names, by_name); /* the same messages on every file system */
+    for (size_t i = 0; i < n && w->entries <= WALK_ENTRIES_MAX; i++) {
+        char *path = str_printf("%s%s%s", rel, *rel ? "/" : "", names[i]);
+        struct stat st;
+        int k = -1;
+        for (int j = 0; j < w->count; j++)
+            if (strcmp(names[i], w->names[j]) == 0)
+                k = j;
+        if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            walk_problem(w, "cannot read %s: %s", path, strerror(errno));
+        } else if (k >= 0 && !S_ISREG(st.st_mode)) {
+            walk_problem(w, S_ISLNK(st.st_mode) ? "%s is a symbolic link: only regular files are graded (upload the file "
+                                                  "itself)%s" : "%s is not a regular file%s", path, "");
+        } else if (k >= 0 && w->first[k]) {
+            walk_problem(w, "the submission holds two copies of %s: %s", names[i],
+                         str_printf("%s and %s; keep only the one to grade", w->first[k], path));
+        } else if (k >= 0) {
+            w->first[k] = str_dup(path);
+            char *to = str_printf("%s/%s", copy_dir, names[i]);
+            take_file(w, dirfd(d), names[i], path, to);
+            free(to);
+        } else if (S_ISDIR(st.st_mode) && depth < WALK_DEPTH_MAX) {
+            int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                walk_folder(w, sub, path, depth + 1, copy_dir);
+            else
+                walk_problem(w, "cannot read the folder %s: %s", path, strerror(errno));
+        }
+        free(path);
+        free(names[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (w->entries > WALK_ENTRIES_MAX)
+            free(names[i]);
+    free(names);
+    closedir(d);
+}
+
+/* The child that reads the submission: 0 when every lab file found was
+ * taken, 1 with a problem, 4 when the runner user cannot open the folder. */
+static int intake_child(walk_state *w, const char *from, const char *copy_dir, int as_root)
+{
+    if (!as_root)
+        child_drop_privilege();
+    w->as_root = as_root && contain_drops_privilege();
+    int top = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top < 0 && errno == EACCES && !as_root && contain_drops_privilege())
+        return 4;
+    if (top < 0) {
+        walk_problem(w, "cannot read %s: %s", from, strerror(errno));
+        return 1;
+    }
+    walk_folder(w, top, "", 0, copy_dir);
+    return w->problems ? 1 : 0;
+}
+
+/* Reads the submission into `copy_dir` in a child process (as the runner
+ * user when root); returns how many of the lab's files it took, or ends
+ * the run (exit 2) naming each problem. */
+static int intake(const char *from, const grade_lab *lab, const char *copy_dir, char *looked_for, size_t size)
+{
+    walk_state w = {lab, NULL, NULL, 0, 0, 0, 0, NULL};
     char *lab_dir = str_printf("labs/%s", lab->dir);
     DIR *d = opendir(lab_dir);
     struct dirent *e;
-    int found = 0;
-    names[0] = 0;
+    looked_for[0] = 0;
     while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".cu") != 0)
             continue;
-        snprintf(names + strlen(names), size - strlen(names), "%s%s", names[0] ? ", " : "", e->d_name);
-        char *source = str_printf("%s/%s", from, e->d_name), *copy = str_printf("%s/%s", submission_copy, e->d_name);
-        struct stat st;
-        if (stat(source, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (copy_file(source, copy) != 0)
-                kit_fault("cannot copy %s", source, NULL);
-            found++;
-        }
-        free(source);
-        free(copy);
+        w.names = realloc(w.names, (size_t)(w.count + 1) * sizeof *w.names);
+        w.names[w.count++] = str_dup(e->d_name);
+        snprintf(looked_for + strlen(looked_for), size - strlen(looked_for), "%s%s", looked_for[0] ? ", " : "",
+                 e->d_name);
     }
     if (d)
         closedir(d);
     free(lab_dir);
+    w.first = calloc((size_t)w.count + 1, sizeof *w.first);
+
+    for (int as_root = 0; as_root < 2; as_root++) {
+        int pipe_fds[2];
+        if (pipe(pipe_fds) != 0)
+            kit_fault("cannot make a pipe: %s", strerror(errno), NULL);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pipe_fds[0]);
+            w.say = fdopen(pipe_fds[1], "w");
+            int rc = intake_child(&w, from, copy_dir, as_root);
+            fclose(w.say);
+            _exit(rc);
+        }
+        close(pipe_fds[1]);
+        FILE *said = fdopen(pipe_fds[0], "r");
+        char line[4096];
+        int problems = 0;
+        while (said && fgets(line, sizeof line, said)) {
+            fprintf(stderr, "grader: %s", line);
+            problems++;
+        }
+        if (said)
+            fclose(said);
+        int status = 0;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        int rc = pid < 0 ? 125 : WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+        if (rc == 4)
+            continue; /* the runner user cannot open the folder: as root, stricter */
+        if (rc != 0 || problems) {
+            if (rc == 125 && !problems)
+                fprintf(stderr, "grader: could not read the submission %s\n", from);
+            fprintf(stderr, "grader: the submission %s is refused; nothing was graded\n", from);
+            build_cleanup();
+            exit(2);
+        }
+        break;
+    }
+    int found = 0; /* (the child's record of them stayed in the child) */
+    for (int k = 0; k < w.count; k++) {
+        char *copy = str_printf("%s/%s", copy_dir, w.names[k]);
+        found += access(copy, F_OK) == 0;
+        free(copy);
+    }
     return found;
 }
 
-/* Removes every "<submission copy>/" from the log: messages name the file alone. */
-static void plain_names_in_log(const char *log)
+/* ---- the scratch folder of a submission's build -------------------------------------------- */
+
+/* Copies the kit's file or folder `rel` to the same place in the scratch
+ * folder, keeping its time (so that make rebuilds nothing of the kit's). */
+static void scratch_copy(const char *rel, int (*wanted)(const char *name))
 {
-    FILE *f = fopen(log, "r");
-    if (!f)
+    struct stat st;
+    if (stat(rel, &st) != 0)
         return;
-    char *text = NULL;
-    size_t size = 0;
-    FILE *all = open_memstream(&text, &size);
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, f)) > 0)
-        fwrite(buffer, 1, n, all);
-    fclose(f);
-    fclose(all);
-    char *prefix = str_printf("%s/", submission_copy);
-    f = fopen(log, "w");
-    for (char *p = text; f && p && *p;) {
-        char *hit = strstr(p, prefix);
-        if (!hit) {
-            fputs(p, f);
-            break;
-        }
-        fwrite(p, 1, (size_t)(hit - p), f);
-        p = hit + strlen(prefix);
+    char *to = str_printf("%s/%s", build_scratch, rel);
+    for (char *slash = strchr(to + strlen(build_scratch) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(to, 0755);
+        *slash = '/';
     }
-    if (f)
-        fclose(f);
-    free(prefix);
-    free(text);
+    if (S_ISDIR(st.st_mode)) {
+        mkdir(to, 0755);
+        DIR *d = opendir(rel);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] != '.' && (!wanted || wanted(e->d_name))) {
+                char *child = str_printf("%s/%s", rel, e->d_name);
+                scratch_copy(child, wanted);
+                free(child);
+            }
+        if (d)
+            closedir(d);
+    } else if (S_ISREG(st.st_mode)) {
+        int in = open(rel, O_RDONLY | O_CLOEXEC);
+        if (in < 0 || copy_fd_to(in, to, (st.st_mode & 0111) ? 0755 : 0644, 1LL << 40) != 0)
+            kit_fault("cannot copy %s into the build's scratch folder", rel, NULL);
+        close(in);
+        struct timespec times[2] = {st.st_atim, st.st_mtim};
+        utimensat(AT_FDCWD, to, times, 0);
+    }
+    free(to);
 }
 
-/* The compilers and the system's headers, the kit's top level minus what a
- * submission must never read, and the parts of the kit's own build that its
- * link needs. */
-static const char *const *submission_readable(const char *backend, const grade_lab *lab)
+static int ends_with(const char *s, const char *end)
 {
-    static const char *list[128];
-    static const char *const tools[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/include", "/usr/local/bin",
-                                        "/usr/local/include", "/usr/local/cuda", "/usr/local/nvidia", NULL};
-    static const char *const hidden[] = {"solutions", "grading", "prebuilt", "build", "tests", "dist", "docs",
-                                         "handouts", "bench", ".git", ".", "..", NULL};
+    size_t a = strlen(s), b = strlen(end);
+    return a >= b && strcmp(s + a - b, end) == 0;
+}
+static int lab_public(const char *name) { return ends_with(name, ".h") || ends_with(name, ".cu") || strcmp(name, "lab.mk") == 0; }
+static int object(const char *name) { return ends_with(name, ".o"); }
+
+/* What a submission's build links but does not build: the kit's objects
+ * (passed to make as old files, so that their sources need not be there). */
+static char **kit_objects(const char *backend, const grade_lab *lab)
+{
+    static char *list[8];
     int n = 0;
-    for (int i = 0; tools[i]; i++)
-        list[n++] = tools[i];
-    /* the compilers on the PATH, where they lie outside the kit */
-    char here[PATH_MAX], *path = str_dup(getenv("PATH") ? getenv("PATH") : "");
-    if (getcwd(here, sizeof here))
-        for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir && n < 60; dir = strtok_r(NULL, ":", &save))
-            if (!sandbox_overlaps(dir, here))
-                list[n++] = dir;
-    DIR *d = opendir(".");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < 110) {
-        int secret = 0;
-        for (int i = 0; hidden[i]; i++)
-            secret |= strcmp(e->d_name, hidden[i]) == 0;
-        if (!secret)
-            list[n++] = str_dup(e->d_name);
+    list[n++] = str_printf("build/%s/harness/kit.o", backend);
+    list[n++] = str_printf("build/%s/harness/kit_cuda.o", backend);
+    if (strcmp(backend, "cpu") == 0) {
+        list[n++] = str_printf("build/%s/harness/nvcc-check", backend);
+        list[n++] = str_printf("build/%s/emu/libcudaemu.a", backend);
     }
-    if (d)
-        closedir(d);
-    list[n++] = submission_copy;
-    list[n++] = str_printf("build/%s/harness", backend);
-    list[n++] = str_printf("build/%s/emu", backend);
-    list[n++] = str_printf("build/%s/%s/main.o", backend, lab->dir);
+    char *main_o = str_printf("build/%s/%s/main.o", backend, lab->dir);
+    if (access(main_o, R_OK) == 0)
+        list[n++] = main_o;
     list[n] = NULL;
     return list;
+}
+
+/* Makes the scratch folder: outside the kit, the runner user's, holding the
+ * kit's public build files, the lab's given files and headers, the objects
+ * the link needs and the submission's files (in submission.<tag>/). */
+static void scratch_make(const char *backend, const grade_lab *lab)
+{
+    char here[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    if (!getcwd(here, sizeof here))
+        kit_fault("cannot name the kit's folder: %s", strerror(errno), NULL);
+    if (!tmp || !*tmp || access(tmp, W_OK) != 0 || sandbox_overlaps(tmp, here))
+        tmp = "/tmp";
+    build_scratch = str_printf("%s/cudalabs-build-XXXXXX", tmp);
+    if (!mkdtemp(build_scratch))
+        kit_fault("cannot make a scratch folder in %s", tmp, NULL);
+    /* Landlock takes files by their real path */
+    char real[PATH_MAX];
+    if (realpath(build_scratch, real)) {
+        free(build_scratch);
+        build_scratch = str_dup(real);
+    }
+    scratch_copy("Makefile", NULL);
+    scratch_copy(strcmp(backend, "gpu") == 0 ? "tools/cuda-arch.sh" : "common/cpu/cpu.mk", NULL);
+    if (strcmp(backend, "cpu") == 0) {
+        scratch_copy("common/cpu/rewrite.pl", NULL);
+        scratch_copy("common/cpu/include", NULL);
+    }
+    scratch_copy("common/harness/kit.h", NULL);
+    char *lab_dir = str_printf("labs/%s", lab->dir), *given = str_printf("prebuilt/%s/%s", backend, lab->dir);
+    scratch_copy(lab_dir, lab_public);
+    scratch_copy(given, object); /* a student copy's given files that hold another lab's answer */
+    for (char **o = kit_objects(backend, lab); *o; o++)
+        scratch_copy(*o, NULL);
+    free(lab_dir);
+    free(given);
+    /* the build writes its objects under build/<backend>/submissions, its
+     * temporary files in the scratch folder itself */
+    char *out = str_printf("%s/build/%s/submissions", build_scratch, backend);
+    char *copy_dir = str_printf("%s/%s", build_scratch, submission_name);
+    mkdir(str_printf("%s/build", build_scratch), 0755);
+    mkdir(str_printf("%s/build/%s", build_scratch, backend), 0755);
+    if (contain_give_folder(out) != 0 || contain_give_folder(copy_dir) != 0 || contain_give_folder(build_scratch) != 0)
+        kit_fault("cannot give the build's scratch folder to the runner user: %s", strerror(errno), NULL);
+    chmod(build_scratch, 0700);
+    free(out);
+    free(copy_dir);
+}
+
+/* Copies one output of the build back into the kit: a regular file the
+ * build made (as root: the runner user's), reached without following any
+ * link, so that the build cannot pass off a file of the kit as its own. */
+static int scratch_take_back(const char *rel, const char *to)
+{
+    int fd = open(build_scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *path = str_dup(rel), *save = NULL;
+    for (char *part = strtok_r(path, "/", &save), *next; fd >= 0 && part; part = next) {
+        next = strtok_r(NULL, "/", &save);
+        int child = openat(fd, part, (next ? O_DIRECTORY : O_NONBLOCK) | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = child;
+    }
+    free(path);
+    struct stat st;
+    uid_t uid = geteuid();
+    gid_t gid;
+    runner_ids(&uid, &gid);
+    int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == uid;
+    unlink(to);
+    ok = ok && copy_fd_to(fd, to, 0755, 1LL << 34) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok ? 0 : -1;
+}
+
+/* ---- what the student sees of the build's log ------------------------------------------ */
+
+/* Whether compiler messages may quote file `path` (length `len`): the
+ * submission's files and the kit's public files (relative names, all in
+ * the scratch folder), the scratch folder, the system's headers. */
+static int quotable(const char *path, size_t len)
+{
+    char *p = strndup(path, len);
+    char here[PATH_MAX];
+    int ok = !strstr(p, "..") && strncmp(p, "/proc", 5) != 0;
+    if (ok && p[0] == '/') {
+        size_t s = strlen(build_scratch);
+        int in_scratch = strncmp(p, build_scratch, s) == 0 && p[s] == '/';
+        int system = strncmp(p, "/usr/", 5) == 0 || strncmp(p, "/opt/", 5) == 0;
+        ok = in_scratch || (system && !(getcwd(here, sizeof here) && strstr(p, here)));
+    }
+    free(p);
+    return ok;
+}
+
+/* Finds a message's location at the start of `line`: gcc's "FILE:LINE:" (after
+ * "In file included from" or "from") or nvcc's "FILE(LINE): ".  Sets the
+ * file's start and length and returns where the location ends, or NULL. */
+static const char *location(const char *line, const char **file, size_t *len)
+{
+    const char *p = line;
+    if (strncmp(p, "In file included from ", 22) == 0)
+        p += 22;
+    else if (strncmp(p, "                 from ", 22) == 0)
+        p += 22;
+    for (const char *c = p; *c && *c != '\n'; c++) {
+        if ((*c == ':' && c[1] >= '0' && c[1] <= '9') || (*c == '(' && c[1] >= '0' && c[1] <= '9')) {
+            const char *d = c + 1;
+            while (*d >= '0' && *d <= '9')
+                d++;
+            if (*c == '(' ? (d[0] == ')' && d[1] == ':') : (*d == ':' || *d == ',')) {
+                if (c == p)
+                    return NULL;
+                *file = p;
+                *len = (size_t)(c - p);
+                if (*c == '(')
+                    return d + 1;
+                if (d[0] == ':' && d[1] >= '0' && d[1] <= '9') { /* the column */
+                    const char *e = d + 1;
+                    while (*e >= '0' && *e <= '9')
+                        e++;
+                    if (*e == ':')
+                        d = e;
+                }
+                return d;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The log as the student sees it: the scratch folder's name taken out, and
+ * no text of a file outside the submission (an #include "/etc/passwd"
+ * would otherwise show its first line). */
+static char *log_for_student(const char *text)
+{
+    char *out = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&out, &size);
+    char *prefix = str_printf("%s/", submission_name), *scratch = str_printf("%s/", build_scratch);
+    int hiding = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+        char *copy = strndup(line, n);
+        for (const char *cut[] = {scratch, prefix}, **c = cut; c < cut + 2; c++)
+            for (char *hit; (hit = strstr(copy, *c));)
+                memmove(hit, hit + strlen(*c), strlen(hit + strlen(*c)) + 1);
+        const char *file, *after;
+        size_t len;
+        if ((after = location(copy, &file, &len)) && *after == ':' && after[1] == ' ' && !quotable(file, len)) {
+            const char *kind = strstr(after, "fatal error:") == after + 2 ? "fatal error"
+                             : strstr(after, "warning:") == after + 2 ? "warning"
+                             : strstr(after, "note:") == after + 2 ? "note" : "error";
+            fprintf(f, "%.*s: %s: (a file outside your submission: its text is not shown)\n", (int)(after - copy), copy,
+                    kind);
+            hiding = 1;
+        } else if (hiding && (copy[0] == ' ' || copy[0] == '\t' || (copy[0] >= '0' && copy[0] <= '9' && !after))) {
+            /* the quoted source line and its caret */
+        } else {
+            hiding = 0;
+            fputs(copy, f);
+        }
+        free(copy);
+        line += n;
+    }
+    fclose(f);
+    free(prefix);
+    free(scratch);
+    return out;
+}
+
+/* ---- running the submission's build ------------------------------------------------------ */
+
+static void limit_to(int resource, long long value)
+{
+    struct rlimit r = {(rlim_t)value, (rlim_t)value};
+    setrlimit(resource, &r);
+}
+
+/* The build's environment: what the compilers need, nothing of the grader's
+ * (a platform's tokens, its paths). */
+static char **build_environment(void)
+{
+    static const char *const kept[] = {"PATH", "NVCC", "NVCC_CHECK", "NVCC_EXTRA", "ARCH", "CUDA_HOME", "CUDA_PATH",
+                                       "LD_LIBRARY_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "EMU_CXX", NULL};
+    static char *env[24];
+    int n = 0;
+    for (int i = 0; kept[i]; i++)
+        if (getenv(kept[i]))
+            env[n++] = str_printf("%s=%s", kept[i], getenv(kept[i]));
+    if (!getenv("PATH"))
+        env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+    env[n++] = str_printf("HOME=%s", build_scratch);
+    env[n++] = str_printf("TMPDIR=%s", build_scratch);
+    env[n++] = "LANG=C";
+    env[n++] = "LC_ALL=C";
+    env[n] = NULL;
+    return env;
+}
+
+/* What the build may read where Landlock is there: the compilers and the
+ * system's headers, and its own scratch folder (the kit is not in it). */
+static void build_sandbox(void)
+{
+    static const char *list[80];
+    static const char *const tools[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/include", "/usr/local/bin",
+                                        "/usr/local/include", "/usr/local/cuda", "/usr/local/nvidia", NULL};
+    int n = 0;
+    char here[PATH_MAX];
+    for (int i = 0; tools[i]; i++)
+        list[n++] = tools[i];
+    char *path = str_dup(getenv("PATH") ? getenv("PATH") : "");
+    if (getcwd(here, sizeof here))
+        for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir && n < 70; dir = strtok_r(NULL, ":", &save))
+            if (!sandbox_overlaps(dir, here))
+                list[n++] = dir;
+    list[n++] = build_scratch;
+    list[n] = NULL;
+    const char *writable[] = {build_scratch, NULL}, *listable[] = {build_scratch, NULL};
+    sandbox_enter(list, writable, listable);
+}
+
+/* Reads the build's output until it ends or `deadline`: the first
+ * BUILD_LOG_KEPT bytes kept; past BUILD_OUTPUT_MAX the build is stopped.
+ * Returns 1 when the deadline came or the output was too long. */
+static int read_build_output(int fd, FILE *log, double deadline, long long *said, int *too_long)
+{
+    char buffer[1 << 16];
+    for (;;) {
+        double left = deadline - wire_now();
+        if (left <= 0)
+            return 1;
+        struct pollfd p = {fd, POLLIN, 0};
+        int ready = poll(&p, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR)
+            return 0;
+        if (ready <= 0)
+            continue;
+        ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0; /* every writer has closed it */
+        if (*said < BUILD_LOG_KEPT)
+            fwrite(buffer, 1, (size_t)(n < BUILD_LOG_KEPT - *said ? n : BUILD_LOG_KEPT - *said), log);
+        *said += n;
+        if (*said > BUILD_OUTPUT_MAX) {
+            *too_long = 1;
+            return 1;
+        }
+    }
+}
+
+/* make in the scratch folder, as the runner user where the grader is root,
+ * with the limits above; the log the student sees goes to `log_path`.
+ * Returns make's exit status, 124 when stopped. */
+static int student_make(const char *backend, const grade_lab *lab, double seconds, const char *target,
+                        const char *also, const char *log_path)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "make";
+    argv[argc++] = "-s";
+    argv[argc++] = "--no-print-directory";
+    argv[argc++] = str_printf("BACKEND=%s", backend);
+    argv[argc++] = str_printf("STUDENT_DIR=%s", submission_name);
+    argv[argc++] = str_printf("STUDENT_TAG=%s", submission_tag);
+    for (char **o = kit_objects(backend, lab); *o && argc < 26; o++) {
+        argv[argc++] = "-o";
+        argv[argc++] = *o;
+    }
+    argv[argc++] = (char *)target;
+    if (also)
+        argv[argc++] = (char *)also;
+    argv[argc] = NULL;
+    char **env = build_environment();
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+        return 127;
+    long long memory = strcmp(backend, "gpu") == 0 ? BUILD_MEMORY_GPU : BUILD_MEMORY_CPU;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0); /* the limits stop make and every compiler it started */
+        int in = open("/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0 || dup2(pipe_fds[1], 1) < 0 || dup2(pipe_fds[1], 2) < 0)
+            _exit(125);
+        limit_to(RLIMIT_AS, memory);
+        limit_to(RLIMIT_FSIZE, BUILD_FILE_MAX);
+        limit_to(RLIMIT_CORE, 0);
+        child_drop_privilege();
+        if (contain_drops_privilege())
+            limit_to(RLIMIT_NPROC, BUILD_PROCESSES);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        build_sandbox();
+        if (chdir(build_scratch) != 0)
+            _exit(125);
+        execvpe("make", argv, env);
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    FILE *log = fopen(log_path, "w");
+    long long said = 0;
+    int too_long = 0, stopped = 0, status = 0;
+    double deadline = wire_now() + seconds;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *kept = open_memstream(&text, &size);
+    if (pid > 0 && (read_build_output(pipe_fds[0], kept, deadline, &said, &too_long) != 0
+                    || contain_wait(pid, &status, deadline) != 0)) {
+        kill(-pid, SIGKILL);
+        stopped = 1;
+    }
+    close(pipe_fds[0]);
+    if (stopped)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    fclose(kept);
+    char *shown = log_for_student(text ? text : "");
+    if (log) {
+        fputs(shown, log);
+        if (said > BUILD_LOG_KEPT)
+            fprintf(log, "\n(the build's log was cut here: %lld more bytes not kept)\n", said - BUILD_LOG_KEPT);
+        if (too_long)
+            fprintf(log, "error: the build said more than %lld MiB and was stopped\n", BUILD_OUTPUT_MAX >> 20);
+        else if (stopped)
+            fprintf(log, "error: the build took longer than %.0f s and was stopped\n", seconds);
+        else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(shown, "memory")))
+            fprintf(log, "error: the build stopped (it may have used more than its %lld GiB of memory)\n", memory >> 30);
+        fclose(log);
+    }
+    free(shown);
+    free(text);
+    for (int i = 3; i < 6; i++)
+        free(argv[i]);
+    if (pid < 0)
+        return 127;
+    if (stopped)
+        return 124;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* A submission's build: its files read in, built in the scratch folder,
+ * what the grader needs copied back to build/<backend>/submissions/<tag>. */
+static void build_submission(const build_plan *plan, const grade_lab *lab, lab_build *out)
+{
+    const char *backend = plan->backend;
+    char *parent = str_printf("build/%s/submissions", backend);
+    mkdir(str_printf("build/%s", backend), 0755);
+    mkdir(parent, 0755);
+    submission_build = str_printf("%s/XXXXXXXX", parent);
+    if (!mkdtemp(submission_build))
+        kit_fault("cannot make a folder in %s", parent, NULL);
+    submission_tag = str_dup(strrchr(submission_build, '/') + 1);
+    submission_name = str_printf("submission.%s", submission_tag);
+    scratch_make(backend, lab);
+    char looked_for[1024], *copy_dir = str_printf("%s/%s", build_scratch, submission_name);
+    if (intake(plan->student_dir, lab, copy_dir, looked_for, sizeof looked_for) == 0) {
+        char *what = str_printf("%s holds no file of %s (looked for: %s); nothing to grade", plan->student_dir,
+                                lab->dir, looked_for);
+        kit_fault("%s", what, NULL);
+    }
+    char *base = str_printf("%s/%s", submission_build, lab->dir);
+    mkdir(base, 0755);
+    const char *limit = getenv("STUDENT_BUILD_SECONDS");
+    double seconds = limit && atof(limit) > 0 ? atof(limit) : STUDENT_BUILD_SECONDS;
+    char *log = str_printf("build/logs/%s-%s-student.log", submission_tag, lab->dir);
+    if (!plan->quiet)
+        fprintf(stderr, "building %s for %s (%s backend)...\n", plan->student_dir, lab->dir, backend);
+    /* the same paths in the scratch folder as in the kit */
+    out->student_so = str_printf("%s/student.so", base);
+    char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", base) : NULL;
+    int status = student_make(backend, lab, seconds, out->student_so, sass, log);
+    if (status != 0 || scratch_take_back(out->student_so, out->student_so) != 0) {
+        out->failed_log = log;
+        return;
+    }
+    if (sass)
+        scratch_take_back(sass, sass); /* none where cuobjdump is missing */
+    if (plan->lab_programs) {
+        char *program = str_printf("%s/lab", base), *program_log = str_printf("%s.program", log);
+        if (student_make(backend, lab, seconds, program, NULL, program_log) == 0 && scratch_take_back(program, program) == 0)
+            out->student_program = program;
+    }
 }
 
 /* ---- one lab ----------------------------------------------------------------------------- */
@@ -329,32 +926,12 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         return;
     }
 
-    char *tag_var = NULL, *dir_var = NULL, *student_base;
+    char *student_base;
     char *log;
-    make_run how = {NULL, 0, NULL, NULL, 0};
+    make_run how = {NULL, 0, 0};
     if (plan->student_dir) {
-        char names[1024];
-        if (copy_submission(plan->student_dir, lab, names, sizeof names) == 0) {
-            char *what = str_printf("%s holds no file of %s (looked for: %s); nothing to grade", plan->student_dir,
-                                    lab->dir, names);
-            kit_fault("%s", what, NULL);
-        }
-        const char *tag = strrchr(submission_copy, '/') + 1;
-        submission_build = str_printf("build/%s/submissions/%s", backend, tag);
-        char *parent = str_printf("build/%s/submissions", backend);
-        mkdir(str_printf("build/%s", backend), 0755);
-        mkdir(parent, 0755);
-        mkdir(submission_build, 0755);
-        student_base = str_printf("%s/%s", submission_build, lab->dir);
-        tag_var = str_printf("STUDENT_TAG=%s", tag);
-        dir_var = str_printf("STUDENT_DIR=%s", submission_copy);
-        log = str_printf("build/logs/%s-%s-student.log", tag, lab->dir);
-        const char *limit = getenv("STUDENT_BUILD_SECONDS");
-        how.seconds = limit && atof(limit) > 0 ? atof(limit) : STUDENT_BUILD_SECONDS;
-        how.readable = submission_readable(backend, lab);
-        how.writable = submission_build;
-        if (!plan->quiet)
-            fprintf(stderr, "building %s for %s (%s backend)...\n", plan->student_dir, lab->dir, backend);
+        build_submission(plan, lab, out);
+        return;
     } else {
         student_base = str_printf("build/%s/%s", backend, lab->dir);
         log = str_printf("build/logs/%s-student.log", lab->dir);
@@ -362,14 +939,12 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         if (!plan->quiet)
             fprintf(stderr, "building your code for %s (%s backend)...\n", lab->dir, backend);
     }
-    const char *vars[] = {dir_var, tag_var, NULL};
+    const char *vars[] = {NULL};
     out->student_so = str_printf("%s/student.so", student_base);
     how.log = log;
     /* on a GPU, with the machine code of its kernels, which the grader reads */
     char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", student_base) : NULL;
-    int status = run_make(&how, backend, out->student_so, sass, dir_var ? vars : NULL);
-    if (submission_copy)
-        plain_names_in_log(log);
+    int status = run_make(&how, backend, out->student_so, sass, vars);
     if (status != 0 || access(out->student_so, R_OK) != 0) {
         out->failed_log = log;
         return;
@@ -377,36 +952,42 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     if (plan->lab_programs) {
         char *program = str_printf("%s/lab", student_base);
         how.log = str_printf("%s.program", log);
-        if (run_make(&how, backend, program, NULL, dir_var ? vars : NULL) == 0)
+        if (run_make(&how, backend, program, NULL, vars) == 0)
             out->student_program = program;
     }
 }
 
-static void remove_tree(const char *path)
+/* Removes `name` in folder `dir` and, for a folder, everything in it,
+ * never through a link: a build's scratch folder is the runner user's, and
+ * a link it left there must not lead the removal into the kit. */
+static void remove_at(int dir, const char *name)
 {
-    DIR *dir = opendir(path);
-    if (dir) {
-        struct dirent *e;
-        while ((e = readdir(dir)))
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                char *child = str_printf("%s/%s", path, e->d_name);
-                remove_tree(child);
-                free(child);
-            }
-        closedir(dir);
-        rmdir(path);
-    } else {
-        unlink(path);
+    if (unlinkat(dir, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+        return;
+    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
     }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            remove_at(dirfd(d), e->d_name);
+    closedir(d);
+    unlinkat(dir, name, AT_REMOVEDIR);
 }
+
+static void remove_tree(const char *path) { remove_at(AT_FDCWD, path); }
 
 void build_cleanup(void)
 {
-    if (submission_copy)
-        remove_tree(submission_copy);
+    if (build_scratch)
+        remove_tree(build_scratch);
     if (submission_build)
         remove_tree(submission_build);
-    submission_copy = submission_build = NULL;
+    build_scratch = submission_build = NULL;
 }
 
 void build_remove_tree(const char *path) { remove_tree(path); }

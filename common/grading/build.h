@@ -4,11 +4,15 @@
  * same paths for make):
  *     build/<backend>/<lab>/reference.so       the reference (a student copy: prebuilt/<backend>/<lab>/)
  *     build/<backend>/<lab>/student.so, lab    the student's code in labs/<lab>
- *     build/<backend>/submissions/<tag>/<lab>/ a submission's, copied first into build/submissions/<tag>
+ *     build/<backend>/submissions/<tag>/<lab>/ a submission's, copied back from its build's scratch folder
  *     build/logs/                              what each build said
  * Kit builds (the reference, the harness) take turns under a lock, so two
- * graders in one checkout never race; a submission compiles in the sandbox
- * with a time limit. */
+ * graders in one checkout never race.  A submission (--student-dir) is
+ * read as the runner user (as root), its lab files found anywhere in it,
+ * each once and only as regular files; it builds with the kit's Makefile
+ * in a scratch folder outside the kit (<tmp>/cudalabs-build-XXXXXX) that
+ * holds its files and the kit's public headers and objects only, as the
+ * runner user, with limits on time, memory, output and environment. */
 #ifndef BUILD_H
 #define BUILD_H
 
