@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@
 
 #define OUTPUT_KEEP (64 * 1024)     /* bytes of each stream a suite or the feedback sees */
 #define RECORDS_MAX 100000          /* launches or snapshots in one record */
-#define RECORDS_BYTES_MAX ((size_t)512 << 20) /* all of them, snapshots' data included */
+#define RECORDS_BYTES_MAX WIRE_RECORDS_MAX /* all of them, snapshots' data included, in one reply */
+#define RECORDS_ITEM_MAX ((double)(1 << 30)) /* all the replies with records of one item: the labs' take KB */
 #define STARTUP_SECONDS 30.0        /* loading a shared object: its constructors, not CUDA yet */
 
 typedef struct {
@@ -65,6 +67,18 @@ struct grade_side {
     int reset_pending;       /* the records are to be forgotten before the next call */
     int kept;                /* started by the grader for every item: never stopped at an item's end */
     int synced;              /* kept, and brought back to a new runner's state in this item */
+    /* The channel's sequence numbers (wire.h): the last request sent, and
+     * the last one whose answer was read whole.  Requests are answered in
+     * order, so the next reply answers seq_answered + 1. */
+    uint32_t seq_sent, seq_answered;
+    /* Time, per item (each item runs in a process of its own, so these
+     * start at 0): how long the grader waited for this side's answers, and
+     * its longest call, for feedback on an item that ran out of time. */
+    double used_s;
+    double longest_s;
+    char longest[160];
+    double waiting_since;    /* when the request being waited for was sent */
+    double records_read;     /* bytes of records read in this item */
 };
 
 static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
@@ -182,9 +196,84 @@ static void stop_side(grade_side *side)
     side->pid = 0;
     side->replies_owed = 0;
     side->reset_pending = 0;
+    side->seq_sent = side->seq_answered = 0; /* a new runner numbers from its "ready" (0) */
     if (side->request_fd >= 0) close(side->request_fd);
     if (side->reply_fd >= 0) close(side->reply_fd);
     side->request_fd = side->reply_fd = -1;
+}
+
+/* ---- time: each side's calls have deadlines of their own ------------------------------------ */
+
+/* The item's end is a hard limit (Check stops the item's process there).
+ * The student's calls must answer this much earlier, so that a call of the
+ * student's that ends just in time still leaves the reference's next calls
+ * time of their own: the reference's calls wait until the item's end. */
+static double reference_reserve(void)
+{
+    double tenth = run_item_seconds() / 10;
+    return tenth < 2.0 ? tenth : 2.0;
+}
+
+static double side_deadline(const grade_side *side)
+{
+    return side->is_student ? run_item_deadline() - reference_reserve() : run_item_deadline();
+}
+
+/* "your code's call fold_sum() had run 9.8 s; ..." for the feedback of an
+ * item that ran out of time: who used the item's time. */
+static const char *time_used(const grade_side *side, const char *during, double ran)
+{
+    static char text[512];
+    int digits = run_item_seconds() < 10 ? 1 : 0;
+    snprintf(text, sizeof text, "%s %s had run %.1f s; in this item your code's calls took %.1f s of the item's %.*f "
+             "s, the reference's %.1f s", side->is_student ? "Your code's call" : "The reference's call", during, ran,
+             student.used_s, digits, run_item_seconds(), reference.used_s);
+    return text;
+}
+
+/* The reference's call ran into the item's end.  When the student's calls
+ * used more of the item than the reference's, the time was the student's:
+ * the item is the student's to lose, never "the reference failed".  Returns
+ * when the reference used it. */
+static void reference_out_of_time(const char *during, double ran)
+{
+    if (!(student.used_s > reference.used_s))
+        return;
+    runner_mark_hung();
+    int digits = run_item_seconds() < 10 ? 1 : 0;
+    grade_fail("the item ran out of time: your code's calls took %.1f s of the item's %.*f s (the longest, %s, %.1f s), "
+               "so the reference's %s, which the item needs after them, could not finish (it had run %.1f s; the "
+               "reference's calls took %.1f s in all): an endless loop, a sleep, or far too slow?", student.used_s,
+               digits, run_item_seconds(), student.longest[0] ? student.longest : "a setting", student.longest_s, during,
+               ran, reference.used_s);
+}
+
+/* Something other than the runner wrote into the channel (a reply that
+ * arrived unasked, or that answers another request): a fault of the side's
+ * own process, which ends the item for that side. */
+static void protocol_error(grade_side *side, const char *during, const char *what)
+{
+    stop_side(side);
+    keep_output(side);
+    runner_mark_error();
+    side_fail(side, "%s wrote into the grader's channel (%s, during %s): only the kit's runner may answer the grader",
+              side->is_student ? "something in your code's process" : "something in the reference's process", what,
+              during);
+}
+
+/* A reply longer than the grader reads: the records are capped (a flood of
+ * SNAPSHOTs or launches would hold the grader's memory), any other reply is
+ * a few KB at most. */
+static void too_large(grade_side *side, const char *during, size_t max_size)
+{
+    stop_side(side);
+    keep_output(side);
+    runner_mark_error();
+    if (max_size >= RECORDS_BYTES_MAX)
+        side_fail(side, "%s sent more than %zu MB of records during %s (launches, snapshots with their data, and "
+                  "copies the harness recorded): the grader reads at most that much per call; SNAPSHOT or a launch "
+                  "in a loop that never ends?", side->is_student ? "your code" : "it", max_size >> 20, during);
+    protocol_error(side, during, "a reply longer than any answer");
 }
 
 /* Why the runner is gone, in the student's terms, with the call it was in. */
@@ -193,15 +282,18 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     int status = 0;
     pid_t pid = side->pid;
     if (strcmp(why, "timeout") == 0) {
+        double ran = wire_now() - side->waiting_since;
         stop_side(side);
         keep_output(side);
         runner_mark_error();
         if (side->is_student)
             runner_mark_hung();
+        if (!side->is_student)
+            reference_out_of_time(during, ran); /* returns when the reference used the time itself */
         side_fail(side, "%s did not finish within %.*f s (the item's time limit%s): an endless loop, a deadlock, or "
-                  "far too slow?", during, run_item_seconds() < 10 ? 1 : 0, run_item_seconds(),
+                  "far too slow? %s", during, run_item_seconds() < 10 ? 1 : 0, run_item_seconds(),
                   side->is_student && runner_item_shortened() ? ", shortened because your code already hung in an "
-                                                             "earlier item" : "");
+                                                             "earlier item" : "", time_used(side, during, ran));
     }
     if (pid <= 0) /* no runner: a request on a side the item already saw stop */
         runner_fail_not_student(str_printf("grading error: a request to a stopped runner during %s", during));
@@ -233,12 +325,39 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     side_fail(side, "the runner's channel broke (%s) during %s", why, during);
 }
 
-/* One reply before `deadline`, or the item ends with why there was none. */
-static void receive_by(grade_side *side, wire_msg *reply, const char *during, size_t max_size, double deadline)
+/* While the grader waits for the reference, the student's processes are
+ * stopped: nothing the student's code left running (a thread that spins, a
+ * kernel launched in a loop) can slow the reference down, nor make its
+ * calls look slow. */
+static void pause_student(int stop)
+{
+    if (student.pid > 0)
+        kill(-student.pid, stop ? SIGSTOP : SIGCONT);
+}
+
+/* One reply, numbered `expect`, before `deadline`, or the item ends with
+ * why there was none. */
+static void receive_by(grade_side *side, wire_msg *reply, const char *during, size_t max_size, double deadline,
+                       uint32_t expect)
 {
     const char *why = "?";
-    if (wire_receive(side->reply_fd, reply, deadline, &why, max_size) != 0)
+    double started = wire_now();
+    if (!side->is_student)
+        pause_student(1);
+    int got = wire_receive(side->reply_fd, reply, deadline, &why, max_size);
+    if (!side->is_student)
+        pause_student(0);
+    side->used_s += wire_now() - started;
+    if (got != 0 && strcmp(why, "too large") == 0)
+        too_large(side, during, max_size);
+    if (got != 0)
         runner_gone(side, during, why);
+    if (reply->seq != expect) {
+        char what[96];
+        snprintf(what, sizeof what, "a reply numbered %u where the answer to request %u was due", reply->seq, expect);
+        wire_free(reply);
+        protocol_error(side, during, what);
+    }
     keep_output(side);
     if (reply->tag == WIRE_ERROR) {
         char *message = wire_get_str(reply, 8192);
@@ -266,15 +385,39 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
     }
 }
 
+/* The next reply of `side`, after the answers owed to its settings.  The
+ * caller counts the request answered (seq_answered) once it has read the
+ * request's last reply (a call has two: its result, then the records). */
 static void receive(grade_side *side, wire_msg *reply, const char *during, size_t max_size)
 {
     while (side->replies_owed > 0) { /* the settings' answers come first, in order */
         side->replies_owed--;
         wire_msg done;
-        receive_by(side, &done, during, 1 << 16, run_item_deadline());
+        receive_by(side, &done, during, 1 << 16, side_deadline(side), side->seq_answered + 1);
+        side->seq_answered++;
         wire_free(&done);
     }
-    receive_by(side, reply, during, max_size, run_item_deadline());
+    receive_by(side, reply, during, max_size, side_deadline(side), side->seq_answered + 1);
+}
+
+/* Sends a request, numbered, on `side`'s channel.  A reply already waiting
+ * when every request has its answer answers nothing: something in the
+ * runner's process wrote it, early. */
+static void send_request(grade_side *side, wire_msg *m, const char *during)
+{
+    if (side->seq_answered == side->seq_sent && side->pid > 0) {
+        struct pollfd pfd = {side->reply_fd, POLLIN, 0};
+        if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+            wire_free(m);
+            protocol_error(side, during, "a reply that arrived before the request was sent");
+        }
+    }
+    m->seq = ++side->seq_sent;
+    side->waiting_since = wire_now();
+    int sent = wire_send(side->request_fd, m);
+    wire_free(m);
+    if (sent != 0)
+        runner_gone(side, during, "closed");
 }
 
 static const char *spawn_runner(grade_side *side, double cpu_seconds);
@@ -291,7 +434,8 @@ static grade_side *open_side(grade_side *side)
         runner_fail_not_student(str_printf("grading error: %s", problem));
     wire_msg ready;
     double by = wire_now() + STARTUP_SECONDS;
-    receive_by(side, &ready, "loading the code", 1 << 16, by < run_item_deadline() ? by : run_item_deadline());
+    side->waiting_since = wire_now();
+    receive_by(side, &ready, "loading the code", 1 << 16, by < side_deadline(side) ? by : side_deadline(side), 0);
     wire_free(&ready);
     return side;
 }
@@ -357,6 +501,9 @@ static void sync_side(grade_side *side)
     wire_msg m;
     wire_begin(&m, WIRE_SYNC);
     wire_put_u64(&m, token);
+    /* numbered on from whatever an earlier item's process sent: that
+     * process's numbers died with it, and its unread answers are dropped */
+    m.seq = ++side->seq_sent;
     int sent = wire_send(side->request_fd, &m) == 0;
     wire_free(&m);
     for (int answers = 0; sent && answers < 1000000; answers++) {
@@ -364,9 +511,10 @@ static void sync_side(grade_side *side)
         const char *why;
         if (wire_receive(side->reply_fd, &reply, run_item_deadline(), &why, RECORDS_BYTES_MAX + (1 << 20)) != 0)
             break;
-        int mine = reply.tag == WIRE_SYNCED && wire_get_u64(&reply) == token;
+        int mine = reply.tag == WIRE_SYNCED && reply.seq == side->seq_sent && wire_get_u64(&reply) == token;
         wire_free(&reply);
         if (mine) {
+            side->seq_answered = side->seq_sent;
             side->replies_owed = 0;
             side->reset_pending = 0;
             clear_output(side);
@@ -438,9 +586,7 @@ void sides_stop(void)
 static void request(grade_side *side, wire_msg *m, const char *during)
 {
     side->records_valid = 0;
-    if (wire_send(side->request_fd, m) != 0)
-        runner_gone(side, during, "closed");
-    wire_free(m);
+    send_request(side, m, during);
     side->replies_owed++;
 }
 
@@ -577,11 +723,8 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     clear_output(side);
     if (c->failed_write)
         runner_fail_not_student(str_printf("grading error: no memory for the arrays of %s", during));
-    if (wire_send(side->request_fd, &c->request) != 0) {
-        wire_free(&c->request);
-        runner_gone(side, during, "closed");
-    }
-    wire_free(&c->request);
+    double started = wire_now();
+    send_request(side, &c->request, during);
 
     wire_msg reply;
     receive(side, &reply, during, 1 << 16);
@@ -616,6 +759,11 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
         side_fail(side, "the runner's answer to %s does not parse: something in the process wrote into the "
                   "grader's channel", during);
     read_records(side, during);
+    double took = wire_now() - started;
+    if (took > side->longest_s) {
+        side->longest_s = took;
+        snprintf(side->longest, sizeof side->longest, "%s", during);
+    }
     if (inputs_must_stay && side->is_student)
         check_inputs_stayed(c);
 }
@@ -691,6 +839,16 @@ static void read_records(grade_side *side, const char *during)
     free_records(&side->rec);
     wire_msg reply;
     receive(side, &reply, during, RECORDS_BYTES_MAX);
+    side->seq_answered++; /* the records are the last reply to a call, or the only one to a request for them */
+    side->records_read += (double)reply.size;
+    if (side->records_read > RECORDS_ITEM_MAX) {
+        wire_free(&reply);
+        stop_side(side);
+        runner_mark_error();
+        side_fail(side, "%s sent more than %.0f MB of records in this item, the last during %s (launches, snapshots "
+                  "with their data, and copies the harness recorded): SNAPSHOT or a launch in a loop?",
+                  side->is_student ? "your code" : "it", RECORDS_ITEM_MAX / (1 << 20), during);
+    }
     records *r = &side->rec;
     r->timed_ms = wire_get_f64(&reply);
     r->device_bytes = (long long)wire_get_u64(&reply);
@@ -786,9 +944,7 @@ static records *fetch(grade_side *side)
         send_reset(side);
     wire_msg m;
     wire_begin(&m, WIRE_RECORDS);
-    if (wire_send(side->request_fd, &m) != 0)
-        runner_gone(side, "reading the harness's records", "closed");
-    wire_free(&m);
+    send_request(side, &m, "reading the harness's records");
     read_records(side, "reading the harness's records");
     return &side->rec;
 }
@@ -951,11 +1107,10 @@ static void ask_device(grade_side *side, char *name, size_t size, double *peak_g
 {
     wire_msg m;
     wire_begin(&m, WIRE_DEVICE);
-    if (wire_send(side->request_fd, &m) != 0)
-        runner_gone(side, "asking about the device", "closed");
-    wire_free(&m);
+    send_request(side, &m, "asking about the device");
     wire_msg reply;
     receive(side, &reply, "asking about the device", 4096);
+    side->seq_answered++;
     char *text = wire_get_str(&reply, 255);
     str_clean(text);
     snprintf(name, size, "%s", text);
