@@ -137,6 +137,40 @@ rc=$?
 expect perf-full "as fast as the reference: full points, exit 0" all_of '[ $rc -eq 0 ]' \
     'line perf-full speed | grep -q "4.0/4.0"' 'has perf-full "^lab1-fixture: 13.0/13.0 points"'
 
+# Time is charged to whoever used it (each side's calls have deadlines of
+# their own).  Variants written here: fx_add that naps, on its first call
+# (a student) or on every call (a slow reference).  add_small's 8 s on the
+# cpu backend: the student's calls must answer 0.8 s before the item's end,
+# the reference's may run to it.
+variant() { # variant NAME C-BODY-OF-fx_add
+    mkdir -p "$students/$1" && awk -v body="$2" '
+        /^int fx_add/ { print "#include <time.h>"; print "static void nap(double s) { struct timespec t = {(time_t)s, (long)((s - (time_t)s) * 1e9)}; nanosleep(&t, 0); }"; print; getline; print; print body; getline; next }
+        { print }' "$FIXTURE/solutions/lab1-fixture/fixture.cu" >"$students/$1/fixture.cu"
+    (cd "$kit" && make -s BACKEND=cpu STUDENT_DIR="$students/$1" STUDENT_TAG="$1" \
+        "build/cpu/submissions/$1/lab1-fixture/student.so") >"$work/$1-build.out" 2>&1
+}
+variant nap-first '    static int calls; if (calls++ == 0) nap(5.5); return a + b;'
+variant nap-late '    static int calls; if (calls++ == 0) nap(7.1); return a + b;'
+variant nap-always '    nap(1.0); return a + b;'
+so() { echo "lab1-fixture:build/cpu/submissions/$1/lab1-fixture/student.so"; }
+fast="lab1-fixture:build/cpu/lab1-fixture/reference.so"
+sides() { # sides NAME STUDENT REFERENCE: lab 1's add_small, one .so against the other
+    (cd "$kit" && build/host/grader lab1 --backend=cpu --only=add_small --student-so="$2" --reference-so="$3") \
+        >"$work/$1.out" 2>&1
+    rc=$?
+}
+sides slow-student "$(so nap-first)" "$(so nap-always)"
+expect slow-student "a slow student call that leaves the reference too little costs the student's item, named" all_of \
+    '[ $rc -eq 1 ]' '[ "$(status_of slow-student add_small)" = ERROR ]' '! has slow-student "reference solution failed"' \
+    'has slow-student "the item ran out of time: your code.s calls took 5.[0-9] s of the item.s 8.0 s (the longest, fx_add(), 5.[0-9] s)"'
+sides late-student "$(so nap-late)" "$fast"
+expect late-student "a student call that runs until just before the item's end is the student's timeout, named" all_of \
+    '[ $rc -eq 1 ]' '[ "$(status_of late-student add_small)" = ERROR ]' '! has late-student "reference solution failed"' \
+    'has late-student "Your code.s call fx_add() had run [67].[0-9] s"'
+sides hung-reference "$fast" "$(so nap-always)"
+expect hung-reference "a reference that uses the item's time itself is the kit's fault (exit 2)" all_of '[ $rc -eq 2 ]' \
+    'has hung-reference "the reference solution failed"'
+
 grade color lab1 --solution --color=always
 expect color "--color=always gives colours and a progress count" all_of 'has color "\[1/6\]"' \
     'grep -q "$(printf "\033")" "$work/color.out"'
