@@ -222,6 +222,7 @@ void grade_require_shared_tree(grade_side *side, int launch, const char *fn, con
 /* ---- speed evidence ------------------------------------------------------------------ */
 
 #define CACHE_SAFE_BYTES (256.0 * (1 << 20)) /* more than any GPU's cache holds */
+#define EVENT_RESOLUTION_MS 0.002             /* CUDA's events measure to about half a microsecond */
 
 const char *grade_timing_impossible(double recorded_ms, double outside_ms, double bytes, double peak_gbs, char *why,
                                     size_t size)
@@ -240,7 +241,7 @@ const char *grade_timing_impossible(double recorded_ms, double outside_ms, doubl
     if (peak_gbs > 0 && bytes > 0) {
         double floor_ms = bytes / (peak_gbs * 1e6);
         int cacheable = bytes < CACHE_SAFE_BYTES;
-        double least = (cacheable ? 0.25 : 0.9) * floor_ms;
+        double least = (cacheable ? 0.25 : 0.9) * floor_ms - EVENT_RESOLUTION_MS;
         if (recorded_ms < least) {
             snprintf(why, size, "the recorded kernel time, %.4f ms, is shorter than reading the call's %.1f MB of input "
                      "once at the device's peak bandwidth (%.0f GB/s) takes, %.4f ms%s: no kernel can do that, so the "

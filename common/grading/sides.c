@@ -221,33 +221,37 @@ static double side_deadline(const grade_side *side)
     return side->is_student ? run_item_deadline() - reference_reserve() : run_item_deadline();
 }
 
-/* "your code's call fold_sum() had run 9.8 s; ..." for the feedback of an
- * item that ran out of time: who used the item's time. */
-static const char *time_used(const grade_side *side, const char *during, double ran)
+/* A call of `side` ran into its deadline: the item's time is up (for the
+ * student's calls, up to the reserve).  Whichever side's calls used more of
+ * the item pays: the student loses the item, saying whose calls took the
+ * time ("your code's calls took 9.8 s of the item's 10 s"); the reference
+ * makes the item "not graded" (a fault of the kit or this machine).  A
+ * student's call that sleeps until just before the end can thus never make
+ * the reference look failed. */
+static void out_of_time(grade_side *side, const char *during)
 {
-    static char text[512];
+    double ran = wire_now() - side->waiting_since;
+    stop_side(side);
+    keep_output(side);
+    runner_mark_error();
     int digits = run_item_seconds() < 10 ? 1 : 0;
-    snprintf(text, sizeof text, "%s %s had run %.1f s; in this item your code's calls took %.1f s of the item's %.*f "
-             "s, the reference's %.1f s", side->is_student ? "Your code's call" : "The reference's call", during, ran,
-             student.used_s, digits, run_item_seconds(), reference.used_s);
-    return text;
-}
-
-/* The reference's call ran into the item's end.  When the student's calls
- * used more of the item than the reference's, the time was the student's:
- * the item is the student's to lose, never "the reference failed".  Returns
- * when the reference used it. */
-static void reference_out_of_time(const char *during, double ran)
-{
-    if (!(student.used_s > reference.used_s))
-        return;
-    runner_mark_hung();
-    int digits = run_item_seconds() < 10 ? 1 : 0;
-    grade_fail("the item ran out of time: your code's calls took %.1f s of the item's %.*f s (the longest, %s, %.1f s), "
-               "so the reference's %s, which the item needs after them, could not finish (it had run %.1f s; the "
-               "reference's calls took %.1f s in all): an endless loop, a sleep, or far too slow?", student.used_s,
-               digits, run_item_seconds(), student.longest[0] ? student.longest : "a setting", student.longest_s, during,
-               ran, reference.used_s);
+    if (student.used_s >= reference.used_s) {
+        runner_mark_hung();
+        if (side->is_student)
+            grade_fail("%s did not finish within %.*f s (the item's time limit%s): an endless loop, a deadlock, or far "
+                       "too slow? In this item your code's calls took %.1f s of the item's %.*f s (this one %.1f s), "
+                       "the reference's %.1f s", during, digits, run_item_seconds(),
+                       runner_item_shortened() ? ", shortened because your code already hung in an earlier item" : "",
+                       student.used_s, digits, run_item_seconds(), ran, reference.used_s);
+        grade_fail("the item ran out of time: your code's calls took %.1f s of the item's %.*f s (the longest, %s, "
+                   "%.1f s), so the reference's %s, which the item needs after them, could not finish (it had run "
+                   "%.1f s; the reference's calls took %.1f s in all): an endless loop, a sleep, or far too slow?",
+                   student.used_s, digits, run_item_seconds(), student.longest[0] ? student.longest : "a setting",
+                   student.longest_s, during, ran, reference.used_s);
+    }
+    side_fail(&reference, "its calls took %.1f s of the item's %.*f s and %s %s did not finish in time (your code's "
+              "calls took %.1f s)", reference.used_s, digits, run_item_seconds(),
+              side->is_student ? "then your code's call" : "its call", during, student.used_s);
 }
 
 /* Something other than the runner wrote into the channel (a reply that
@@ -283,20 +287,8 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
 {
     int status = 0;
     pid_t pid = side->pid;
-    if (strcmp(why, "timeout") == 0) {
-        double ran = wire_now() - side->waiting_since;
-        stop_side(side);
-        keep_output(side);
-        runner_mark_error();
-        if (side->is_student)
-            runner_mark_hung();
-        if (!side->is_student)
-            reference_out_of_time(during, ran); /* returns when the reference used the time itself */
-        side_fail(side, "%s did not finish within %.*f s (the item's time limit%s): an endless loop, a deadlock, or "
-                  "far too slow? %s", during, run_item_seconds() < 10 ? 1 : 0, run_item_seconds(),
-                  side->is_student && runner_item_shortened() ? ", shortened because your code already hung in an "
-                                                             "earlier item" : "", time_used(side, during, ran));
-    }
+    if (strcmp(why, "timeout") == 0)
+        out_of_time(side, during);
     if (pid <= 0) /* no runner: a request on a side the item already saw stop */
         runner_fail_not_student(str_printf("grading error: a request to a stopped runner during %s", during));
     kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
@@ -1174,16 +1166,20 @@ double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int w
     for (int i = 0; i < warmup; i++)
         call(arg);
     double bytes_before = side->bytes_in;
+    int launches = 0;
     for (int i = 0; i < reps; i++) {
         grade_reset_records(side);
         double started = wire_now();
         call(arg);
         outside[i] = (wire_now() - started) * 1e3;
         times[i] = grade_timed_ms(side);
+        launches += grade_launch_count(side);
     }
     grade_set_timing(side, 0);
     double bytes = (side->bytes_in - bytes_before) / reps;
-    const device_facts *device = grade_on_gpu() ? reference_device() : NULL;
+    /* on a GPU, where the calls launched kernels (the grader's own test lab
+     * times calls without any, on no GPU) */
+    const device_facts *device = grade_on_gpu() && launches > 0 ? reference_device() : NULL;
     for (int i = 0; device && device->gpu && i < reps; i++) {
         char why[512];
         if (grade_timing_impossible(times[i], outside[i], bytes, device->peak_gbs, why, sizeof why))
