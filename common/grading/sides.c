@@ -327,7 +327,7 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
  * reference's account.  The reference's quick answers (most of them, a
  * grade makes thousands) are awaited first, for a moment: stopping and
  * waking a process costs more than they take. */
-#define QUICK_SECONDS 300e-6
+#define QUICK_SECONDS 100e-6 /* as long as wire.c spins before it sleeps */
 
 static int answered_quickly(int fd)
 {
