@@ -137,6 +137,88 @@ rc=$?
 expect perf-full "as fast as the reference: full points, exit 0" all_of '[ $rc -eq 0 ]' \
     'line perf-full speed | grep -q "4.0/4.0"' 'has perf-full "^lab1-fixture: 13.0/13.0 points"'
 
+# Time is charged to whoever used it (each side's calls have deadlines of
+# their own, and whichever side used more of the item pays for a call that
+# runs out of it).  Variants written here: fx_add that naps, on its first
+# call (a student) or on every call (a slow reference).  add_small has 8 s
+# on the cpu backend, its calls answer by 7.2 s: the student's by 6.4 s,
+# leaving the reference the rest.  A student that naps 6.2 s leaves the
+# reference's 1 s call too little: the student's item, named.
+variant() { # variant NAME C-BODY-OF-fx_add
+    mkdir -p "$students/$1" && awk -v body="$2" '
+        /^int fx_add/ { print "#include <time.h>"; print "static void nap(double s) { struct timespec t = {(time_t)s, (long)((s - (time_t)s) * 1e9)}; nanosleep(&t, 0); }"; print; getline; print; print body; getline; next }
+        { print }' "$FIXTURE/solutions/lab1-fixture/fixture.cu" >"$students/$1/fixture.cu"
+    (cd "$kit" && make -s BACKEND=cpu STUDENT_DIR="$students/$1" STUDENT_TAG="$1" \
+        "build/cpu/submissions/$1/lab1-fixture/student.so") >"$work/$1-build.out" 2>&1
+}
+variant nap-first '    static int calls; if (calls++ == 0) nap(6.2); return a + b;'
+variant nap-late '    static int calls; if (calls++ == 0) nap(7.1); return a + b;'
+variant nap-always '    nap(1.0); return a + b;'
+so() { echo "lab1-fixture:build/cpu/submissions/$1/lab1-fixture/student.so"; }
+fast="lab1-fixture:build/cpu/lab1-fixture/reference.so"
+sides() { # sides NAME STUDENT REFERENCE: lab 1's add_small, one .so against the other
+    (cd "$kit" && build/host/grader lab1 --backend=cpu --only=add_small --student-so="$2" --reference-so="$3") \
+        >"$work/$1.out" 2>&1
+    rc=$?
+}
+sides slow-student "$(so nap-first)" "$(so nap-always)"
+expect slow-student "a slow student call that leaves the reference too little costs the student's item, named" all_of \
+    '[ $rc -eq 1 ]' '[ "$(status_of slow-student add_small)" = ERROR ]' '! has slow-student "reference solution failed"' \
+    'has slow-student "the item ran out of time: your code.s calls took 6.[0-9] s of the item.s 8.0 s (the longest, fx_add(), 6.[0-9] s)"'
+sides late-student "$(so nap-late)" "$fast"
+expect late-student "a student call that runs until just before the item's end is the student's timeout, named" all_of \
+    '[ $rc -eq 1 ]' '[ "$(status_of late-student add_small)" = ERROR ]' '! has late-student "reference solution failed"' \
+    'has late-student "your code.s calls took 6.[0-9] s of the item.s 8.0 s (this one 6.[0-9] s)"'
+sides hung-reference "$fast" "$(so nap-always)"
+expect hung-reference "a reference that uses the item's time itself is the kit's fault (exit 2)" all_of '[ $rc -eq 2 ]' \
+    'has hung-reference "the reference solution failed"'
+
+# The speed evidence (evidence.c), as pure functions: no GPU needed.  The
+# rest of evidence.c is never called here: the linker drops it, and what it needs.
+cat >"$work/timing.c" <<'CEOF'
+#include <math.h>
+#include <stdio.h>
+#include "grade.h"
+static int failed;
+static void expect_time(int impossible, double recorded, double outside, double bytes, double peak, const char *what)
+{
+    char why[512];
+    const char *r = grade_timing_impossible(recorded, outside, bytes, peak, why, sizeof why);
+    if (!r != !impossible) {
+        printf("%s: %s\n", what, r ? r : "taken as possible");
+        failed = 1;
+    }
+}
+int main(void)
+{
+    double mb = 1 << 20, peak = 3352; /* an H100's GB/s */
+    expect_time(0, 1.0, 2.0, 0, 0, "a time inside its call");
+    expect_time(1, 5.0, 2.0, 0, 0, "a time longer than its call");
+    expect_time(1, -1.0, 2.0, 0, 0, "a negative time");
+    expect_time(1, NAN, 2.0, 0, 0, "not a number");
+    expect_time(0, 0.045, 1.0, 128 * mb, peak, "128 MB read near peak");
+    expect_time(1, 0.001, 1.0, 128 * mb, peak, "128 MB read 40x faster than peak (lab 5's size)");
+    expect_time(0, 0.012, 1.0, 128 * mb, peak, "128 MB at 3.3x peak: a cache may hold part of it");
+    expect_time(1, 0.10, 1.0, 512 * mb, peak, "512 MB read faster than peak");
+    expect_time(0, 0.17, 1.0, 512 * mb, peak, "512 MB read at peak");
+    expect_time(0, 0.0, 0.5, 4096, peak, "4 KB in no measurable time");
+    if (fabs(grade_speed_floor_ms(20, 15, 8) - 8.5) > 1e-9 || grade_speed_floor_ms(1, 0.5, 10) != 0
+        || grade_speed_floor_ms(30, 20, 19) != 27.5) {
+        printf("grade_speed_floor_ms: %g %g %g\n", grade_speed_floor_ms(20, 15, 8), grade_speed_floor_ms(1, 0.5, 10),
+               grade_speed_floor_ms(30, 20, 19));
+        failed = 1;
+    }
+    return failed;
+}
+CEOF
+if gcc -std=c11 -D_GNU_SOURCE -ffunction-sections -Icommon/grading -Icommon/harness -o "$work/timing" "$work/timing.c" \
+    common/grading/evidence.c -lm -Wl,--gc-sections >"$work/timing.out" 2>&1 && "$work/timing" >>"$work/timing.out" 2>&1; then
+    ok "speed evidence: a recorded time longer than its call, or faster than the bandwidth at any size, is impossible"
+else
+    not_ok "speed evidence: a recorded time longer than its call, or faster than the bandwidth at any size, is impossible"
+    sed 's/^/    /' "$work/timing.out" | head -n 20
+fi
+
 grade color lab1 --solution --color=always
 expect color "--color=always gives colours and a progress count" all_of 'has color "\[1/6\]"' \
     'grep -q "$(printf "\033")" "$work/color.out"'

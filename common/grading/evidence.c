@@ -6,6 +6,7 @@
  * from the student's own process, so this is evidence a determined cheater
  * could fake with effort; a host computation written as a student would
  * write it is caught, and the feedback says what the kernels must do. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,4 +217,47 @@ void grade_require_shared_tree(grade_side *side, int launch, const char *fn, con
                 "%s: its launch of %s (%s:%d) made %lld barrier calls in %lld threads, fewer than the %d levels of a "
                 "tree over %lld threads need (one barrier each): %s", fn, l->kernel, l->file, l->line, l->barriers,
                 threads, levels, per_block, rule);
+}
+
+/* ---- speed evidence ------------------------------------------------------------------ */
+
+#define CACHE_SAFE_BYTES (256.0 * (1 << 20)) /* more than any GPU's cache holds */
+#define EVENT_RESOLUTION_MS 0.002             /* CUDA's events measure to about half a microsecond */
+
+const char *grade_timing_impossible(double recorded_ms, double outside_ms, double bytes, double peak_gbs, char *why,
+                                    size_t size)
+{
+    if (!(recorded_ms >= 0) || !(recorded_ms < 1e12)) {
+        snprintf(why, size, "the recorded kernel time, %g ms, is not a time", recorded_ms);
+        return why;
+    }
+    /* the kernels ran inside the call: their time fits in the call's, with
+     * a little for the two clocks (CUDA's events, the host's) */
+    if (outside_ms >= 0 && recorded_ms > 1.01 * outside_ms + 0.05) {
+        snprintf(why, size, "the recorded kernel time, %.3f ms, is longer than the whole call took by the grader's "
+                 "clock, %.3f ms: the timing records do not come from the kernels", recorded_ms, outside_ms);
+        return why;
+    }
+    if (peak_gbs > 0 && bytes > 0) {
+        double floor_ms = bytes / (peak_gbs * 1e6);
+        int cacheable = bytes < CACHE_SAFE_BYTES;
+        double least = (cacheable ? 0.25 : 0.9) * floor_ms - EVENT_RESOLUTION_MS;
+        if (recorded_ms < least) {
+            snprintf(why, size, "the recorded kernel time, %.4f ms, is shorter than reading the call's %.1f MB of input "
+                     "once at the device's peak bandwidth (%.0f GB/s) takes, %.4f ms%s: no kernel can do that, so the "
+                     "timing records do not come from the kernels", recorded_ms, bytes / 1e6, peak_gbs, floor_ms,
+                     cacheable ? " (a quarter of that is allowed for what a cache holds)" : "");
+            return why;
+        }
+    }
+    return NULL;
+}
+
+double grade_speed_floor_ms(double student_outside_ms, double reference_outside_ms, double reference_recorded_ms)
+{
+    double host_ms = reference_outside_ms - reference_recorded_ms;
+    if (!(host_ms > 0))
+        host_ms = 0;
+    double floor_ms = student_outside_ms - 1.5 * host_ms - 1.0;
+    return floor_ms > 0 ? floor_ms : 0;
 }

@@ -195,8 +195,28 @@ int grade_depends_on_order(void (*call)(void *arg, void *result), void *arg, siz
 #define GRADE_RACE_HINT "your result changes with the order in which the threads of a block run (the cpu backend " \
                         "tried several): threads race on shared memory, so a barrier (__syncthreads) is missing " \
                         "between a write and another thread's read of it"
-/* Full points up to 1.2x the reference time, reference/student beyond, 0 past 10x. */
+/* Full points up to 1.2x the reference time, reference/student beyond, 0 past 10x.
+ * The student's time is never taken as less than grade_student_time_floor_ms(). */
 double grade_perf_fraction(double student_ms, double reference_ms);
+
+/* ---- speed evidence: pure functions (evidence.c), tested without a GPU ---------- */
+/* A kernel time the harness recorded (it runs in the side's own process, so
+ * the student's code can write it) is checked against what the grader sees
+ * itself: NULL when `recorded_ms` is possible for a call that took
+ * `outside_ms` by the grader's clock and read `bytes` of input on a device
+ * of `peak_gbs`, else why not, written to `why`.  Impossible: longer than
+ * the whole call, or shorter than reading the input once at peak bandwidth
+ * (a quarter of that below 256 MB, which a cache may hold). */
+const char *grade_timing_impossible(double recorded_ms, double outside_ms, double bytes, double peak_gbs, char *why,
+                                    size_t size);
+/* The least kernel time a speed verdict takes for the student's call: its
+ * whole call by the grader's clock, less the host work the reference's call
+ * did outside its kernels (half as much again, and 1 ms): the same run,
+ * the same inputs, the same copies on both sides.  Can be <= 0 (no floor). */
+double grade_speed_floor_ms(double student_outside_ms, double reference_outside_ms, double reference_recorded_ms);
+/* That floor from the last grade_time_ms of each side in this item (0 when
+ * either side has not been timed). */
+double grade_student_time_floor_ms(void);
 /* Sanitizer items: runs the student's lab program with `program_args` under
  * compute-sanitizer's memcheck, racecheck and synccheck; fails on the first
  * finding, or when the program itself does not succeed (a program that

@@ -30,6 +30,7 @@ static size_t capacity_of(const wire_msg *m) { return m->at; } /* while building
 void wire_begin(wire_msg *m, uint32_t tag)
 {
     m->tag = tag;
+    m->seq = 0;
     m->data = NULL;
     m->size = m->at = 0;
     m->bad = 0;
@@ -182,7 +183,7 @@ int wire_send(int fd, const wire_msg *m)
 {
     if (m->bad)
         return -1;
-    uint64_t header[2] = {m->tag, m->size};
+    uint64_t header[2] = {(uint64_t)m->tag | (uint64_t)m->seq << 32, m->size};
     /* header and body in one write where they fit, so that the reader wakes once */
     struct iovec parts[2] = {{header, sizeof header}, {m->data, m->size}};
     ssize_t n;
@@ -258,11 +259,12 @@ int wire_receive(int fd, wire_msg *m, double deadline, const char **why, size_t 
     wire_begin(m, 0);
     if (read_all(fd, header, sizeof header, deadline, why) != 0)
         return -1;
-    if (header[0] > UINT32_MAX || header[1] > max_size || header[1] > WIRE_MESSAGE_MAX) {
+    if (header[1] > max_size || header[1] > WIRE_MESSAGE_MAX) {
         *why = "too large";
         return -1;
     }
     m->tag = (uint32_t)header[0];
+    m->seq = (uint32_t)(header[0] >> 32);
     m->size = (size_t)header[1];
     m->data = malloc(m->size + 1);
     if (!m->data) {

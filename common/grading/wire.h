@@ -35,20 +35,31 @@ enum wire_tag {
 };
 
 #define WIRE_MESSAGE_MAX ((size_t)1 << 31) /* 2 GiB: larger than any array a lab grades */
+/* The most the grader reads of one reply holding the harness's records
+ * (launches, snapshots with their data, copies): the labs' largest is a few
+ * MB; more is a flood, and the grader's memory stays bounded by this. */
+#define WIRE_RECORDS_MAX ((size_t)64 << 20)
 
 /* The exit status of a runner that the cpu backend's alignment check
  * stopped (common/cpu/cpu.mk): the runner asks for it, the grader names it. */
 #define WIRE_EXIT_MISALIGNED 86
 
+/* Every request carries a sequence number of the grader's choosing, and
+ * every reply the number of the request it answers (the runner's "ready",
+ * answering none, carries 0): a reply is taken as the answer to a call only
+ * when it carries that call's number, so bytes that something in the
+ * runner's process wrote into the channel early are told from the answer.
+ * It travels in the header's first word, above the tag. */
 typedef struct {
     uint32_t tag;
+    uint32_t seq;     /* the request's number; in a reply, the number of the request answered */
     unsigned char *data;
     size_t size;      /* bytes in data */
     size_t at;        /* read position */
     int bad;          /* a read went past the end: the message does not parse */
 } wire_msg;
 
-/* Building a message. */
+/* Building a message (its seq is 0 until set). */
 void wire_begin(wire_msg *m, uint32_t tag);
 void wire_put(wire_msg *m, const void *bytes, size_t size);
 void wire_put_u32(wire_msg *m, uint32_t x);
@@ -72,7 +83,8 @@ const void *wire_get_block(wire_msg *m, size_t *size, int *present);
 /* Sending and receiving whole messages.  wire_send returns 0 or -1.
  * wire_receive waits until `deadline` (seconds of CLOCK_MONOTONIC; 0 waits
  * for ever) and returns 0, or -1 with `why` set: "closed", "timeout",
- * "too large", "read error". */
+ * "too large", "read error".  A message longer than `max_size` is refused
+ * from its header, before any of it is read or memory taken for it. */
 int wire_send(int fd, const wire_msg *m);
 int wire_receive(int fd, wire_msg *m, double deadline, const char **why, size_t max_size);
 

@@ -42,11 +42,15 @@ struct serve_state {
 };
 
 static void *student;        /* the shared object's handle */
+/* wire.h: every reply carries the number of the request it answers (the
+ * grader checks it); 0 until the first request ("ready" answers none). */
+static uint32_t answering;
 
 /* ---- replies ---------------------------------------------------------------------- */
 
 static void send_or_die(wire_msg *m)
 {
+    m->seq = answering;
     if (wire_send(REPLY_FD, m) != 0)
         _exit(70); /* the grader is gone or the channel was closed under us */
     wire_free(m);
@@ -451,6 +455,7 @@ int main(int argc, char **argv)
         const char *why;
         if (wire_receive(REQUEST_FD, &request, 0, &why, WIRE_MESSAGE_MAX) != 0)
             _exit(0); /* the grader closed the channel: done */
+        answering = request.seq;
         switch (request.tag) {
         case WIRE_CALL:
             serve_call(lab, &request);
