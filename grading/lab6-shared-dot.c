@@ -157,7 +157,7 @@ static void host_sum_random(void)
      * once it is large; a double one does not. */
     static const int sizes[] = {1000, 65537, 1 << 24};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
@@ -431,7 +431,7 @@ static void host_finish_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 5; k++) {
         int b = block_sizes[k % BLOCK_SIZE_COUNT];
-        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         shape s = {v.n, b, 0};
         int blocks = blocks_for(&s);
@@ -690,7 +690,7 @@ static void device_finish_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 5; k++) {
         int b = block_sizes[(k + 2) % BLOCK_SIZE_COUNT];
-        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         shape s = {v.n, b, 0};
         int blocks = blocks_for(&s);

@@ -246,7 +246,7 @@ static void random_item(enum variant which)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 3; k++) {
         int b = block_sizes[(2 * k + which) % BLOCK_SIZE_COUNT];
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
@@ -403,7 +403,7 @@ static void vector_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 3; k++) {
         int b = block_sizes[(2 * k + 1) % BLOCK_SIZE_COUNT], offset = (k + 1) % 4;
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);

@@ -35,6 +35,11 @@ vectors random_vectors(int n, uint64_t seed, float lo, float hi)
     return v;
 }
 
+vectors mixed_sign_vectors(int n, uint64_t seed)
+{
+    return random_vectors(n, seed, -0.5f, 1.0f);
+}
+
 void free_vectors(vectors *v)
 {
     free(v->x);

@@ -18,6 +18,12 @@ typedef struct {
 vectors exact_vectors(int n, uint64_t seed);
 /* Uniform floats in [lo, hi), for the tolerance tests. */
 vectors random_vectors(int n, uint64_t seed, float lo, float hi);
+/* Uniform in [-0.5, 1): mixed signs (products cancel, partial sums go up
+ * and down) with a mean of 1/4, so that the dot (about n/16) stays
+ * thousands of tolerances away from 0 at every n.  Zero-mean data do not:
+ * their dot is only about sqrt(n)/3 while the tolerance grows with n, so a
+ * kernel returning 0 passes them from about n = 2^27 (and by chance below). */
+vectors mixed_sign_vectors(int n, uint64_t seed);
 void free_vectors(vectors *v);
 /* "n = 1000 (whole numbers in [0, 3], seed 123)" (a static buffer) */
 const char *case_text(const vectors *v);
