@@ -472,6 +472,9 @@ static void occupancy_formula(void)
             else if (same_value(got, (double)blocks * threads / 1024.0) || same_value(got, (double)blocks * warps / 32.0))
                 hint = " That divides by the block's thread limit (maxThreadsPerBlock); occupancy is about the SM's "
                        "limit, maxThreadsPerMultiProcessor.";
+            else if (sm_warps != 64 && same_value(got, (double)blocks * warps / 64.0))
+                hint = " That divides by 64 warps, what an H100 (and the default emulated device) holds; other "
+                       "devices hold 48 or 32: read maxThreadsPerMultiProcessor and the warp size from the device.";
             else if (got == 0)
                 hint = " (TODO 6 not done yet?)";
             grade_fail("occupancy_from_blocks(%d, %d) = %.6g, but on this device (%s, at most %d warps of 32 threads "
@@ -556,7 +559,11 @@ static void choose_tile(void)
                     "matmul_choose_tile() = %d, but on this device (%s) cudaOccupancyMaxPotentialBlockSizeVariableSMem "
                     "suggests a block size for the tiled kernel (with matmul_shared_bytes) from which the rule gives "
                     "tile %d.%s",
-                    got, grade_device_name(), expected, got == 0 ? " (TODO 9 not done yet?)" : "");
+                    got, grade_device_name(), expected,
+                    got == 0    ? " (TODO 9 not done yet?)"
+                    : got == 32 ? " 32 is what an H100 and the default emulated device suggest; another device "
+                                  "suggests another block size: ask the API on the device the code runs on."
+                                : "");
         return;
     }
     grade_check(got >= 1 && got <= 32 && (got & (got - 1)) == 0,
