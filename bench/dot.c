@@ -6,8 +6,12 @@
 
 void bench_dot_inputs(float *x, float *y, long n, double *exact, double *abs_sum)
 {
-    kit_fill_uniform(x, (size_t)n, -1.0f, 1.0f, (uint64_t)n);
-    kit_fill_uniform(y, (size_t)n, -1.0f, 1.0f, (uint64_t)n + 1);
+    /* Mixed signs but a mean of 1/4: the exact dot is about n/16 and the
+     * tolerance about 1e-4 * 0.17 n, so 0 (a kernel that did nothing) is
+     * thousands of tolerances off at every size.  With a zero mean the dot is
+     * only about sqrt(n)/3 and 0 passes from n = 2^27 or so. */
+    kit_fill_uniform(x, (size_t)n, -0.5f, 1.0f, (uint64_t)n);
+    kit_fill_uniform(y, (size_t)n, -0.5f, 1.0f, (uint64_t)n + 1);
     *exact = kit_dot(x, y, (size_t)n);
     *abs_sum = kit_abs_dot(x, y, (size_t)n);
 }

@@ -13,6 +13,7 @@
 #                above 1 is faster than the library, below 1 slower
 #   target_value what the target compares, with its measure ("1.04 x library")
 #   verdict      met, or MISSED by how much
+# A lab's row faster than 1.5 x the copy ceiling gets check "impossible".
 # POSIX awk only (mawk, gawk, busybox).
 
 function rank(side) {
@@ -91,6 +92,18 @@ END {
                     x_library[i] = num(ms[j]) / num(ms[i]); break
                 }
     }
+    # A lab's rate above the streaming ceiling is not a fast kernel but a
+    # result check that let a wrong answer through (a dot product that
+    # returns 0 without reading anything, say): marked impossible, never ok.
+    # A kernel that only reads may beat a copy, which also writes, a little,
+    # hence the margin; 1.5 x the best copy of the run is out of reach.
+    for (i = 1; i <= rows; i++)
+        if ((side[i] == "solution" || side[i] == "student") && unit[i] == "GB/s" && check[i] == "ok" && \
+            pct[i] != "" && pct[i] > 150) {
+            check[i] = "impossible"
+            note[i] = sprintf("impossible: %.0f GB/s is %.0f%% of the copy ceiling (%.0f GB/s); no kernel reads its inputs that fast, so the result check passed a kernel that skipped the work", \
+                              rate[i], pct[i], ceiling[lab[i]])
+        }
     for (i = 1; i <= rows; i++) judge(i)
 
     print "Times are the device time of the kernels alone: for a lab, kit_timed_ms(), the sum of its"

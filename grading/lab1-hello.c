@@ -16,7 +16,8 @@
  *   hello: each thread of the blocks x threads launch prints its own block/thread line once -> hello_printf
  *   hello waits until every line is printed, then returns 0 -> hello_printf
  *   hello returns CUDA's own nonzero error code when the launch is refused -> launch_error_reported
- *   hello prints a message on stderr that names the error -> launch_error_reported (stderr non-empty only)
+ *   hello prints a message on stderr that names the error -> launch_error_reported (its cudaGetErrorString or
+ *       cudaGetErrorName, as the reference's message for the same call gives them)
  *   hello reports a kernel that fails after it launched in the same way -> launch_error_reported (the grader
  *       makes cudaDeviceSynchronize report a launch failure)
  *   fill_global_indices makes one launch with exactly the grid and block it is given -> global_index_1d,
@@ -149,6 +150,34 @@ static void item_hello_printf(void)
 
 /* ---- launch_error_reported ----------------------------------------------------------------- */
 
+/* lab1.h: the message on stderr names the error.  The grader makes no CUDA
+ * call, so it takes the names from the reference's own message for the same
+ * call, "hello: B blocks of T threads: <cudaGetErrorString> (<cudaGetErrorName>)",
+ * and accepts either in the student's stderr: the string's head (the cpu
+ * backend adds " (details)" to it, which may differ) or the name.  "error"
+ * alone, or the bare code, names nothing. */
+static void expect_error_named(const char *call, int code, const char *err)
+{
+    char *ref = strdup(grade_output(grade_reference(), 2));
+    char *from = strstr(ref, " threads: "), *open = strrchr(ref, '(');
+    char *close = open ? strchr(open, ')') : NULL;
+    if (!from || !open || !close || open < from + 10) {
+        free(ref);
+        return; /* (a reference that says it otherwise: nothing to compare with) */
+    }
+    *close = '\0';
+    const char *name = open + 1;
+    char *string = from + 10, *detail = strstr(string, " (");
+    if (detail)
+        *detail = '\0'; /* the head: "invalid argument", "unspecified launch failure" */
+    int named = strstr(err, name) != NULL || (*string && strstr(err, string) != NULL);
+    grade_check(named,
+                "%s returned the right code (%d) but its message on stderr does not name the error: it printed\n%s"
+                "lab1.h asks for a message that names it, \"%s\" (cudaGetErrorString) or %s (cudaGetErrorName)",
+                call, code, first_lines(err, 3), string, name);
+    free(ref);
+}
+
 static void item_launch_error_reported(void)
 {
     int (*student_hello)(int, int) = GRADE_FN(grade_student(), hello);
@@ -175,6 +204,9 @@ static void item_launch_error_reported(void)
         grade_check(err[strspn(err, " \t\r\n")] != '\0',
                     "hello(1, %d) returned the right code (%d) but printed nothing on stderr; print a message that "
                     "names the error (cudaGetErrorString)", threads, result);
+        char call[48];
+        snprintf(call, sizeof call, "hello(1, %d)", threads);
+        expect_error_named(call, result, err);
         grade_check(strstr(out, "hello from block") == NULL,
                     "hello(1, %d) should print no hello line, since the kernel never ran; it printed:\n%s", threads,
                     first_lines(out, 3));
@@ -209,6 +241,7 @@ static void item_launch_error_reported(void)
     grade_check(err[strspn(err, " \t\r\n")] != '\0',
                 "hello(1, 1) returned the right code (%d) for a kernel that failed while it ran, but printed nothing "
                 "on stderr; print a message that names the error (cudaGetErrorString)", result);
+    expect_error_named("hello(1, 1), whose kernel failed while it ran,", result, err);
     free(out), free(err);
 }
 

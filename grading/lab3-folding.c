@@ -308,7 +308,7 @@ static void fold_predicate_rejects(void)
     }
     /* lab3.h: with snapshots on, fold_sum checks the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), fold_sum), "fold_sum", "fold_invariant_holds", 37,
-                              round_count(37));
+                              round_count(37), lab3_live_part_holds);
 }
 
 /* ---- fold_unfold (going further) ----------------------------------------------- */

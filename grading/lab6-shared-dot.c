@@ -43,14 +43,14 @@
  *       backend: shared memory and a barrier per thread at least)
  *   dot_host_finish: the partials come back to the host -> partials_invariant, host_finish_exact,
  *       host_finish_random
- *   dot_host_finish: the host checks dot_partials_hold on the partials -> predicate_rejects (partials spoiled
- *       on their way back must be reported)
+ *   dot_host_finish: the host checks dot_partials_hold on the partials and stops (kit_fail) when it says 0
+ *       -> predicate_rejects (partials spoiled on their way back: the call must stop, not just print)
  *   dot_partials_hold is host code -> predicate_accepts, predicate_rejects
  *   dot_host_finish: the host adds up the partials and returns the total -> host_finish_exact,
  *       host_finish_random
  *   dot_host_finish: a non-NULL partials_out receives the `blocks` partials -> partials_invariant
  *   dot_partials_hold: 1 when each partial is within tolerance of its block's dot, in double ->
- *       predicate_accepts
+ *       predicate_accepts (also where products cancel: the tolerance is c u A_b, not c u |D_b|)
  *   dot_partials_hold: 0 when some partial is outside it -> predicate_rejects
  *   dot_partials_hold: before returning 0, says on stderr which block fails and why -> predicate_rejects
  *       (that it prints something; not what)
@@ -157,7 +157,7 @@ static void host_sum_random(void)
      * once it is large; a double one does not. */
     static const int sizes[] = {1000, 65537, 1 << 24};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         grade_reset_records(grade_student());
         float got = GRADE_FN(grade_student(), dot_sum_on_host)(v.x, v.y, v.n);
@@ -323,6 +323,8 @@ static void call_host_finish(void *arg)
     rerun_finish(arg, &total);
 }
 
+static void require_host_finish_stops(finish_call *c);
+
 /* For a wrong total of dot_device_finish: the block whose partial the
  * first pass (as dot_host_finish runs it, same shape) already gets wrong,
  * or -1 when every partial is right and the finishing pass is to blame. */
@@ -431,7 +433,7 @@ static void host_finish_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 5; k++) {
         int b = block_sizes[k % BLOCK_SIZE_COUNT];
-        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         shape s = {v.n, b, 0};
         int blocks = blocks_for(&s);
@@ -526,6 +528,33 @@ static void accepts_where_float_sums_fail(void)
     free_vectors(&v);
 }
 
+/* lab6.h's tolerance is c u A_b, A_b the sum of |x_i y_i|, not c u |D_b|:
+ * where products cancel, a float sum rounds on the way (2^24 + 1 is 2^24)
+ * and ends far from D_b relative to |D_b|, yet well within c u A_b.  Each
+ * block here owns 2^24, 1 and -2^24: in index order a float sum gives 0,
+ * the exact dot is 1. */
+static void accepts_where_products_cancel(void)
+{
+    shape s = {96, 32, 3};
+    vectors v = exact_vectors(s.n, grade_seed_for(98));
+    for (int i = 0; i < v.n; i++) {
+        int j = i % 32;
+        v.x[i] = j == 1 ? 1.0f : j == 0 || j == 2 ? 4096.0f : 0.0f;
+        v.y[i] = j == 1 ? 1.0f : j == 0 ? 4096.0f : j == 2 ? -4096.0f : 0.0f;
+    }
+    snprintf(v.kind, sizeof v.kind, "each block's products 2^24, 1, -2^24, then zeros");
+    float partials[3] = {0.0f, 0.0f, 0.0f}; /* (2^24 + 1) - 2^24 in float */
+    int said = GRADE_FN(grade_student(), dot_partials_hold)(v.x, v.y, v.n, s.block_size, s.blocks, partials);
+    if (!said)
+        grade_fail("dot_partials_hold(n = %d, %s, block_size = %d, blocks = %d) returned 0 for partials of 0, what a "
+                   "float sum in index order gives ((2^24 + 1) - 2^24: the 1 is rounded away). The exact dot of "
+                   "each block is 1, but lab6.h's tolerance is c u A_b with A_b = sum |x_i y_i| = 2^25 + 1, about "
+                   "4000 here, not c u |D_b|: products that cancel make |D_b| tiny while the rounding follows "
+                   "the size of the terms",
+                   v.n, v.kind, s.block_size, s.blocks);
+    free_vectors(&v);
+}
+
 static void predicate_accepts(void)
 {
     grade_side *ref = grade_reference();
@@ -550,6 +579,7 @@ static void predicate_accepts(void)
         }
     }
     accepts_where_float_sums_fail();
+    accepts_where_products_cancel();
     grade_require_written(grade_student(), "dot_partials_hold", "it accepts any partials, right or wrong");
 }
 
@@ -626,7 +656,27 @@ static void predicate_rejects(void)
     vectors v = exact_vectors(1000, grade_seed_for(91));
     finish_call c = {&v, 32, 7, 0};
     grade_require_noticed(call_host_finish, &c, KIT_SPOIL_COPY_BACK, 0, "dot_host_finish", "dot_partials_hold");
+    require_host_finish_stops(&c);
     free_vectors(&v);
+}
+
+/* TODO 7 stops with kit_fail when dot_partials_hold returns 0.  The predicate
+ * prints by itself, so "something appeared on stderr" (what
+ * grade_require_noticed accepts) is also what a host finish that calls it
+ * and ignores its verdict shows: here the call must stop. */
+static void require_host_finish_stops(finish_call *c)
+{
+    grade_side *you = grade_student();
+    grade_spoil(you, KIT_SPOIL_COPY_BACK, 0);
+    grade_expect_error();
+    call_host_finish(c);
+    if (grade_caught_error())
+        return;
+    grade_fail("dot_host_finish went on although the partials that came back were wrong (the grader changed them, "
+               "as a broken kernel would) and it printed:\n%.400s\n"
+               "TODO 7: when dot_partials_hold returns 0, stop with kit_fail; printing is not stopping, and the "
+               "total it returned was added from the wrong partials",
+               grade_output(you, 2));
 }
 
 /* ---- device_finish_exact, device_finish_random ---------------------------------------- */
@@ -690,7 +740,7 @@ static void device_finish_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 5; k++) {
         int b = block_sizes[(k + 2) % BLOCK_SIZE_COUNT];
-        vectors v = k % 2 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         shape s = {v.n, b, 0};
         int blocks = blocks_for(&s);

@@ -39,6 +39,8 @@
  *       cg_reduce_exact, vector_tail (at least one block per SM, or per block_size floats when n is small)
  *   each thread adds up its own elements in a double -> vector_tail (one thread's 2^24, 1, 1; the given
  *       thread_sum of the others already does)
+ *   the block adds up its threads' double sums in double, each warp's too -> tile_shuffle_exact,
+ *       cg_reduce_exact (one warp's lanes 2^24, 1, 1: a warp sum in float, cg::plus<float>, loses the 1s)
  *   each block adds its total into the result with exactly one atomicAdd -> block_sync_exact,
  *       tile_shuffle_exact, cg_reduce_exact, vector_tail (cpu backend: atomics counted)
  *   dot_block_sync: a shared-memory tree with cg::thread_block and block.sync() -> block_sync_exact (cpu
@@ -202,6 +204,32 @@ static float call_variant(grade_side *side, enum variant which, const vectors *v
     }
 }
 
+/* lab7.h: the threads' double sums are added up in double, the warps' too.
+ * One warp's lanes 0, 1 and 2 hold 2^24, 1 and 1 (the rest 0): no tree of
+ * pairs adds lanes 1 and 2 together first, so a warp sum in float adds a
+ * lone 1 to 2^24, which rounds back to it, twice; in double the warp gets
+ * 2^24 + 2, which the float result holds exactly.  Each lane holds one
+ * product, so a thread's own accumulator does not matter here. */
+static void check_warp_precision(enum variant which, int block_size)
+{
+    vectors v = exact_vectors(32, grade_seed_for(96));
+    memset(v.x, 0, 32 * sizeof(float));
+    for (int i = 0; i < 32; i++)
+        v.y[i] = 1.0f;
+    v.x[0] = 16777216.0f, v.x[1] = v.x[2] = 1.0f;
+    snprintf(v.kind, sizeof v.kind, "x = 2^24, 1, 1, then 0 (all y = 1)");
+    grade_reset_records(grade_student());
+    float got = call_variant(grade_student(), which, &v, block_size);
+    grade_check(got == 16777218.0f,
+                "%s with blocks of %d threads, n = 32, %s: returned %.0f but the dot product is 16777218.%s",
+                variant_names[which], block_size, v.kind, got,
+                got == 16777216.0f ? " The warp's lanes hold 2^24, 1 and 1: a warp sum in float adds each 1 to "
+                                     "2^24 alone, and 2^24 + 1 rounds back to 2^24. The lanes' values are doubles "
+                                     "(warp_sum takes and returns a double): keep the warp's sum in double "
+                                     "(cg::plus<double>, a double shuffled)" : "");
+    free_vectors(&v);
+}
+
 static void exact_item(enum variant which)
 {
     grade_side *you = grade_student();
@@ -228,6 +256,10 @@ static void exact_item(enum variant which)
             free_vectors(&v);
         }
     }
+    if (which != BLOCK_SYNC) {
+        check_warp_precision(which, 32);
+        check_warp_precision(which, 256);
+    }
     /* Large: 2^22 on the cpu backend, 2^24 on a GPU (whole numbers in [0, 1]). */
     vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
     char call[128];
@@ -246,7 +278,7 @@ static void random_item(enum variant which)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 3; k++) {
         int b = block_sizes[(2 * k + which) % BLOCK_SIZE_COUNT];
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "%s with blocks of %d threads", variant_names[which], b);
@@ -403,7 +435,7 @@ static void vector_random(void)
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 3; k++) {
         int b = block_sizes[(2 * k + 1) % BLOCK_SIZE_COUNT], offset = (k + 1) % 4;
-        vectors v = k == 0 ? random_vectors(sizes[k], grade_seed_for(k), -1.0f, 1.0f)
+        vectors v = k == 0 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                            : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         char call[128];
         snprintf(call, sizeof call, "dot_vectorized with blocks of %d threads, offset %d", b, offset);

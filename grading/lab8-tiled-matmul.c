@@ -12,6 +12,11 @@
  *   choose_tile         matmul_choose_tile() against the block size the occupancy API suggests
  *   tiled_speedup       performance (GPU only): tiled faster than naive by the reference's margin, near its time
  *
+ * On the cpu backend occupancy_formula, occupancy and choose_tile run on
+ * another emulated device than the default (on_other_device), so that a
+ * number hard-coded from the default device (64 warps per SM, tile 32, no
+ * register limit) loses them.
+ *
  * On the cpu backend every product is computed once per schedule order, so
  * a missing barrier (after the tile loads or after the products) shows.
  * The items on C also require that the device did the work: a right C is
@@ -51,6 +56,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "grader.h" /* sides_release_reference: on_other_device */
 #include "lab8.h"
 #include "models/lab8-tiled-matmul.h"
 #define GRADE_STUBS
@@ -414,6 +420,25 @@ static void shared_bytes(void)
 
 /* ---- occupancy_formula and occupancy ---------------------------------------------------- */
 
+/* The default emulated device holds 2,048 threads (64 warps) per SM, assumes
+ * 32 registers per thread and suggests 1,024 threads for the tiled kernel,
+ * as an H100 does: tile 32, 64 warps or an occupancy that ignores registers
+ * would be right there by luck.  On the cpu backend the items that grade a
+ * constant derived from the device therefore run on another emulated device
+ * (CUDAEMU_DEVICE=sm86, common/cpu/src/device.cpp: 48 warps and 16 blocks
+ * per SM, 48 registers per thread, 672 threads suggested, tile 16), where
+ * each of those is wrong.  Called before the item's first call: the
+ * student's runner starts with the variable set, and the reference's, kept
+ * from item to item with the default device, is let go so that this item
+ * starts one of its own. */
+static void on_other_device(void)
+{
+    if (grade_on_gpu())
+        return; /* the device is the real one */
+    setenv("CUDAEMU_DEVICE", "sm86", 1);
+    sides_release_reference();
+}
+
 /* The most warps an SM of this device holds, from the reference. */
 static int warps_per_sm(void)
 {
@@ -425,6 +450,7 @@ static int same_value(double x, double y) { return fabs(x - y) <= 1e-9; }
 
 static void occupancy_formula(void)
 {
+    on_other_device();
     static const int block_sizes[] = {256, 1024, 128, 64, 32, 16, 1, 31, 33, 96, 100, 200, 384, 512, 640, 1000};
     double (*yours)(int, int) = GRADE_FN(grade_student(), occupancy_from_blocks);
     double (*right)(int, int) = GRADE_FN(grade_reference(), occupancy_from_blocks);
@@ -446,6 +472,9 @@ static void occupancy_formula(void)
             else if (same_value(got, (double)blocks * threads / 1024.0) || same_value(got, (double)blocks * warps / 32.0))
                 hint = " That divides by the block's thread limit (maxThreadsPerBlock); occupancy is about the SM's "
                        "limit, maxThreadsPerMultiProcessor.";
+            else if (sm_warps != 64 && same_value(got, (double)blocks * warps / 64.0))
+                hint = " That divides by 64 warps, what an H100 (and the default emulated device) holds; other "
+                       "devices hold 48 or 32: read maxThreadsPerMultiProcessor and the warp size from the device.";
             else if (got == 0)
                 hint = " (TODO 6 not done yet?)";
             grade_fail("occupancy_from_blocks(%d, %d) = %.6g, but on this device (%s, at most %d warps of 32 threads "
@@ -469,6 +498,7 @@ static int same_registers(void)
 
 static void occupancy(void)
 {
+    on_other_device();
     double (*yours)(int) = GRADE_FN(grade_student(), matmul_occupancy);
     double (*right)(int) = GRADE_FN(grade_reference(), matmul_occupancy);
     double (*formula)(int, int) = GRADE_FN(grade_reference(), occupancy_from_blocks);
@@ -521,6 +551,7 @@ static void block_size_rule(void)
 
 static void choose_tile(void)
 {
+    on_other_device();
     int got = GRADE_FN(grade_student(), matmul_choose_tile)();
     int expected = GRADE_FN(grade_reference(), matmul_choose_tile)();
     if (same_registers()) {
@@ -528,7 +559,11 @@ static void choose_tile(void)
                     "matmul_choose_tile() = %d, but on this device (%s) cudaOccupancyMaxPotentialBlockSizeVariableSMem "
                     "suggests a block size for the tiled kernel (with matmul_shared_bytes) from which the rule gives "
                     "tile %d.%s",
-                    got, grade_device_name(), expected, got == 0 ? " (TODO 9 not done yet?)" : "");
+                    got, grade_device_name(), expected,
+                    got == 0    ? " (TODO 9 not done yet?)"
+                    : got == 32 ? " 32 is what an H100 and the default emulated device suggest; another device "
+                                  "suggests another block size: ask the API on the device the code runs on."
+                                : "");
         return;
     }
     grade_check(got >= 1 && got <= 32 && (got & (got - 1)) == 0,

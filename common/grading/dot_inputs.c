@@ -35,6 +35,11 @@ vectors random_vectors(int n, uint64_t seed, float lo, float hi)
     return v;
 }
 
+vectors mixed_sign_vectors(int n, uint64_t seed)
+{
+    return random_vectors(n, seed, -0.5f, 1.0f);
+}
+
 void free_vectors(vectors *v)
 {
     free(v->x);
@@ -100,4 +105,19 @@ void dot_check_tolerance(const char *call, float got, const vectors *v, double c
                "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
                call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, c,
                hint ? ". " : "", hint ? hint : "");
+}
+
+const char *float_guard_hint(float got, const char *array, long long n)
+{
+    static char text[400];
+    uint32_t bits;
+    memcpy(&bits, &got, sizeof bits);
+    if (grade_on_gpu() || bits != 0xA5A5A5A5u)
+        return "";
+    snprintf(text, sizeof text,
+             " (%.3g is the float whose bytes are all 0xA5: the cpu backend's guard bytes after every device array. "
+             "A thread read past the end of %s, at %s[%lld] or beyond: does every thread check its index against "
+             "n = %lld before it reads?)",
+             (double)got, array, array, n, n);
+    return text;
 }

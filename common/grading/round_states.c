@@ -120,10 +120,49 @@ static void call_run(void *arg)
     c->run(c->a, c->n);
 }
 
+/* The student's own rounds, run on c with snapshots on: how many states
+ * they snapshot, and whether one already breaks the grader's invariant
+ * while the code said so on stderr.  Then the
+ * rounds are the mistake, which the invariant items charge, and its check
+ * works: spoiling a state already wrong would change nothing it says, and
+ * blame the check for the rounds a second time.  `*round` is that state's. */
+static int rounds_broken_and_reported(round_call *c, invariant_fn truly_holds, int *round, int *states)
+{
+    grade_side *you = grade_student();
+    grade_set_snapshots(you, 1);
+    grade_reset_records(you); /* this call's snapshots only */
+    call_run(c); /* (stopping here fails the item, as grade_require_noticed's first call would) */
+    int reported = grade_output(you, 2)[0] != '\0';
+    int broken = 0;
+    *states = grade_snapshot_count(you);
+    for (int i = 0; reported && !broken && i < *states; i++) {
+        const kit_snapshot *s = grade_snapshot_at(you, i);
+        if (s->element_size == sizeof(int) && s->count >= (size_t)c->n &&
+            !truly_holds(c->a, (const int *)s->data, c->n, s->round))
+            broken = 1, *round = s->round;
+    }
+    grade_set_snapshots(you, 0);
+    return reported && broken;
+}
+
 void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, const char *predicate, int n,
-                               int rounds)
+                               int rounds, invariant_fn truly_holds)
 {
     round_call c = {run, seeded_ints(n, 1, 9, grade_seed_for(90)), n};
-    grade_require_checks_every_state(call_run, &c, rounds, fn, predicate);
+    int round = 0, states = 0;
+    if (rounds_broken_and_reported(&c, truly_holds, &round, &states)) {
+        grade_note("%s's check of %s on every state was not graded: its own rounds already break the invariant "
+                   "(after round %d for n = %d), and it said so; the invariant items charge that mistake",
+                   fn, predicate, round, n);
+        free((void *)c.a);
+        return;
+    }
+    /* The first state, the second, a middle one and the last
+     * (grade_require_checks_every_state's), but only those the code makes:
+     * a round it never makes is the launch items' to charge, not a silence. */
+    const int spoiled[] = {0, 1, rounds / 2 + 1, rounds};
+    for (int k = 0; k < 4; k++)
+        if (spoiled[k] <= rounds && spoiled[k] < states && (k == 0 || spoiled[k] > spoiled[k - 1]))
+            grade_require_noticed(call_run, &c, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
     free((void *)c.a);
 }

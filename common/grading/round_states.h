@@ -35,8 +35,10 @@ void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n
 /* Fails the item unless `run`, the student's `fn` on n seeded elements in
  * `rounds` rounds, with snapshots on, reports a state spoiled in device
  * memory (grade_require_checks_every_state) after round 0, 1, a middle one and
- * the last: its check of `predicate` on every state. */
+ * the last: its check of `predicate` on every state.  Not graded (a note
+ * says why) when its own rounds already break `truly_holds`, the grader's
+ * invariant, and it reported that: one mistake, charged by the invariant items. */
 void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, const char *predicate, int n,
-                               int rounds);
+                               int rounds, invariant_fn truly_holds);
 
 #endif

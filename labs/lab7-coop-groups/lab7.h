@@ -5,9 +5,10 @@
  * of n >= 1 floats and returns their dot product, computed on the device in
  * ONE launch of enough blocks of block_size threads (a power of two from 32
  * to 1024) to fill the device.  Every thread adds up its own elements in a
- * double; every block adds up its threads' sums and then adds its total to
- * the result with ONE atomicAdd.  The functions differ in how a block adds
- * up (and dot_vectorized in how a thread reads):
+ * double; every block adds up its threads' sums (in double, each warp's
+ * sum too) and then adds its total to the result with ONE atomicAdd.  The
+ * functions differ in how a block adds up (and dot_vectorized in how a
+ * thread reads):
  */
 #ifndef LAB7_H
 #define LAB7_H

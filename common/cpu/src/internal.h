@@ -187,6 +187,7 @@ struct kernel_info {
 kernel_info *kernel_lookup(const void *kernel, bool create) HIDDEN;
 int occupancy_blocks_per_sm(int block_size, size_t shared_bytes) HIDDEN;
 enum { ASSUMED_REGISTERS_PER_THREAD = 32 };
+int assumed_registers_per_thread(void) HIDDEN; /* 32, or another device's (CUDAEMU_DEVICE, device.cpp) */
 
 /* ---- schedule orders ------------------------------------------------------------------ */
 enum schedule_mode { SCHEDULE_FORWARD, SCHEDULE_REVERSE, SCHEDULE_RANDOM };
