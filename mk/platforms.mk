@@ -12,9 +12,9 @@
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
 
 gradescope:
-	$(need_lab)@sh platforms/gradescope/build.sh $(LAB)
+	$(need_lab)@GRADESCOPE_TIMEOUT=$(GRADESCOPE_TIMEOUT) sh platforms/gradescope/build.sh $(LAB)
 prairielearn:
-	$(need_lab)@PL_IMAGE=$(PL_IMAGE) sh platforms/prairielearn/build.sh $(LAB)
+	$(need_lab)@PL_IMAGE=$(PL_IMAGE) PL_TIMEOUT=$(PL_TIMEOUT) sh platforms/prairielearn/build.sh $(LAB)
 github:
 	$(need_lab)@sh platforms/github/build.sh $(LAB)
 classroom:
