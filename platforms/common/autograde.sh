@@ -21,7 +21,7 @@
 # platform's own limit for the whole job (seconds, default 600: PrairieLearn's
 # most and Gradescope's default).  The per-job build gets what is left less a
 # minute for grading; the grader gets what is left after the build, less a
-# reserve (a tenth, 5 to 30 s) in which the results are written, so that they
+# reserve (a sixth, 10 to 30 s) in which the results are written, so that they
 # are written before the platform ends the job.
 #
 # Environment: PLATFORM_LIMIT (above), SUBMISSION_TIMEOUT (seconds for the
@@ -49,10 +49,12 @@ mkdir -p "$(dirname "$out")"
 rm -f "$out"
 
 limit=${PLATFORM_LIMIT:-600}
-reserve=$((limit / 10))
+reserve=$((limit / 6))
 [ "$reserve" -gt 30 ] && reserve=30
-[ "$reserve" -lt 5 ] && reserve=5
-deadline=$((start + limit - reserve))   # the grader is stopped by then; the results are written after
+[ "$reserve" -lt 10 ] && reserve=10
+# The grader is sent TERM by then and KILL 3 s later (it may be waiting with
+# TERM blocked: 10 s late, seen here); the results are written in what is left.
+deadline=$((start + limit - reserve))
 left() { echo $((deadline - $(date +%s))); }
 
 # results ARGS...: results.pl writes the platform's results file (it says how).
@@ -145,7 +147,7 @@ else
 fi
 # The grader's report, one line per item as each ends, is kept apart (live):
 # it is what is known of a run stopped at the limit.
-(cd "$work/kit" && timeout -k 10 "$timeout_s" "$@") > "$work/live" 2>>"$log"
+(cd "$work/kit" && timeout -k 3 "$timeout_s" "$@") > "$work/live" 2>>"$log"
 rc=$?
 cat "$work/live" >> "$log"
 if [ -n "$as_user" ] && [ "${KILL_LEFTOVERS:-no}" = yes ]; then
