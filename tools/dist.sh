@@ -171,10 +171,11 @@ broken_links() {
         }' "$1"
 }
 
-# trim_docs DIR LAB...: DIR's documents (docs/*.md: the labs and handouts
-# are per lab already, the README says how to use any lab) without what is
-# about the labs given: a section whose heading names one of them, a table
-# row or a list item that does.
+# trim_docs DIR LAB...: DIR's documents laid out by lab (docs/*.md with a
+# heading that names one of the LABs: docs/performance.md; the labs and
+# handouts are per lab already, and elsewhere a lab is only an example)
+# without what is about the labs given: a section whose heading names one
+# of them, a paragraph, table or list that does (code blocks stay).
 trim_docs() {
     dir=$1; shift
     [ $# -gt 0 ] || return 0
@@ -184,17 +185,27 @@ trim_docs() {
             my $file = shift;
             my $alt = join "|", map { my $s = $_; $s =~ s/-.*//; (quotemeta($_), quotemeta($s) . "(?![0-9])") } @ARGV;
             open my $h, "<", $file or exit 0;
-            my @out; my $cut; my $changed = 0; my $fence = 0;
-            while (my $line = <$h>) {
-                $fence = !$fence if $line =~ /^```/;
-                if (!$fence && $line =~ /^(#+)\s/) {
+            my @lines = <$h>;
+            # only a document laid out by lab (a heading names one): elsewhere a lab is an example
+            exit 0 unless grep { /^#+\s.*\b(?:$alt)\b/ } @lines;
+            my (@out, @para, $cut);
+            my ($changed, $fence) = (0, 0);
+            # a paragraph (lines up to a blank one) goes out whole when it names one of the labs
+            my $flush = sub { if (grep { /\b(?:$alt)\b/ } @para) { $changed = 1 } else { push @out, @para } @para = () };
+            for my $line (@lines) {
+                if ($line =~ /^```/) { $flush->() unless $fence; $fence = !$fence; push @out, $line unless defined $cut; next; }
+                if ($fence) { push @out, $line unless defined $cut; next; }   # code: examples, kept as they are
+                if ($line =~ /^(#+)\s/) {
+                    $flush->();
                     my $level = length $1;
                     undef $cut if defined $cut && $level <= $cut;
                     $cut = $level if !defined $cut && $line =~ /\b(?:$alt)\b/;
                 }
-                if (defined $cut || (!$fence && $line =~ /^\s*(\||[-*] )/ && $line =~ /\b(?:$alt)\b/)) { $changed = 1; next; }
-                push @out, $line;
+                if (defined $cut) { $changed = 1; next; }
+                if ($line =~ /^\s*$/) { $flush->(); push @out, $line; next; }
+                push @para, $line;
             }
+            $flush->();
             exit 0 unless $changed;
             open my $o, ">", $file or die "$file: $!"; print $o @out;' "$f" "$@" < /dev/null
     done
