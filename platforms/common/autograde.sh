@@ -52,8 +52,8 @@ limit=${PLATFORM_LIMIT:-600}
 reserve=$((limit / 6))
 [ "$reserve" -gt 30 ] && reserve=30
 [ "$reserve" -lt 10 ] && reserve=10
-# The grader is sent TERM by then and KILL 3 s later (it may be waiting with
-# TERM blocked: 10 s late, seen here); the results are written in what is left.
+# The grader is sent TERM by then and KILL 3 s later (once here it outlived
+# TERM by 10 s); the results are written in what is left.
 deadline=$((start + limit - reserve))
 left() { echo $((deadline - $(date +%s))); }
 
@@ -64,9 +64,9 @@ results() {
 # write_failure REASON: results saying the submission could not be graded, with the log's end.
 write_failure() {
     results --failure "$1" --log "$log" || {
-        # no perl here at all: a minimal file the platform still reads
-        if [ "$platform" = gradescope ]; then echo '{ "score": 0, "output": "The autograder could not run (no perl).", "tests": [] }' > "$out"
-        else echo '{ "gradable": false, "format_errors": ["The autograder could not run (no perl)."], "tests": [] }' > "$out"; fi
+        # results.pl could not run (no perl here?): a minimal file the platform still reads
+        if [ "$platform" = gradescope ]; then echo '{ "score": 0, "output": "The autograder could not write its results (not your fault: tell your instructor).", "tests": [] }' > "$out"
+        else echo '{ "gradable": false, "format_errors": ["The autograder could not write its results (not your fault: tell your instructor)."], "tests": [] }' > "$out"; fi
     }
 }
 
