@@ -228,13 +228,16 @@ grade_pl() {   # grade_pl SUBMISSION_DIR: a fresh /grade, as PrairieLearn makes 
 }
 # PrairieLearn's own image (prairielearn/grader-c) has no patch and a job has
 # no network: its per-job build is tried with a PATH that holds every tool of
-# this machine but patch, in a network namespace of its own where one can be
-# made (as root), and must grade a correct submission to full marks.
+# this machine but patch and apt-get (nothing can be fetched: before the fix,
+# ./grader then stopped, "CUDA Labs needs: patch"), in a network namespace of
+# its own where one can be made (as root), and must grade a correct
+# submission to full marks.
 mkdir -p "$work/nopatch-bin"
 for dir in $(echo "$PATH" | tr ':' ' '); do
     for tool in "$dir"/*; do
         name=${tool##*/}
-        [ "$name" = patch ] || [ -e "$work/nopatch-bin/$name" ] || [ ! -x "$tool" ] || ln -s "$tool" "$work/nopatch-bin/$name"
+        case "$name" in patch|apt-get) continue ;; esac
+        [ -e "$work/nopatch-bin/$name" ] || [ ! -x "$tool" ] || ln -s "$tool" "$work/nopatch-bin/$name"
     done
 done
 offline=""
