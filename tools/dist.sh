@@ -6,6 +6,8 @@
 #   tools/dist.sh --gencode            the nvcc flags of the GPU fat binary
 #   tools/dist.sh --solution-lines     the lines only the solutions hold (leak check)
 #   tools/dist.sh --leaks DIR          the lines of DIR's files that are solution lines
+#   tools/dist.sh --cross-leaks DIR    the given files of DIR's labs that hold another lab's answer
+#   tools/dist.sh --broken-links DIR   the relative links of DIR's Markdown that lead nowhere
 #   tools/dist.sh --excluded PATH      exit 0 when PATH stays out of the copy
 #
 # The copy holds the labs, the harness, the CPU backend, the grader and its
@@ -26,6 +28,7 @@
 #                            others left out whole (default: every labs/lab*/)
 #   DIST_HANDOUTS=auto|no    render the handouts (auto: when pandoc is or can be installed)
 #   DIST_TARBALL=FILE        where to write it (default dist/cuda-labs-student.tar.gz)
+#   DIST_EARLIER_ANSWERS=yes a given file may hold an earlier lab's answer (students are past it)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -92,6 +95,122 @@ solution_lines() {
              -not -path 'grading/hidden/*' -not -path 'grading/models/*.c' 2>/dev/null | sort) | sort -u
 }
 
+# cross_leaks DIR: the given files of DIR's labs that hold another lab's
+# answer ("file: lab L's TODO k (n of its lines)").  solution_lines excuses a
+# line found in any lab, so that a lab's own answers are looked for line by
+# line; this looks across labs: for each TODO region of each solution, the
+# lines that neither its lab's skeleton nor the harness, backend or suites
+# have, and every given file of another lab in DIR that holds three of them
+# (or all, for a shorter answer).  One line alone is an idiom
+# (__syncthreads();), three are an answer: lab 7 carrying lab 6's step 5.
+cross_leaks() {
+    perl -e '
+        my $dir = shift;
+        my (%shared, %own);
+        for my $f (@ARGV) {
+            next if $f =~ m{^solutions/};
+            open my $h, "<", $f or next;
+            my $lab = $f =~ m{^labs/([^/]+)/} ? $1 : undef;
+            while (<$h>) {
+                s/^\s+|\s+$//g;
+                if (defined $lab) { $own{$lab}{$_} = 1 } else { $shared{$_} = 1 }
+            }
+        }
+        my @regions;   # [lab, "TODO k", {line => 1}]
+        for my $f (grep { m{^solutions/.*\.cu$} } @ARGV) {
+            my ($lab) = $f =~ m{^solutions/([^/]+)/};
+            open my $h, "<", $f or next;
+            my $region;
+            while (my $line = <$h>) {
+                if ($line =~ m{/\*\s*END TODO\b}) { push @regions, $region if $region && %{$region->[2]}; undef $region; next; }
+                if ($line =~ m{/\*\s*TODO\s+(\d+)}) { $region = [$lab, "TODO $1 of " . substr($f, length "solutions/"), {}]; next; }
+                next unless $region;
+                (my $t = $line) =~ s/^\s+|\s+$//g;
+                next if length($t) < 12 || $t =~ m{^(/\*|\*|//)};
+                next if $shared{$t} || $own{$lab}{$t};
+                $region->[2]{$t} = 1;
+            }
+        }
+        for my $file (sort split /\n/, `find "$dir/labs" -type f 2>/dev/null`) {
+            my ($lab) = $file =~ m{/labs/([^/]+)/[^/]+$} or next;
+            next if -B $file;
+            open my $h, "<", $file or next;
+            my %has;
+            while (<$h>) { s/^\s+|\s+$//g; $has{$_} = 1 }
+            for my $r (@regions) {
+                next if $r->[0] eq $lab;
+                my $lines = keys %{$r->[2]};
+                my $found = grep { $has{$_} } keys %{$r->[2]};
+                next unless $found >= 3 || ($lines >= 2 && $found == $lines);
+                (my $name = $file) =~ s{^\Q$dir\E/}{};
+                print "$name: $r->[0] $r->[1] ($found of its $lines lines)\n";
+            }
+        }' "$1" $(find solutions labs common grading -type f \( -name '*.cu' -o -name '*.c' -o -name '*.h' \) \
+             -not -path 'grading/hidden/*' -not -path 'grading/models/*.c' 2>/dev/null | sort)
+}
+
+# broken_links DIR: the relative links and images of DIR's Markdown files whose
+# targets are not in DIR ("file: target").
+broken_links() {
+    find "$1" -type f -name '*.md' | sort | perl -e '
+        my $dir = shift;
+        while (my $file = <STDIN>) {
+            chomp $file;
+            open my $h, "<", $file or next;
+            my $text = do { local $/; <$h> };
+            $text =~ s/```.*?```//gs;   # code blocks: their brackets are code
+            (my $base = $file) =~ s{/[^/]+$}{};
+            my @targets = ($text =~ /\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g, $text =~ /<img[^>]*\ssrc="([^"]+)"/g);
+            for my $t (@targets) {
+                next if $t =~ m{^([a-z]+:|#|/)};
+                (my $path = $t) =~ s/#.*//;
+                next if $path eq "" || -e "$base/$path";
+                (my $name = $file) =~ s{^\Q$dir\E/}{};
+                print "$name: $t\n";
+            }
+        }' "$1"
+}
+
+# trim_docs DIR LAB...: DIR's documents laid out by lab (docs/*.md with a
+# heading that names one of the LABs: docs/performance.md; the labs and
+# handouts are per lab already, and elsewhere a lab is only an example)
+# without what is about the labs given: a section whose heading names one
+# of them, a paragraph, table or list that does (code blocks stay).
+trim_docs() {
+    dir=$1; shift
+    [ $# -gt 0 ] || return 0
+    find "$dir/docs" -type f -name '*.md' 2>/dev/null | while IFS= read -r f; do
+        # (stdin is the list of files: the filter reads its file by name)
+        perl -e '
+            my $file = shift;
+            my $alt = join "|", map { my $s = $_; $s =~ s/-.*//; (quotemeta($_), quotemeta($s) . "(?![0-9])") } @ARGV;
+            open my $h, "<", $file or exit 0;
+            my @lines = <$h>;
+            # only a document laid out by lab (a heading names one): elsewhere a lab is an example
+            exit 0 unless grep { /^#+\s.*\b(?:$alt)\b/ } @lines;
+            my (@out, @para, $cut);
+            my ($changed, $fence) = (0, 0);
+            # a paragraph (lines up to a blank one) goes out whole when it names one of the labs
+            my $flush = sub { if (grep { /\b(?:$alt)\b/ } @para) { $changed = 1 } else { push @out, @para } @para = () };
+            for my $line (@lines) {
+                if ($line =~ /^```/) { $flush->() unless $fence; $fence = !$fence; push @out, $line unless defined $cut; next; }
+                if ($fence) { push @out, $line unless defined $cut; next; }   # code: examples, kept as they are
+                if ($line =~ /^(#+)\s/) {
+                    $flush->();
+                    my $level = length $1;
+                    undef $cut if defined $cut && $level <= $cut;
+                    $cut = $level if !defined $cut && $line =~ /\b(?:$alt)\b/;
+                }
+                if (defined $cut) { $changed = 1; next; }
+                if ($line =~ /^\s*$/) { $flush->(); push @out, $line; next; }
+                push @para, $line;
+            }
+            $flush->();
+            exit 0 unless $changed;
+            open my $o, ">", $file or die "$file: $!"; print $o @out;' "$f" "$@" < /dev/null
+    done
+}
+
 # find_leaks LINES_FILE DIR: every line of a text file under DIR that is,
 # once trimmed, one of the solution-only lines ("file:line: text").
 find_leaks() {
@@ -113,6 +232,8 @@ case "${1:-}" in
 --leaks) solution_lines > "${TMPDIR:-/tmp}/dist-lines.$$"; find_leaks "${TMPDIR:-/tmp}/dist-lines.$$" "${2:?a folder}"; rm -f "${TMPDIR:-/tmp}/dist-lines.$$"; exit 0 ;;
 --gencode) gencode; exit 0 ;;
 --solution-lines) solution_lines; exit 0 ;;
+--cross-leaks) cross_leaks "${2:?a folder}"; exit 0 ;;
+--broken-links) broken_links "${2:?a folder}"; exit 0 ;;
 --excluded) excluded "${2:?a path}"; exit $? ;;
 esac
 
@@ -178,7 +299,23 @@ echo "$files" | while IFS= read -r f; do
     mkdir -p "$stage/$(dirname "$f")" && cp -p "$f" "$stage/$f"
 done
 
+# What the copy's own documents say about labs it leaves out goes with them
+# (docs/performance.md's sections and rows of the other labs, their plots).
+trim_docs "$stage" $others
+
 # ---- 2. the references, built here ----------------------------------------------------
+# strip_prebuilt FILE: a prebuilt reference or object without its debug
+# information (which names the solution's lines and variables) nor its local
+# symbols (the names of its static helpers).  A reference keeps its dynamic
+# symbols, which the runner looks its entry points up by; an object keeps its
+# global symbols, which the lab program links with.
+strip_prebuilt() {
+    command -v strip >/dev/null 2>&1 || { say "WARNING: no strip here: $1 keeps its debug information"; return 0; }
+    case "$1" in
+    *.so) strip --strip-unneeded "$1" ;;
+    *) strip --strip-debug --discard-all "$1" ;;
+    esac || die "strip failed on $1"
+}
 tools/setup.sh || exit 2
 for lab in $labs; do
     [ -d "solutions/$lab" ] || { say "$lab has no solutions/$lab: no prebuilt reference"; continue; }
@@ -186,12 +323,14 @@ for lab in $labs; do
         || { cat "$tmp/build.log" >&2; die "the cpu reference of $lab did not build"; }
     mkdir -p "$stage/prebuilt/cpu/$lab"
     cp "build/cpu/$lab/reference.so" "$stage/prebuilt/cpu/$lab/reference.so"
+    strip_prebuilt "$stage/prebuilt/cpu/$lab/reference.so"
     for f in labs/"$lab"/*.cu; do
         compiled_only "$f" || continue
         object="build/cpu/$lab/student/$(basename "$f" .cu).o"
         make -s --no-print-directory BACKEND=cpu "$object" >"$tmp/build.log" 2>&1 \
             || { cat "$tmp/build.log" >&2; die "$f did not build"; }
         cp "$object" "$stage/prebuilt/cpu/$lab/"
+        strip_prebuilt "$stage/prebuilt/cpu/$lab/$(basename "$object")"
     done
 done
 say "prebuilt cpu references: $(ls "$stage/prebuilt/cpu" | tr '\n' ' ')"
@@ -233,12 +372,14 @@ if [ "$want_gpu" = yes ]; then
             >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; die "the gpu reference of $lab did not build"; }
         mkdir -p "$stage/prebuilt/gpu/$lab"
         cp "$gpu_build/$lab/reference.so" "$stage/prebuilt/gpu/$lab/reference.so"
+        strip_prebuilt "$stage/prebuilt/gpu/$lab/reference.so"
         for f in labs/"$lab"/*.cu; do
             compiled_only "$f" || continue
             object="$gpu_build/$lab/student/$(basename "$f" .cu).o"
             make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$object" >"$tmp/build.log" 2>&1 \
                 || { cat "$tmp/build.log" >&2; die "$f did not build for the gpu"; }
             cp "$object" "$stage/prebuilt/gpu/$lab/"
+            strip_prebuilt "$stage/prebuilt/gpu/$lab/$(basename "$object")"
         done
     done
     echo "$arch" > "$stage/prebuilt/gpu/ARCH"
@@ -289,6 +430,39 @@ if [ -s "$tmp/leaks" ]; then
     say "a solution would leak through these lines:"
     sed "s|^$stage/|    |" "$tmp/leaks" | head -n 20 >&2
     die "no copy made"
+fi
+
+# Every relative link of the copy's documents leads somewhere in it.
+broken_links "$stage" > "$tmp/links"
+if [ -s "$tmp/links" ]; then
+    say "links to what the copy does not hold:"
+    sed 's/^/    /' "$tmp/links" >&2
+    die "no copy made"
+fi
+
+# Across labs: a given file that holds another lab's answer.  Allowed only
+# for an earlier lab's answer, and only when the instructor says the students
+# are past that lab (DIST_EARLIER_ANSWERS=yes: a later release of lab 7 for a
+# class that finished lab 6); a later lab's answer never.
+cross_leaks "$stage" > "$tmp/cross"
+if [ -s "$tmp/cross" ]; then
+    refused=""
+    while IFS= read -r leak; do
+        holder=$(echo "$leak" | sed -n 's|^labs/lab\([0-9]*\)-.*|\1|p')
+        owner=$(echo "$leak" | sed -n 's|^[^:]*: lab\([0-9]*\)-.*|\1|p')
+        if [ "${DIST_EARLIER_ANSWERS:-no}" = yes ] && [ -n "$owner" ] && [ -n "$holder" ] && [ "$owner" -lt "$holder" ]; then
+            say "note: $leak (allowed: DIST_EARLIER_ANSWERS=yes)"
+        else
+            refused="$refused
+    $leak"
+        fi
+    done < "$tmp/cross"
+    if [ -n "$refused" ]; then
+        say "another lab's answer would be handed over in these given files:$refused"
+        say "move that code into a given file marked 'dist: compiled only' (the copy then holds its object),"
+        say "release the labs apart, or, once students are past the earlier lab, DIST_EARLIER_ANSWERS=yes"
+        die "no copy made"
+    fi
 fi
 
 # ---- 6. out ----------------------------------------------------------------------------

@@ -1,24 +1,33 @@
 #!/bin/sh
 # Grades one submission for a learning platform and always leaves a results
-# file the platform can read, whatever the submission does.
+# file the platform can read, whatever the submission does, before the
+# platform's own time limit.
 #
 #   autograde.sh --platform gradescope|prairielearn --kit DIR --lab LAB \
 #                --submission DIR --out FILE [--user NAME]
 #
 # The lab's .cu files are taken from anywhere inside the submission folder,
 # the kit is copied to a scratch folder, prepared if it still holds its
-# solutions (platforms/common/prepare-kit.sh), and ./grader runs there on the
-# student's files.  As root, and when the user NAME exists, the grader stays
-# root and runs the student's code as that unprivileged user
-# (--runner-user), which can read neither the kit nor the results.  When the grader
-# leaves no valid results (it was stopped, or the kit itself did not build),
-# this script writes them: score 0 with the reason (Gradescope), or
-# gradable false (PrairieLearn).
+# solutions (platforms/common/prepare-kit.sh: the per-job build), and
+# ./grader runs there on the student's files.  As root, and when the user
+# NAME exists, the grader stays root and runs the student's code as that
+# unprivileged user (--runner-user), which can read neither the kit nor the
+# results.  results.pl (beside this script) completes the grader's results
+# for the platform; when the grader leaves none, it writes them: the items
+# graded before the time limit when the grader was stopped there, else score
+# 0 with the reason (Gradescope) or gradable false (PrairieLearn).
 #
-# Environment: SUBMISSION_TIMEOUT (seconds for the grader, default 540),
-# BACKEND (default: what the machine has), KILL_LEFTOVERS=yes (after grading,
-# end every process left by the unprivileged user: only for a user that
-# exists for grading alone).
+# Time: everything this script does counts against PLATFORM_LIMIT, the
+# platform's own limit for the whole job (seconds, default 600: PrairieLearn's
+# most and Gradescope's default).  The per-job build gets what is left less a
+# minute for grading; the grader gets what is left after the build, less a
+# reserve (a sixth, 10 to 30 s) in which the results are written, so that they
+# are written before the platform ends the job.
+#
+# Environment: PLATFORM_LIMIT (above), SUBMISSION_TIMEOUT (seconds for the
+# grader, at most what is left), BACKEND (default: what the machine has),
+# KILL_LEFTOVERS=yes (after grading, end every process left by the
+# unprivileged user: only for a user that exists for grading alone).
 set -u
 platform="" kit="" lab="" submission="" out="" user=""
 while [ $# -gt 0 ]; do
@@ -35,27 +44,30 @@ done
 case "$platform" in gradescope|prairielearn) ;; *) echo "autograde: --platform gradescope|prairielearn" >&2; exit 2 ;; esac
 [ -n "$kit" ] && [ -n "$lab" ] && [ -n "$submission" ] && [ -n "$out" ] || { echo "autograde: missing arguments" >&2; exit 2; }
 start=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
 
-# json_string TEXT: TEXT as a JSON string (for the results this script writes itself).
-json_string() {
-    printf '%s' "$1" | LC_ALL=C sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' \
-        | LC_ALL=C tr -d '\000-\010\013-\037' | awk 'BEGIN { printf "\"" } { printf "%s%s", (NR > 1 ? "\\n" : ""), $0 } END { printf "\"" }'
-}
-# write_failure REASON LOG: results saying the submission could not be graded.
-write_failure() {
-    message="$1"
-    details=$(tail -n 60 "$2" 2>/dev/null)
-    if [ "$platform" = gradescope ]; then
-        printf '{ "score": 0, "execution_time": %d, "output": %s, "output_format": "text", "visibility": "visible",\n  "stdout_visibility": "hidden", "tests": [] }\n' \
-            "$(( $(date +%s) - start ))" "$(json_string "$message
+limit=${PLATFORM_LIMIT:-600}
+reserve=$((limit / 6))
+[ "$reserve" -gt 30 ] && reserve=30
+[ "$reserve" -lt 10 ] && reserve=10
+# The grader is sent TERM by then and KILL 3 s later (once here it outlived
+# TERM by 10 s); the results are written in what is left.
+deadline=$((start + limit - reserve))
+left() { echo $((deadline - $(date +%s))); }
 
-$details")" > "$out"
-    else
-        printf '{ "gradable": false, "score": 0, "message": %s, "output": %s, "tests": [] }\n' \
-            "$(json_string "$message")" "$(json_string "$details")" > "$out"
-    fi
+# results ARGS...: results.pl writes the platform's results file (it says how).
+results() {
+    perl "$here/results.pl" --platform "$platform" --out "$out" --seconds "$(( $(date +%s) - start ))" "$@"
+}
+# write_failure REASON: results saying the submission could not be graded, with the log's end.
+write_failure() {
+    results --failure "$1" --log "$log" || {
+        # results.pl could not run (no perl here?): a minimal file the platform still reads
+        if [ "$platform" = gradescope ]; then echo '{ "score": 0, "output": "The autograder could not write its results (not your fault: tell your instructor).", "tests": [] }' > "$out"
+        else echo '{ "gradable": false, "format_errors": ["The autograder could not write its results (not your fault: tell your instructor)."], "tests": [] }' > "$out"; fi
+    }
 }
 
 work=$(mktemp -d) || exit 2
@@ -65,17 +77,34 @@ log="$work/grader.log"
 
 # ---- the kit, ready to grade, in a scratch folder -----------------------------
 cp -Rp "$kit" "$work/kit" ||  # -p: unchanged times, so nothing built is rebuilt
-    { write_failure "The autograder's kit could not be copied." "$log"; exit 0; }
+    { write_failure "The autograder's kit could not be copied."; exit 0; }
 labdir=$(sh "$work/kit/tools/lab-folder.sh" "$lab" "$work/kit")
 if [ -z "$labdir" ]; then
-    write_failure "The autograder is set up for $lab, which this kit does not have." "$log"; exit 0
+    write_failure "The autograder is set up for $lab, which this kit does not have."; exit 0
 fi
 if [ "$(id -u)" = 0 ]; then
-    (cd "$work/kit" && sh tools/setup.sh) >>"$log" 2>&1   # Check and the build tools, where the platform lacks them
+    # Check and the build tools, where the platform lacks them.  A job without
+    # network cannot install anything: bounded, so that a missing mirror costs
+    # a minute at most, and the grading goes on with what is there.
+    (cd "$work/kit" && timeout -k 5 60 sh tools/setup.sh) >>"$log" 2>&1
 fi
 if [ -d "$work/kit/solutions" ]; then
-    sh "$(dirname "$0")/prepare-kit.sh" "$work/kit" "$labdir" >>"$log" 2>&1 \
-        || { write_failure "The autograder could not build its reference (not your fault: tell your instructor)." "$log"; exit 0; }
+    # The per-job build (PrairieLearn's own image): it counts inside the job's
+    # limit, and leaves a minute for grading at least.
+    build_s=$(( $(left) - 60 ))
+    if [ "$build_s" -lt 10 ]; then
+        write_failure "The autograder has no time left to build its kit within the platform's limit of $limit s (not your fault: tell your instructor)."
+        exit 0
+    fi
+    timeout -k 5 "$build_s" sh "$here/prepare-kit.sh" "$work/kit" "$labdir" >>"$log" 2>&1
+    rc=$?
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        write_failure "The autograder ran out of time building its kit ($build_s s of the platform's $limit s; not your fault: tell your instructor, whose prebuilt grading image avoids this build)."
+        exit 0
+    elif [ "$rc" != 0 ]; then
+        write_failure "The autograder could not build its reference (not your fault: tell your instructor)."
+        exit 0
+    fi
 fi
 
 # ---- the student's files ---------------------------------------------------------------
@@ -88,14 +117,16 @@ done
 if [ -z "$found" ]; then
     echo "Expected: $(cd "$work/kit/labs/$labdir" && ls *.cu | tr '\n' ' ')" > "$log"
     echo "Received: $(cd "$submission" && find . -type f | sed 's|^\./||' | tr '\n' ' ')" >> "$log"
-    write_failure "None of lab $labdir's files were in the submission: upload $(cd "$work/kit/labs/$labdir" && ls *.cu | tr '\n' ' ')" "$log"
+    write_failure "None of lab $labdir's files were in the submission: upload $(cd "$work/kit/labs/$labdir" && ls *.cu | tr '\n' ' ')"
     exit 0
 fi
 echo "autograde: $labdir, files:$found" >> "$log"
 
 # ---- grade, as the unprivileged user where there is one ---------------------------------
 short=${labdir%%-*}
-timeout_s=${SUBMISSION_TIMEOUT:-540}
+timeout_s=$(left)
+[ -n "${SUBMISSION_TIMEOUT:-}" ] && [ "$SUBMISSION_TIMEOUT" -lt "$timeout_s" ] && timeout_s=$SUBMISSION_TIMEOUT
+[ "$timeout_s" -lt 1 ] && timeout_s=1
 set -- ./grader "$short" --student-dir="$work/student" --format="$platform" --out="$work/results/results.json"
 [ -n "${BACKEND:-}" ] && set -- "$@" --backend="$BACKEND"
 # the items of the instructor's hidden suite stay hidden until grades are published
@@ -106,37 +137,36 @@ if [ "$(id -u)" = 0 ] && [ -n "$user" ] && id "$user" >/dev/null 2>&1; then
     as_user=$user
     set -- "$@" --runner-user="$user"
 fi
+# Its item list first: what to report for items it never reaches if the time runs out.
+(cd "$work/kit" && ./grader list) > "$work/list" 2>/dev/null
+: > "$work/live"
 if [ -n "$as_user" ]; then
     chmod -R go-rwx "$kit" "$work" 2>/dev/null   # neither the kit nor the results are the student's to read
-    (cd "$work/kit" && timeout -k 10 "$timeout_s" "$@") >>"$log" 2>&1
 else
     [ "$(id -u)" = 0 ] && echo "autograde: no user '${user:-}' here: the student's code runs as root" >> "$log"
-    (cd "$work/kit" && timeout -k 10 "$timeout_s" "$@") >>"$log" 2>&1
 fi
+# The grader's report, one line per item as each ends, is kept apart (live):
+# it is what is known of a run stopped at the limit.
+(cd "$work/kit" && timeout -k 3 "$timeout_s" "$@") > "$work/live" 2>>"$log"
 rc=$?
+cat "$work/live" >> "$log"
 if [ -n "$as_user" ] && [ "${KILL_LEFTOVERS:-no}" = yes ]; then
     runuser -u "$as_user" -- kill -KILL -1 2>/dev/null   # whatever the student's code left running
 fi
-echo "autograde: grader exit $rc after $(( $(date +%s) - start )) s" >> "$log"
+echo "autograde: grader exit $rc after $(( $(date +%s) - start )) s (limit $timeout_s s)" >> "$log"
 cat "$log"   # the platform keeps stdout for the instructor
 
-# ---- results: the grader's own, checked, else ours ---------------------------------------
+# ---- results: the grader's own, completed, else rebuilt, else the reason -------------------
 result="$work/results/results.json"
-valid=no
-if [ -s "$result" ]; then
-    if command -v perl >/dev/null 2>&1 && perl -MJSON::PP -e 1 2>/dev/null; then
-        perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); exit(ref $r eq "HASH" && ref $r->{tests} eq "ARRAY" ? 0 : 1)' \
-            < "$result" 2>/dev/null && valid=yes
-    else
-        valid=yes   # no JSON parser here: trust the grader, which wrote it from its own record
-    fi
-fi
-if [ "$valid" = yes ]; then
-    # The student knows their files by name, not by this scratch folder.
-    sed -e "s|$work/student/||g" -e "s|$work/kit/||g" -e "s|$work/||g" "$result" > "$out"
+common="--lab $labdir --kit $work/kit --hidden $hidden_items --log $work/live"
+# The student knows their files by name, not by this scratch folder.
+scrub() { sed -e "s|$work/student/||g" -e "s|$work/kit/||g" -e "s|$work/||g" "$1" > "$1.scrubbed" && mv "$1.scrubbed" "$1"; }
+if [ -s "$result" ] && results --results "$result" $common 2>>"$log"; then
+    scrub "$out"
 elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-    write_failure "Grading stopped after $timeout_s s: the submission ran too long (a kernel or a loop that never ends?)." "$log"
+    results --stopped "$timeout_s" --list "$work/list" $common || write_failure "Grading stopped after $timeout_s s: the submission ran too long."
+    scrub "$out"
 else
-    write_failure "The submission could not be graded (grader exit $rc)." "$log"
+    write_failure "The submission could not be graded (grader exit $rc)."
 fi
 exit 0

@@ -28,10 +28,12 @@ server="$out/serverFilesCourse/cuda-labs/$lab"
 question="$out/questions/cuda-labs/$lab"
 mkdir -p "$server" "$question/tests" || exit 2
 sh platforms/common/package-kit.sh "$lab" "$server/kit" || exit 2
-cp platforms/common/autograde.sh platforms/common/prepare-kit.sh "$server/" || exit 2
+cp platforms/common/autograde.sh platforms/common/results.pl platforms/common/prepare-kit.sh "$server/" || exit 2
 image=${PL_IMAGE:-prairielearn/grader-c}
+# the job's limit (info.json's timeout, 600 s at most on PrairieLearn): run.sh grades within it
+timeout=${PL_TIMEOUT:-600}
 fill() { sed -e "s|@LAB@|$lab|g" -e "s|@SHORT@|$short|g" -e "s|@FILES_CSV@|$files_csv|g" \
-             -e "s|@FILES@|$files|g" -e "s|@UUID@|$uuid|g" -e "s|@IMAGE@|$image|g" "$1" > "$2"; }
+             -e "s|@FILES@|$files|g" -e "s|@UUID@|$uuid|g" -e "s|@IMAGE@|$image|g" -e "s|@TIMEOUT@|$timeout|g" "$1" > "$2"; }
 fill platforms/prairielearn/info.json "$question/info.json"
 fill platforms/prairielearn/question.html "$question/question.html"
 fill platforms/prairielearn/run.sh "$question/tests/run.sh"
