@@ -185,6 +185,23 @@ else
     not_ok "gradescope: a submission without the lab's files gets score 0 and names the files to upload (${*:-no valid results.json})"
 fi
 
+# Two copies of a lab file: the grader refuses them by name, never picks one
+# (the package once graded the alphabetically first in silence).
+rm -rf "$root/submission"/* "$root/results/results.json"
+mkdir -p "$root/submission/a" "$root/submission/b"
+cp labs/$lab/$first "$root/submission/a/"
+cp solutions/$lab/*.cu "$root/submission/b/"
+AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=no-such-user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+set -- $(gradescope_summary "$root/results/results.json")
+if [ "${1:-}" = valid ] && [ "$3" = 0 ] && grep -q "two copies of $first" "$root/results/results.json" \
+   && grep -q "a/$first" "$root/results/results.json" && grep -q "b/$first" "$root/results/results.json"; then
+    ok "gradescope: two copies of $first are refused, both named"
+else
+    not_ok "gradescope: two copies of $first are refused, both named (${*:-no valid results.json})"
+    sed 's/^/    /' "$work/run.log" | tail -n 10
+fi
+rm -rf "$root/submission"/*
+
 # An instructor's hidden suite takes the public suite's place in a package.
 mkdir -p "$work/hidden"
 { cat "grading/$lab.c"; echo '/* hidden-suite-marker: {"secret_item", "an item of its own"} */'; } > "$work/hidden/$lab.c"

@@ -109,10 +109,13 @@ fi
 
 # ---- the student's files ---------------------------------------------------------------
 mkdir -p "$work/student" "$work/results"
+# The whole submission is copied as it is (links stay links): the grader
+# finds the lab's files at any depth, refuses a link or a second copy of a
+# file by name, and says which, so no copy is chosen here in silence.
+cp -R -P "$submission/." "$work/student/" 2>/dev/null
 found=""
 for name in $(cd "$work/kit/labs/$labdir" && ls *.cu); do
-    file=$(find "$submission" -type f -name "$name" 2>/dev/null | sort | head -n 1)
-    [ -n "$file" ] && cp "$file" "$work/student/$name" && found="$found $name"
+    [ -n "$(find "$work/student" -name "$name" 2>/dev/null | head -n 1)" ] && found="$found $name"
 done
 if [ -z "$found" ]; then
     echo "Expected: $(cd "$work/kit/labs/$labdir" && ls *.cu | tr '\n' ' ')" > "$log"
