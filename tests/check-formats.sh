@@ -214,9 +214,10 @@ fi
 # ---- one points policy ------------------------------------------------------------------------
 # Every run reports the same maximum in every format, whatever was attempted:
 # "FORMAT RUN MAX..." lines, then each format must hold one value.  A build
-# failure is left out: it cannot know which items would have skipped
-# themselves on this backend at run time (the test lab's gpu_only, lab 8's
-# tiled_speedup), so its maximum may be larger; it is "not gradable", score 0.
+# failure is left out: the test lab's gpu_only item skips itself at run time
+# (grade_skip on the cpu backend), which a build failure cannot know, so its
+# maximum is 1 more; it is "not gradable", score 0.  (The labs' suites give
+# their GPU-only items a GPU-only kind, skipped alike either way.)
 for run in $runs; do
     eval "results $run text \$args_$run"
 done
