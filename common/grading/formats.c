@@ -275,7 +275,8 @@ static int is_hidden(const grade_run *run, const char *name)
  * that tests which count toward nothing can carry no score: a skipped item
  * has neither score nor status (Gradescope has no "skipped", and 0/0 or a
  * status shows as passed), a going-further item its status and, in its
- * output, its points apart. */
+ * output, its points apart.  execution_time is the items' own time, whole
+ * seconds (the build before them is the platform script's to count). */
 static void write_gradescope(FILE *out, const grade_run *run)
 {
     double points, max_points, seconds = 0;
