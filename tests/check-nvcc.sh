@@ -18,8 +18,9 @@
 # With each toolkit: every lab's skeleton and solution and every .cu of the
 # harness, for the oldest and the newest architecture of
 # tools/cuda-arch.sh --list (sm_60, or sm_75 from CUDA 13 on, to the newest
-# this nvcc builds); and the nvcc part of make dist: every lab's reference
-# and given objects, built as tools/dist.sh builds them, for the whole list.
+# this nvcc builds); and, with the oldest and the newest toolkit, the nvcc
+# part of make dist: every lab's reference and given objects, built as
+# tools/dist.sh builds them, for the whole list.
 # With the nvcc on the PATH, also the known-bad versions and alternatives (for
 # the oldest architecture only: they are there to compile at all, and they
 # are many).
@@ -94,6 +95,11 @@ for patch_file in tests/mutants/*/*.patch tests/alternatives/*/*.patch; do
     patch -s -o "$out/$kind/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
 done
 
+# The dist part takes longest (the whole list of architectures): with the
+# oldest and the newest toolkit only, whose lists hold every architecture of
+# the ones between.
+versions=$(for nv in $toolkits; do release "$nv"; done | sort -t . -k 1,1n -k 2,2n -u)
+oldest_version=$(echo "$versions" | head -n 1) newest_version=$(echo "$versions" | tail -n 1)
 done_versions=" "
 for nv in $toolkits; do
     version=$(release "$nv")
@@ -137,6 +143,10 @@ for nv in $toolkits; do
     echo "# $name: the files in $(( $(date +%s) - t0 )) s"
 
     # The nvcc part of make dist: tools/dist.sh's targets and fat binary.
+    if [ "$version" != "$oldest_version" ] && [ "$version" != "$newest_version" ]; then
+        echo "# $name: make dist's gpu part is built with the oldest and the newest toolkit ($oldest_version, $newest_version)"
+        continue
+    fi
     t0=$(date +%s)
     gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
     gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
