@@ -44,8 +44,9 @@ fi
 cuda11() {
     [ -x /usr/lib/nvidia-cuda-toolkit/bin/nvcc ] && command -v g++-11 >/dev/null 2>&1 && return 0
     codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null)
-    if [ ! -f /etc/debian_version ] || ! grep -q '^ID=debian' /etc/os-release 2>/dev/null || [ -z "$codename" ]; then
-        echo "CUDA 11.8 comes from Debian's non-free nvidia-cuda-toolkit; this is not Debian" >&2
+    # Debian 12 (bookworm) is the release whose nvidia-cuda-toolkit is 11.8
+    if ! grep -q '^ID=debian' /etc/os-release 2>/dev/null || [ "$codename" != bookworm ]; then
+        echo "CUDA 11.8 comes from Debian 12's non-free nvidia-cuda-toolkit; this is not Debian 12" >&2
         return 1
     fi
     if [ "$(id -u)" != 0 ]; then
