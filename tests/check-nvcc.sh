@@ -1,14 +1,90 @@
 #!/bin/sh
-# Where nvcc exists, every .cu of the kit must compile with it too, even on a
-# machine with no GPU: CUDA-only compile errors never reach a student.
+# Every .cu of the kit compiles with every CUDA toolkit this machine has or
+# can get, for the architectures each builds that the labs can use: the
+# README promises CUDA 11.x to 13.x, and CUDA-only compile errors never reach
+# a student, even from a machine with no GPU.
+#
+# The toolkits:
+#   the nvcc on the PATH  the machine's own (CUDA 13.0 on the GPU machines)
+#   CUDA 11.8   Debian 12's nvidia-cuda-toolkit (non-free; host compiler
+#               g++ 11), installed by tools/setup.sh cuda11, which this test
+#               runs as root where it is missing (about 7 minutes, once)
+#   CUDA 12.4   Debian 13's, unpacked beside the system by tools/setup.sh
+#               cuda12 (Debian 12 cannot install it), which this test runs as
+#               root where it is missing (a 930 MB download, once)
+#   NVCCS="PATH ..."      any other nvcc
+# CUDA_INSTALL=no: install nothing; a toolkit that is not here is a SKIP.
+#
+# With each toolkit: every lab's skeleton and solution and every .cu of the
+# harness, for the oldest and the newest architecture of
+# tools/cuda-arch.sh --list (sm_60, or sm_75 from CUDA 13 on, to the newest
+# this nvcc builds); and, with the oldest and the newest toolkit, the nvcc
+# part of make dist: every lab's reference and given objects, built as
+# tools/dist.sh builds them, for the whole list.
+# With the nvcc on the PATH, also the known-bad versions and alternatives (for
+# the oldest architecture only: they are there to compile at all, and they
+# are many).
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the gpu pass compiles everything with nvcc already)"; finish; }
-if ! command -v nvcc >/dev/null 2>&1; then
-    ok "nvcc compile check # SKIP nvcc is not installed here"
-    finish
-fi
+[ "$BACKEND" = cpu ] || { echo "# (the toolkits compile the same on either pass: run on the cpu pass)"; finish; }
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
+started=$(date +%s)
+
+# ---- the toolkits ------------------------------------------------------------------------
+CUDA11_NVCC=/usr/lib/nvidia-cuda-toolkit/bin/nvcc
+CUDA12_NVCC=/opt/cuda-labs/cuda-12/usr/lib/nvidia-cuda-toolkit/bin/nvcc
+# have NAME NVCC SETUP: NVCC when it is here or its setup step makes it so
+# (as root, unless CUDA_INSTALL=no); else a SKIP that says why.
+have() {
+    [ -x "$2" ] && return 0
+    if [ "${CUDA_INSTALL:-yes}" = no ]; then
+        ok "$1 # SKIP not installed, and CUDA_INSTALL=no (tools/setup.sh $3 installs it)"
+        return 1
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        ok "$1 # SKIP not installed, and only root installs it (sudo tools/setup.sh $3)"
+        return 1
+    fi
+    t0=$(date +%s)
+    if tools/setup.sh "$3" > "$out/setup-$3.log" 2>&1 && [ -x "$2" ]; then
+        echo "# tools/setup.sh $3 installed $1 in $(( $(date +%s) - t0 )) s"
+        return 0
+    fi
+    ok "$1 # SKIP tools/setup.sh $3 could not install it: $(tail -n 1 "$out/setup-$3.log")"
+    return 1
+}
+path_nvcc=$(command -v nvcc 2>/dev/null)
+toolkits=""
+[ -n "$path_nvcc" ] && toolkits=$path_nvcc
+[ -z "$path_nvcc" ] && ok "the nvcc on the PATH # SKIP there is none here"
+have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11 && toolkits="$toolkits $CUDA11_NVCC"
+have "CUDA 12.4 (Debian 13's nvidia-cuda-toolkit, unpacked)" "$CUDA12_NVCC" cuda12 && toolkits="$toolkits $CUDA12_NVCC"
+toolkits="$toolkits ${NVCCS:-}"
+
+# release NVCC: "11.8"
+release() { "$1" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
+
+# with_toolkit NVCC COMMAND...: COMMAND with that toolkit's tools first on
+# the PATH: its own folder, and /usr/bin where that folder has no ptxas
+# (Debian keeps it there, and another CUDA's ptxas may come first).  The
+# headers of a CUDA of another version copied into /usr/local/include, which
+# g++ searches before /usr/include where Debian's CUDA keeps its own, are
+# hidden in a mount namespace.
+with_toolkit() {
+    nv=$1
+    shift
+    tool_path="$(dirname "$nv"):$PATH"
+    [ -x "$(dirname "$nv")/ptxas" ] || tool_path="$(dirname "$nv"):/usr/bin:$PATH"
+    there=$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' /usr/local/include/cuda_runtime_api.h 2>/dev/null)
+    mine=$(release "$nv" | awk -F. '{ print $1 * 1000 + $2 * 10 }')
+    if [ -n "$there" ] && [ "$there" != "$mine" ]; then
+        PATH=$tool_path unshare -m sh -c 'mount -t tmpfs none /usr/local/include && exec "$@"' sh "$@"
+    else
+        PATH=$tool_path "$@"
+    fi
+}
+
+# ---- the files -------------------------------------------------------------------------
 # Known-bad versions and alternatives are patches to a solution: compile them patched.
 for patch_file in tests/mutants/*/*.patch tests/alternatives/*/*.patch; do
     [ -f "$patch_file" ] || continue
@@ -18,75 +94,98 @@ for patch_file in tests/mutants/*/*.patch tests/alternatives/*/*.patch; do
     mkdir -p "$out/$kind/$lab"
     patch -s -o "$out/$kind/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
 done
-for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu "$out"/mutants/*/*.cu "$out"/alternatives/*/*.cu; do
-    [ -f "$file" ] || continue
-    lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
-    obj="$out/$(echo "$file" | tr / _).o"
-    if nvcc -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
-        ok "nvcc compiles $file"
-    else
-        not_ok "nvcc compiles $file"
-        head -20 "$obj.log" | sed 's/^/    /'
-    fi
-done
-# What g++ accepts and nvcc does not (a host function called from a kernel)
-# must not build on the cpu backend either, and the student sees nvcc's words.
-sub="$out/host-call-in-kernel"
-mkdir -p "$sub"
-{ cat solutions/lab3-folding/fold.cu
-  printf '\nstatic int host_only(int x) { return x + 1; }\n__global__ void uses_host(int *a) { a[0] = host_only(a[0]); }\n'
-} > "$sub/fold.cu"
-./grader lab3 --backend=cpu --student-dir="$sub" > "$out/host-call.out" 2>&1
-rc=$?
-if [ $rc = 2 ] && grep -q "does not compile" "$out/host-call.out" && grep -q "__host__ function" "$out/host-call.out"; then
-    ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message"
-else
-    not_ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message (exit $rc)"
-    head -20 "$out/host-call.out" | sed 's/^/    /'
-fi
 
-# The README promises CUDA 11.x to 13.x: every lab file also compiles with
-# each other nvcc named in NVCCS (paths, space-separated; by default
-# Debian's nvidia-cuda-toolkit where it is installed: nvcc 11.8, whose host
-# compiler is g++ 11; docs/developing.md says how to add it).
-nvccs=${NVCCS-$( [ -x /usr/lib/nvidia-cuda-toolkit/bin/nvcc ] && echo /usr/lib/nvidia-cuda-toolkit/bin/nvcc )}
-if [ -z "$nvccs" ]; then
-    ok "other CUDA toolkits # SKIP none named in NVCCS (apt-get install nvidia-cuda-toolkit g++-11, from Debian's non-free)"
-    finish
-fi
-ccbin=""
-command -v g++-11 >/dev/null 2>&1 && ccbin="-ccbin g++-11"
-# compile_with NVCC FILE LAB OBJ: that toolkit's own tools first on PATH.  A
-# newer toolkit's headers in /usr/local/include would come before an older
-# one's in /usr/include: hidden where this user can unshare.
-compile_with() {
-    cmd="PATH=$(dirname "$1"):/usr/bin:\$PATH '$1' $ccbin -std=c++17 -arch=sm_80 -Icommon/harness ${3:+-Ilabs/$3} -c '$2' -o '$4'"
-    if [ -f /usr/local/include/cuda_runtime.h ] && [ "$(dirname "$1")" != /usr/local/cuda/bin ]; then
-        unshare -m sh -c "mount -t tmpfs none /usr/local/include && $cmd"
-    else
-        sh -c "$cmd"
-    fi
-}
-for other in $nvccs; do
-    version=$("$other" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+# The dist part takes longest (the whole list of architectures): with the
+# oldest and the newest toolkit only, whose lists hold every architecture of
+# the ones between.
+versions=$(for nv in $toolkits; do release "$nv"; done | sort -t . -k 1,1n -k 2,2n -u)
+oldest_version=$(echo "$versions" | head -n 1) newest_version=$(echo "$versions" | tail -n 1)
+done_versions=" "
+for nv in $toolkits; do
+    version=$(release "$nv")
     if [ -z "$version" ]; then
-        not_ok "$other (in NVCCS) runs"
+        not_ok "$nv runs (nvcc --version)"
         continue
     fi
-    if [ -f /usr/local/include/cuda_runtime.h ] && ! unshare -m true 2>/dev/null; then
-        ok "nvcc $version compiles the labs # SKIP a newer CUDA's headers in /usr/local/include hide its own, and this user cannot unshare"
+    case $done_versions in
+        *" $version "*) echo "# $nv is nvcc $version again"; continue ;;
+    esac
+    done_versions="$done_versions$version "
+    name="nvcc $version"
+    if [ -f /usr/local/include/cuda_runtime_api.h ] && ! unshare -m true 2>/dev/null \
+        && ! grep -q "CUDART_VERSION *$(echo "$version" | awk -F. '{ print $1 * 1000 + $2 * 10 }')" /usr/local/include/cuda_runtime_api.h; then
+        ok "$name # SKIP another CUDA's headers in /usr/local/include hide its own, and this user cannot unshare"
         continue
     fi
-    for file in common/harness/*.cu labs/*/*.cu solutions/*/*.cu; do
-        lab=$(basename "$(dirname "$file")")
-        case $lab in lab*) ;; *) lab="" ;; esac
+    archs=$(NVCC=$nv tools/cuda-arch.sh --list)
+    oldest=$(echo "$archs" | head -n 1) newest=$(echo "$archs" | tail -n 1)
+    if [ -z "$oldest" ]; then
+        not_ok "$name builds an architecture the labs can use (sm_60 or newer): it lists $("$nv" --list-gpu-code 2>/dev/null | tr '\n' ' ')"
+        continue
+    fi
+    ends="-gencode arch=compute_$oldest,code=sm_$oldest -gencode arch=compute_$newest,code=[sm_$newest,compute_$newest]"
+    t0=$(date +%s)
+    files="common/harness/*.cu labs/*/*.cu solutions/*/*.cu"
+    [ "$nv" = "$path_nvcc" ] && files="$files $out/mutants/*/*.cu $out/alternatives/*/*.cu"
+    for file in $files; do
+        [ -f "$file" ] || continue
+        lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
         obj="$out/$version-$(echo "$file" | tr / _).o"
-        if compile_with "$other" "$file" "$lab" "$obj" >"$obj.log" 2>&1; then
-            ok "nvcc $version compiles $file"
+        flags=$ends for="sm_$oldest and sm_$newest"
+        case $file in "$out"/*) flags="-arch=sm_$oldest" for="sm_$oldest" ;; esac
+        if with_toolkit "$nv" "$nv" $flags -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
+            ok "$name compiles $file for $for"
         else
-            not_ok "nvcc $version compiles $file"
+            not_ok "$name compiles $file for $for"
             grep -i -m 5 error "$obj.log" | sed 's/^/    /'
         fi
     done
+    echo "# $name: the files in $(( $(date +%s) - t0 )) s"
+
+    # The nvcc part of make dist: tools/dist.sh's targets and fat binary.
+    if [ "$version" != "$oldest_version" ] && [ "$version" != "$newest_version" ]; then
+        echo "# $name: make dist's gpu part is built with the oldest and the newest toolkit ($oldest_version, $newest_version)"
+        continue
+    fi
+    t0=$(date +%s)
+    gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
+    gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
+    build=$out/dist-$version
+    failed=""
+    for dir in solutions/lab*/; do
+        lab=$(basename "$dir")
+        targets="$build/$lab/reference.so"
+        for f in labs/"$lab"/*.cu; do
+            [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
+        done
+        with_toolkit "$nv" make -s -j2 --no-print-directory BACKEND=gpu NVCC="$nv" B="$build" ARCH="$gencode" $targets \
+            >"$build.$lab.log" 2>&1 || failed="$failed $lab"
+    done
+    if [ -z "$failed" ]; then
+        ok "$name builds make dist's gpu references and given objects for sm_$(echo $archs | sed 's/ /, sm_/g') and PTX ($(( $(date +%s) - t0 )) s)"
+    else
+        not_ok "$name builds make dist's gpu references and given objects for its architectures: not$failed"
+        for lab in $failed; do grep -i -m 5 error "$build.$lab.log" | sed 's/^/    /'; done
+    fi
+    rm -rf "$build"
 done
+
+# What g++ accepts and nvcc does not (a host function called from a kernel)
+# must not build on the cpu backend either, and the student sees nvcc's words.
+if [ -n "$path_nvcc" ]; then
+    sub="$out/host-call-in-kernel"
+    mkdir -p "$sub"
+    { cat solutions/lab3-folding/fold.cu
+      printf '\nstatic int host_only(int x) { return x + 1; }\n__global__ void uses_host(int *a) { a[0] = host_only(a[0]); }\n'
+    } > "$sub/fold.cu"
+    ./grader lab3 --backend=cpu --student-dir="$sub" > "$out/host-call.out" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "does not compile" "$out/host-call.out" && grep -q "__host__ function" "$out/host-call.out"; then
+        ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message"
+    else
+        not_ok "a file nvcc rejects does not build on the cpu backend, with nvcc's message (exit $rc)"
+        head -20 "$out/host-call.out" | sed 's/^/    /'
+    fi
+fi
+echo "# check-nvcc: $(( $(date +%s) - started )) s"
 finish

@@ -16,8 +16,8 @@
 # there are near-solutions), no platforms/, and no grading/hidden/ (the
 # instructor's hidden tests).  In place of the solutions it carries their
 # builds: prebuilt/cpu/<lab>/reference.so, and prebuilt/gpu/<lab>/reference.so
-# where nvcc exists (every real architecture this nvcc knows, plus PTX of the
-# newest for cards that come later); ./grader grades against those.  The
+# where nvcc exists (every real architecture from sm_60 that this nvcc knows,
+# plus PTX of the newest for cards that come later); ./grader grades against those.  The
 # suites' models (grading/models/<lab>.c, the answers to the labs' TODOs)
 # come as objects too, prebuilt/host/grading/models/<lab>.o, beside their headers.
 #
@@ -47,22 +47,17 @@ excluded() {
 }
 
 # ---- the fat binary -------------------------------------------------------------
-# -gencode for every real architecture this nvcc can build (sm_NN that also has
-# a compute_NN), and PTX of the newest, which the driver compiles for newer GPUs.
+# -gencode for every real architecture this nvcc builds that the labs can use
+# (tools/cuda-arch.sh --list: sm_60 up, as far as this toolkit goes), and PTX
+# of the newest, which the driver compiles for newer GPUs.
 gencode() {
-    codes=$(nvcc --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$/\1/p' | sort -n -u)
-    archs=$(nvcc --list-gpu-arch 2>/dev/null | sed -n 's/^compute_\([0-9]*\)$/\1/p' | sort -n -u)
     flags="" newest=""
-    for c in $codes; do
-        echo "$archs" | grep -qx "$c" || continue
+    for c in $(tools/cuda-arch.sh --list); do
         flags="$flags -gencode arch=compute_$c,code=sm_$c"
         newest=$c
     done
-    if [ -z "$newest" ]; then
-        echo "-arch=all"      # an nvcc without the lists (before 11.x's later releases)
-    else
-        echo "${flags# } -gencode arch=compute_$newest,code=compute_$newest"
-    fi
+    [ -n "$newest" ] || return 1
+    echo "${flags# } -gencode arch=compute_$newest,code=compute_$newest"
 }
 
 # ---- lines that only the solutions hold ------------------------------------------
@@ -359,6 +354,7 @@ fi
 if [ "$want_gpu" = yes ]; then
     command -v nvcc >/dev/null 2>&1 || die "DIST_GPU=yes but there is no nvcc"
     arch=${DIST_GPU_ARCH:-$(gencode)}
+    [ -n "$arch" ] || die "this nvcc builds no architecture the labs can use (sm_60 or newer)"
     gpu_build=build/gpu-dist
     # Objects do not depend on the flags: a change of flags starts over.
     if [ "$(cat "$gpu_build/flags" 2>/dev/null)" != "$arch $(nvcc --version | tail -n 1)" ]; then

@@ -4,6 +4,7 @@
  * parent's results), never from anything the code under test printed. */
 #include "grader.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,15 +70,26 @@ static char *first_line(const char *s)
     return str_printf("%.*s", (int)strcspn(s, "\n"), s);
 }
 
+/* Whether the item counts toward its lab's total: a going-further item
+ * never does (grade.h), and its output says so. */
+static int counted(const item_result *r)
+{
+    return !grade_item_going_further(r->item);
+}
+
 /* Feedback followed by the notes: what a platform shows under one test. */
 static char *item_output(const item_result *r)
 {
     const char *feedback = r->status == ITEM_PASSED ? "" : r->feedback;
     if (r->status == ITEM_SKIPPED)
         return str_printf("skipped: %s", r->feedback);
-    if (*feedback && *r->notes)
-        return str_printf("%s\n%s", feedback, r->notes);
-    return str_dup(*feedback ? feedback : r->notes);
+    char *text = *feedback && *r->notes ? str_printf("%s\n%s", feedback, r->notes) : str_dup(*feedback ? feedback : r->notes);
+    if (counted(r))
+        return text;
+    char *apart = str_printf("going further: %.2f/%.2f, not counted in the total%s%s", r->points, r->max_points,
+                             *text ? "\n" : "", text);
+    free(text);
+    return apart;
 }
 
 static void totals(const grade_run *run, double *points, double *max_points)
@@ -121,6 +133,8 @@ static void write_tap(FILE *out, const grade_run *run)
             fputc('\n', out);
             fprintf(out, "  ---\n  status: %s\n  points: %.2f\n  max_points: %.2f\n", json_status(r->status),
                     r->points, r->max_points);
+            if (!counted(r))
+                fputs("  going_further: true\n", out);
             char *output = item_output(r);
             if (*output) {
                 fputs("  feedback: |-\n", out);
@@ -170,6 +184,8 @@ static void write_junit(FILE *out, const grade_run *run)
         fprintf(out, "      <property name=\"seed\" value=\"%llu\"/>\n", run->seed);
         fprintf(out, "      <property name=\"points\" value=\"%.2f\"/>\n", lab->points);
         fprintf(out, "      <property name=\"max_points\" value=\"%.2f\"/>\n", lab->max_points);
+        fprintf(out, "      <property name=\"going_further_points\" value=\"%.2f\"/>\n", lab->further_points);
+        fprintf(out, "      <property name=\"going_further_max_points\" value=\"%.2f\"/>\n", lab->further_max_points);
         fprintf(out, "    </properties>\n");
         for (int k = 0; k < lab->count; k++) {
             const item_result *r = &lab->items[k];
@@ -219,16 +235,20 @@ static void write_json(FILE *out, const grade_run *run)
         const lab_result *lab = &run->labs[i];
         fprintf(out, "%s\n    { \"lab\": ", i ? "," : "");
         json_string(out, lab->lab->dir);
-        fprintf(out, ", \"points\": %.2f, \"max_points\": %.2f, \"gradable\": %s,\n      \"items\": [",
-                lab->points, lab->max_points, lab->gradable ? "true" : "false");
+        fprintf(out, ", \"points\": %.2f, \"max_points\": %.2f, \"going_further_points\": %.2f, "
+                "\"going_further_max_points\": %.2f, \"gradable\": %s,\n      \"items\": [",
+                lab->points, lab->max_points, lab->further_points, lab->further_max_points,
+                lab->gradable ? "true" : "false");
         for (int k = 0; k < lab->count; k++) {
             const item_result *r = &lab->items[k];
             fprintf(out, "%s\n        { \"name\": ", k ? "," : "");
             json_string(out, r->item->name);
             fputs(", \"title\": ", out);
             json_string(out, r->item->title);
-            fprintf(out, ", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %.2f, \"max_points\": %.2f, \"feedback\": ",
-                    kind_word(r->item->kind), json_status(r->status), r->points, r->max_points);
+            fprintf(out, ", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %.2f, \"max_points\": %.2f, "
+                    "\"going_further\": %s, \"feedback\": ",
+                    kind_word(r->item->kind), json_status(r->status), r->points, r->max_points,
+                    counted(r) ? "false" : "true");
             char *output = item_output(r);
             json_string(out, output);
             free(output);
@@ -250,8 +270,20 @@ static int is_hidden(const grade_run *run, const char *name)
     return 0;
 }
 
+/* Gradescope's results.json (its "Autograder Specifications"): the score is
+ * given whole at the top, the run's total over the lab's fixed maximum, so
+ * that tests which count toward nothing can carry no score: a skipped item
+ * has neither score nor status (Gradescope has no "skipped", and 0/0 or a
+ * status shows as passed), a going-further item its status and, in its
+ * output, its points apart.  execution_time is the items' own time, whole
+ * seconds (the build before them is the platform script's to count). */
 static void write_gradescope(FILE *out, const grade_run *run)
 {
+    double points, max_points, seconds = 0;
+    totals(run, &points, &max_points);
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++)
+            seconds += run->labs[i].items[k].seconds;
     char *summary = str_printf("backend %s; seed %llu: replay with %s --seed=%llu", run->backend, run->seed,
                                run->replay, run->seed);
     for (int i = 0; i < run->lab_count; i++)
@@ -260,11 +292,12 @@ static void write_gradescope(FILE *out, const grade_run *run)
             free(summary);
             summary = more;
         }
-    fputs("{ \"output\": ", out);
+    fprintf(out, "{ \"score\": %.2f, \"execution_time\": %.0f, \"output\": ", points, ceil(seconds));
     json_string(out, summary);
     free(summary);
     fputs(", \"output_format\": \"text\", \"visibility\": \"visible\", \"stdout_visibility\": \"hidden\",\n", out);
-    fprintf(out, "  \"extra_data\": { \"backend\": \"%s\", \"seed\": %llu },\n  \"tests\": [", run->backend, run->seed);
+    fprintf(out, "  \"extra_data\": { \"backend\": \"%s\", \"seed\": %llu, \"max_score\": %.2f },\n  \"tests\": [",
+            run->backend, run->seed, max_points);
     int first = 1;
     for (int i = 0; i < run->lab_count; i++) {
         const lab_result *lab = &run->labs[i];
@@ -277,8 +310,11 @@ static void write_gradescope(FILE *out, const grade_run *run)
             json_string(out, name);
             fputs(", \"number\": ", out);
             json_string(out, number);
-            fprintf(out, ", \"score\": %.2f, \"max_score\": %.2f, \"status\": \"%s\", \"output\": ", r->points,
-                    r->max_points, r->status == ITEM_PASSED || r->status == ITEM_SKIPPED ? "passed" : "failed");
+            if (r->status != ITEM_SKIPPED && counted(r))
+                fprintf(out, ", \"score\": %.2f, \"max_score\": %.2f", r->points, r->max_points);
+            if (r->status != ITEM_SKIPPED)
+                fprintf(out, ", \"status\": \"%s\"", r->status == ITEM_PASSED ? "passed" : "failed");
+            fputs(", \"output\": ", out);
             json_string(out, output);
             fprintf(out, ", \"output_format\": \"text\", \"tags\": [\"%s\", \"%s\"], \"visibility\": \"%s\" }",
                     lab->lab->dir, kind_word(r->item->kind),
@@ -310,7 +346,16 @@ static void write_prairielearn(FILE *out, const grade_run *run)
                 message = more;
             }
     } else {
-        message = str_printf("%.2f/%.2f points (seed %llu)", points, max_points, run->seed);
+        double further = 0, further_max = 0;
+        for (int i = 0; i < run->lab_count; i++) {
+            further += run->labs[i].further_points;
+            further_max += run->labs[i].further_max_points;
+        }
+        if (further_max > 0)
+            message = str_printf("%.2f/%.2f points; going further: %.2f/%.2f, not counted (seed %llu)", points,
+                                 max_points, further, further_max, run->seed);
+        else
+            message = str_printf("%.2f/%.2f points (seed %llu)", points, max_points, run->seed);
     }
     char *report = text_report_string(run);
     fprintf(out, "{ \"gradable\": %s, \"score\": %.4f, \"message\": ", gradable ? "true" : "false", score);
@@ -323,7 +368,8 @@ static void write_prairielearn(FILE *out, const grade_run *run)
         const lab_result *lab = &run->labs[i];
         for (int k = 0; k < lab->count; k++) {
             const item_result *r = &lab->items[k];
-            char *name = str_printf("%s: %s", lab->lab->dir, r->item->name);
+            char *name = str_printf("%s: %s%s", lab->lab->dir, r->item->name,
+                                    counted(r) ? "" : " (going further, not counted)");
             char *summary = r->status == ITEM_PASSED ? str_dup("") : first_line(r->feedback);
             char *output = item_output(r);
             fprintf(out, "%s\n    { \"name\": ", first ? "" : ",");

@@ -33,6 +33,14 @@ enum grade_kind {
     GRADE_SANITIZER    /* gpu only where compute-sanitizer exists; skipped otherwise */
 };
 
+/* Points.  A lab's maximum is the same for every student on a backend, on
+ * every platform and in batch: the sum of its items' points, less the items
+ * this backend cannot grade (grade_skip_elsewhere: the same for everyone
+ * here) and less its going-further items.  A going-further item is one whose
+ * title says "going further"; it is graded when attempted and skipped when
+ * not, and either way it is reported apart ("going further: 5/5, not counted
+ * in the total"): it neither adds nor costs points, as its skip tells the
+ * student, so no student's maximum depends on what they attempted. */
 typedef struct {
     const char *name;   /* stable id for --only and the reports, e.g. "sum_exact" */
     const char *title;  /* one line a student reads, e.g. "final sums exact for n = 1..1050" */
@@ -41,6 +49,9 @@ typedef struct {
     double timeout_s;   /* wall-clock limit of the item (scaled up on the cpu backend) */
     void (*run)(void);
 } grade_item;
+
+/* 1 for a going-further item (its title says "going further"), else 0. */
+int grade_item_going_further(const grade_item *item);
 
 typedef struct {
     int number;               /* 3 */

@@ -44,6 +44,9 @@ typedef struct {
     int count;
     double points, max_points;
     double elsewhere_points; /* the points of the items graded elsewhere (item_result.elsewhere) */
+    /* going-further items (grade.h): reported apart, in neither points nor
+     * max_points; their max is 0 while none was attempted */
+    double further_points, further_max_points;
 } lab_result;
 
 typedef struct {

@@ -397,17 +397,33 @@ static void select_items(lab_result *result)
             result->items[result->count++].item = &l->items[i];
 }
 
+int grade_item_going_further(const grade_item *item)
+{
+    return item && item->title && strcasestr(item->title, "going further") != NULL;
+}
+
+/* The lab's total leaves the going-further items out, attempted or not, so
+ * that its maximum is the same for every student (grade.h). */
 static void total(lab_result *result)
 {
     result->points = result->max_points = result->elsewhere_points = 0;
+    result->further_points = result->further_max_points = 0;
     for (int k = 0; k < result->count; k++) {
-        result->points += result->items[k].points;
-        result->max_points += result->items[k].max_points;
-        if (result->items[k].elsewhere)
-            result->elsewhere_points += result->items[k].item->points;
+        const item_result *r = &result->items[k];
+        if (grade_item_going_further(r->item)) {
+            result->further_points += r->points;
+            result->further_max_points += r->max_points;
+            continue;
+        }
+        result->points += r->points;
+        result->max_points += r->max_points;
+        if (r->elsewhere)
+            result->elsewhere_points += r->item->points;
     }
     result->points = round2(result->points);
     result->max_points = round2(result->max_points);
+    result->further_points = round2(result->further_points);
+    result->further_max_points = round2(result->further_max_points);
 }
 
 static void skip_in_parent(item_result *r, const char *reason)

@@ -117,8 +117,11 @@ void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index
         fprintf(out, "[%d/%d] ", index + 1, lab->count);
     else
         fprintf(out, "  ");
-    fprintf(out, "%s%-5s%s %11s  %s: %s\n", color ? colour : "", status_word(r->status), color ? RESET : "",
-            score, r->item->name, r->item->title);
+    /* an attempted going-further item says it counts toward no total (a
+     * skipped one's reason says so already) */
+    int apart = grade_item_going_further(r->item) && r->status != ITEM_SKIPPED;
+    fprintf(out, "%s%-5s%s %11s  %s: %s%s\n", color ? colour : "", status_word(r->status), color ? RESET : "",
+            score, r->item->name, r->item->title, apart ? " (not counted in the total)" : "");
     if (r->status == ITEM_FAILED && lab->build_log) {
         int first = 0;
         while (first < index && lab->items[first].status != ITEM_FAILED)
@@ -139,6 +142,10 @@ void text_lab_total(FILE *out, const lab_result *lab, int color)
     char got[32], max[32];
     fprintf(out, "%s%s: %s/%s points%s", color ? BOLD : "", lab->lab->dir, points_text(lab->points, got, sizeof got),
             points_text(lab->max_points, max, sizeof max), color ? RESET : "");
+    if (lab->further_max_points > 0)
+        fprintf(out, " (going further: %s/%s, not counted in the total)",
+                points_text(lab->further_points, got, sizeof got),
+                points_text(lab->further_max_points, max, sizeof max));
     if (lab->gradable && lab->elsewhere_points > 0)
         fprintf(out, " (%s more are graded %s)", points_text(lab->elsewhere_points, max, sizeof max),
                 run_current() && run_current()->on_gpu ? "elsewhere: see the items not graded here" : "on a GPU");
