@@ -22,7 +22,7 @@ SHELL := /bin/sh
 
 # Asked once (a recursive variable would run the script at every use).
 ifeq ($(origin BACKEND),undefined)
-BACKEND := $(shell tools/detect-backend.sh)
+BACKEND := $(shell sh tools/detect-backend.sh)
 endif
 SANITIZE ?=
 B := build/$(BACKEND)$(if $(SANITIZE),-$(SANITIZE))
@@ -52,7 +52,7 @@ NVCC ?= nvcc
 # Asked once, and only for the gpu backend (the script compiles a probe).
 ifeq ($(origin ARCH),undefined)
 ifeq ($(BACKEND),gpu)
-ARCH := $(shell tools/cuda-arch.sh)
+ARCH := $(shell sh tools/cuda-arch.sh)
 endif
 endif
 NVCC_FLAGS := $(ARCH) -O3 -std=c++17 -lineinfo -Xcompiler -fPIC -Icommon/harness $(NVCC_EXTRA)

@@ -146,24 +146,6 @@ static __global__ void dot_vector_kernel(const float *x, const float *y, int n, 
 
 /* ---- The host side (given) -------------------------------------------------------------- */
 
-typedef void (*dot_kernel)(const float *x, const float *y, int n, double *result);
-
-/* Enough blocks to fill the device once (lab 6, step 5): the SMs times the
- * blocks of `kernel` that fit on one SM, but no more than there are chunks
- * of block_size among `work` items, and at least one. */
-static int blocks_to_fill(dot_kernel kernel, int block_size, size_t shared, long long work)
-{
-    int device, sms, per_sm;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared));
-    long long chunks = (work + block_size - 1) / block_size;
-    long long blocks = (long long)sms * per_sm;
-    if (blocks > chunks)
-        blocks = chunks;
-    return blocks < 1 ? 1 : (int)blocks;
-}
-
 /* x and y on the device, `offset` floats past the 16-byte aligned start of
  * their allocations (which end right after the vectors, so a read past the
  * end is a real overflow), and the result set to 0. */

@@ -13,6 +13,8 @@
 #ifndef LAB7_H
 #define LAB7_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,6 +47,13 @@ float dot_vectorized(const float *x, const float *y, int n, int block_size, int 
  * 0 adds the totals up (no atomics).  The grid must fit on the device all at
  * once: its size comes from the occupancy API. */
 float dot_grid_sync(const float *x, const float *y, int n, int block_size);
+
+/* Given (fill.cu): enough blocks to fill the device once, lab 6's step 5:
+ * the SMs times the blocks of `kernel` (with `shared` bytes of dynamic
+ * shared memory) that fit on one SM, but no more than there are chunks of
+ * block_size among `work` items, and at least one. */
+typedef void (*dot_kernel)(const float *x, const float *y, int n, double *result);
+int blocks_to_fill(dot_kernel kernel, int block_size, size_t shared, long long work);
 
 /* Given: the device's peak memory bandwidth in GB/s from its memory clock
  * and bus width (0 when the device does not say). */
