@@ -38,7 +38,7 @@ export BACKEND
 gradescope_summary() {
     perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
         my ($s, $m) = (0, 0); for (@{$r->{tests}}) { die "a test lacks a field\n" unless defined $_->{name}
-                && (defined $_->{score} || ($_->{output} // "") =~ /^skipped: /);   # an informational test: not graded here
+                && (defined $_->{score} || ($_->{output} // "") =~ /^(skipped|going further): /);   # informational: not graded here, or not counted
             $s += $_->{score}; $m += $_->{max_score} // 0 }
         $s = $r->{score} if defined $r->{score};
         printf "valid %d %s %s\n", scalar @{$r->{tests}}, $s, $m' < "$1" 2>/dev/null
@@ -105,11 +105,12 @@ else
     sed 's/^/    /' "$work/run.log" | tail -n 20
 fi
 # The total to enter on Gradescope, as docs/instructors.md gives it: 100 less
-# the GPU-only items of ./grader list.  A skipped item is not "passed 0/0":
+# the GPU-only and going-further items of ./grader list.  A skipped item is not "passed 0/0":
 # Gradescope has passed and failed only, so it is an informational test (no
 # score, no status) that says why.  execution_time is the job's seconds.
 gpu_points=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / && /\(gpu/ { s += $2 } END { print s + 0 }')
-documented=$((100 - gpu_points))
+further_points=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / && /going further/ { s += $2 } END { print s + 0 }')
+documented=$((100 - gpu_points - further_points))
 if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $max = 0; my $bad = 0;
         for (@{$r->{tests}}) { $max += $_->{max_score} // 0;
             $bad++ if ($_->{output} // "") =~ /^skipped: / && (defined $_->{status} || defined $_->{score}) }

@@ -151,10 +151,13 @@ static void list_labs(void)
 {
     for (int i = 0; grade_labs[i]; i++) {
         const grade_lab *lab = grade_labs[i];
-        double points = 0;
+        double points = 0, further = 0;
         for (int k = 0; k < lab->item_count; k++)
-            points += lab->items[k].points;
-        printf("%-22s ./grader lab%d   %d items, %g points\n", lab->dir, lab->number, lab->item_count, points);
+            *(grade_item_going_further(&lab->items[k]) ? &further : &points) += lab->items[k].points;
+        printf("%-22s ./grader lab%d   %d items, %g points", lab->dir, lab->number, lab->item_count, points);
+        if (further > 0) /* reported apart, never in a total (grade.h) */
+            printf(" (and %g going further, not counted)", further);
+        printf("\n");
         for (int k = 0; k < lab->item_count; k++) {
             const grade_item *item = &lab->items[k];
             printf("    %-24s %5g  %s%s\n", item->name, item->points, item->title,

@@ -122,7 +122,9 @@ sub rebuilt_from_log {
         if ($line =~ /^\s{4}(\w+)\s+([\d.]+)\s+(.*?)\s*$/) {
             my ($name, $points, $title) = ($1, $2, $3);
             my $gpu = $title =~ s/\s*\((gpu[^)]*)\)$// ? 1 : 0;
-            push @items, { name => $name, points => $points, title => $title, gpu => $gpu };
+            # going further: graded when reached, never in a total (the grader's one policy)
+            push @items, { name => $name, points => $points, title => $title, gpu => $gpu,
+                           further => ($title =~ /going further/i ? 1 : 0) };
         }
     }
     # What the grader printed as each item ended.
@@ -161,9 +163,12 @@ sub gradescope_test {
     my ($lab_number, $k, $r) = @_;
     my $t = { name => "$r->{name}: $r->{title}", number => "$lab_number.$k", output => $r->{feedback},
               output_format => 'text', tags => [$opt{lab}], visibility => $hidden{$r->{name}} ? 'after_published' : 'visible' };
-    if ($r->{status} eq 'skipped') {
+    if ($r->{status} eq 'skipped' || ($r->{further} && $r->{status} eq 'not graded')) {
         $t->{name} .= ' (not graded here)';
         $t->{output} = "skipped: $r->{feedback}" unless $t->{output} =~ /^skipped: /;
+    } elsif ($r->{further}) {
+        $t->{status} = $r->{status} eq 'pass' ? 'passed' : 'failed';
+        $t->{output} = "going further: $r->{points}/$r->{max}, not counted in the total\n$t->{output}";
     } else {
         $t->{score} = $r->{points};
         $t->{max_score} = $r->{max};
@@ -175,7 +180,7 @@ sub gradescope_test {
 if (defined $opt{stopped}) {
     my $items = rebuilt_from_log();
     my ($points, $max) = (0, 0);
-    for (@$items) { $points += $_->{points}; $max += $_->{max}; }
+    for (grep { !$_->{further} } @$items) { $points += $_->{points}; $max += $_->{max}; }
     my $graded = grep { $_->{status} ne 'not graded' && $_->{status} ne 'skipped' } @$items;
     my $message = sprintf "Grading stopped at its time limit (%d s): the %d item(s) graded before it count; the others are not graded: "
         . "time ran out (a kernel or a loop that never ends, or code far too slow?).", $opt{stopped}, $graded;
@@ -190,6 +195,7 @@ if (defined $opt{stopped}) {
         my ($hp, $hm, $hn) = (0, 0, 0);
         for my $r (@$items) {
             next if $r->{status} eq 'skipped' && !$r->{max};
+            next if $r->{further};   # reported apart by the grader, never in the score
             if ($hidden{$r->{name}}) { $hp += $r->{points}; $hm += $r->{max}; $hn++; next; }
             push @tests, { name => "$opt{lab}: $r->{name}", description => $r->{title}, points => $r->{points},
                            max_points => $r->{max}, message => ($r->{status} eq 'pass' ? '' : (split /\n/, $r->{feedback})[0] // ''),
