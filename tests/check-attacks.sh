@@ -278,7 +278,9 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         # the user's own copy of the kit, built by that user
         copy="$work/user-kit"
         mkdir -p "$copy"
-        git ls-files -z | xargs -0 -I{} cp --parents {} "$copy/" 2>/dev/null || tar cf - --exclude=./build --exclude=./.git . | (cd "$copy" && tar xf -)
+        # (the working tree as it is, not git's index: a copy of the tree
+        # without its history, as on a GPU machine, is tested the same way)
+        tar cf - --exclude=./build --exclude=./.git --exclude=./dist --exclude=./.deps . | (cd "$copy" && tar xf -)
         [ -d .deps ] && cp -R .deps "$copy/"
         chown -R "$user" "$copy" "$work/subs"
         as_user() { setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups --reset-env "$@"; }
