@@ -36,6 +36,19 @@ d=$(sub link-abs) && ln -s "$kit/solutions/$lab/$file" "$d/$file"
 grade link-abs "$d"
 [ $rc = 2 ] && grep -q "symbolic link" "$work/link-abs.out" \
     && ok "a symbolic link by the kit's own path is refused" || { not_ok "a symbolic link by the kit's own path is refused (exit $rc)"; show link-abs; }
+# a file only its owner may read (patch -o and some unzip tools make them):
+# graded, as root too, where the runner user may not read it
+d=$(sub private) && cp "solutions/$lab/$file" "$d/" && chmod 600 "$d/$file"
+grade private "$d"
+[ $rc = 0 ] && [ "$(points private)" != 0.0 ] && ok "a lab file of mode 600 is graded" \
+    || { not_ok "a lab file of mode 600 is graded (exit $rc)"; show private; }
+# and a hard link to it is refused where root reads (it could be a file of the system's)
+if [ "$(id -u)" = 0 ]; then
+    d=$(sub hard) && ln "$work/subs/private/$file" "$d/$file"
+    grade hard "$d"
+    [ $rc = 2 ] && grep -q "hard link" "$work/hard.out" && ok "as root, a lab file of mode 600 with another name is refused" \
+        || { not_ok "as root, a lab file of mode 600 with another name is refused (exit $rc)"; show hard; }
+fi
 d=$(sub two) && mkdir -p "$d/a" "$d/b" && cp "labs/$lab/$file" "$d/a/" && cp "solutions/$lab/$file" "$d/b/"
 grade two "$d"
 [ $rc = 2 ] && grep -q "two copies of $file: a/$file and b/$file" "$work/two.out" \

@@ -249,6 +249,7 @@ typedef struct {
     int count;
     int entries;
     int as_root;           /* the runner user could not read the folder: see take_file */
+    int denied;            /* the runner user was refused a file or folder: root reads (stricter) */
     int problems;
     FILE *say;             /* the messages, to the grader */
 } walk_state;
@@ -268,6 +269,10 @@ static void take_file(walk_state *w, int dir, const char *name, const char *path
 {
     int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
+    if (fd < 0 && errno == EACCES && !w->as_root && contain_drops_privilege()) {
+        w->denied = 1; /* a file of mode 600 (patch -o, some unzip tools): root takes it, one link only */
+        return;
+    }
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         walk_problem(w, "cannot read %s%s", path, fd < 0 ? str_printf(": %s", strerror(errno)) : ": not a regular file");
     } else if (w->as_root && st.st_nlink != 1) {
@@ -332,6 +337,8 @@ static void walk_folder(walk_state *w, int dir, const char *rel, int depth, cons
             int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub >= 0)
                 walk_folder(w, sub, path, depth + 1, copy_dir);
+            else if (errno == EACCES && !w->as_root && contain_drops_privilege())
+                w->denied = 1;
             else
                 walk_problem(w, "cannot read the folder %s: %s", path, strerror(errno));
         }
@@ -346,7 +353,8 @@ static void walk_folder(walk_state *w, int dir, const char *rel, int depth, cons
 }
 
 /* The child that reads the submission: 0 when every lab file found was
- * taken, 1 with a problem, 4 when the runner user cannot open the folder. */
+ * taken, 1 with a problem, 4 when the runner user cannot open the folder
+ * or one of its files. */
 static int intake_child(walk_state *w, const char *from, const char *copy_dir, int as_root)
 {
     if (!as_root)
@@ -360,6 +368,8 @@ static int intake_child(walk_state *w, const char *from, const char *copy_dir, i
         return 1;
     }
     walk_folder(w, top, "", 0, copy_dir);
+    if (w->denied && !w->problems)
+        return 4;
     return w->problems ? 1 : 0;
 }
 
@@ -368,7 +378,7 @@ static int intake_child(walk_state *w, const char *from, const char *copy_dir, i
  * the run (exit 2) naming each problem. */
 static int intake(const char *from, const grade_lab *lab, const char *copy_dir, char *looked_for, size_t size)
 {
-    walk_state w = {lab, NULL, NULL, 0, 0, 0, 0, NULL};
+    walk_state w = {lab, NULL, NULL, 0, 0, 0, 0, 0, NULL};
     char *lab_dir = str_printf("labs/%s", lab->dir);
     DIR *d = opendir(lab_dir);
     struct dirent *e;
@@ -414,7 +424,7 @@ static int intake(const char *from, const grade_lab *lab, const char *copy_dir, 
         while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         int rc = pid < 0 ? 125 : WIFEXITED(status) ? WEXITSTATUS(status) : 125;
         if (rc == 4)
-            continue; /* the runner user cannot open the folder: as root, stricter */
+            continue; /* the runner user cannot read it all: as root, stricter */
         if (rc != 0 || problems) {
             if (rc == 125 && !problems)
                 fprintf(stderr, "grader: could not read the submission %s\n", from);
