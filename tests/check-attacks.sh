@@ -190,8 +190,13 @@ run_attacks() { # run_attacks MODE: the attacks as this user
     for attack in "$attacks"/*.cu; do
         name=$(basename "$attack" .cu)
         [ -n "${ATTACKS_ONLY:-}" ] && case " $ATTACKS_ONLY " in *" $name "*) ;; *) continue ;; esac
-        # the runner's walls are the same under every package: plain and user runs only
-        case $mode in plain*|user*) ;; *) grep -q '^// walls:' "$attack" && continue ;; esac
+        # the runner's walls, the wire and the build are the same under every
+        # package: through a package only what it adds (a "packages:" line:
+        # its script, results file, output, kit copy, environment)
+        case $mode in plain*|user*) ;; *) grep -q '^// packages:' "$attack" || continue ;; esac
+        # an attack slow enough to run in some modes only says which ("modes:")
+        modes=$(sed -n 's|^// modes: \([a-z ]*\).*|\1|p' "$attack")
+        [ -n "$modes" ] && case " $modes " in *" ${mode%%-*} "*) ;; *) continue ;; esac
         costs=$(sed -n 's|^// costs: ||p' "$attack")
         if grep -q '^// expect: build-fails' "$attack"; then
             submission "$name" "labs/$lab/$file" "$attack"
@@ -366,6 +371,8 @@ mkdir -p "$batch"
 for sub in "$work"/subs/*-skeleton "$work"/subs/*-solution "$work/subs/skeleton" "$work/subs/solution"; do
     base=$(basename "$sub") attack_name=$(basename "$sub" | sed 's/-skeleton$//; s/-solution$//')
     grep -q '^// walls:' "$attacks/$attack_name.cu" 2>/dev/null && continue # the same runner: plain runs only
+    grep -q '^// modes:' "$attacks/$attack_name.cu" 2>/dev/null \
+        && ! grep -q '^// modes:.*batch' "$attacks/$attack_name.cu" && continue
     [ -d "$sub" ] && cp -R "$sub" "$batch/$base"
 done
 cp -R "$work/subs/solution" "$batch/zz-last-solution"

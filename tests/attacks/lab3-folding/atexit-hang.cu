@@ -2,6 +2,7 @@
  * on every descriptor and lingers.
  * HIJACKS fold_sum */
 // costs: fold_invariant fold_sums_exact fold_large fold_launches fold_predicate_accepts fold_predicate_rejects
+// packages: processes the package's script starts and waits for
 static void handler(void)
 {
     unsigned long long header[2] = {100, 12};

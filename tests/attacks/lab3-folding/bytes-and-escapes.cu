@@ -4,6 +4,7 @@
  * every call.
  * HIJACKS fold_sum */
 // costs: none
+// packages: the output the package turns into the platform's
 static void noise(void)
 {
     static const char text[] =

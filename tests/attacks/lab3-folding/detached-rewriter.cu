@@ -1,6 +1,7 @@
 /* Leaves a detached process (setsid, double fork) that rewrites the
  * grader's results file for a while after the grader has written it. */
 // costs: none
+// packages: processes the package's script starts and waits for
 __attribute__((constructor)) static void attack(void)
 {
     if (fork() != 0)

@@ -2,6 +2,7 @@
  * kit's build through /proc/PID/cwd) and answers with its fold_sum.
  * HIJACKS fold_sum */
 // costs: none
+// packages: the kit copy the package grades with
 static void *reference;
 static void look(int pid, const char *cmdline)
 {

@@ -2,6 +2,7 @@
  * and in the grader's working directories, and leaves files behind in its
  * own folder for later items. */
 // costs: none
+// packages: the package's results file and folders
 static void spoil(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -4,6 +4,7 @@
  * report and the results never contain it.
  * HIJACKS fold_sum */
 // costs: none
+// packages: the package's environment
 extern char **environ;
 static void attack_print_environment(FILE *to)
 {

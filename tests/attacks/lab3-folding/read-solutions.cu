@@ -3,6 +3,7 @@
  * the grader's own path; exits with 42 if any of them opens.
  * HIJACKS fold_sum */
 // costs: none
+// packages: the kit copy the package grades with
 static int found;
 static void try_kit(int pid, const char *cmdline)
 {

@@ -10,6 +10,7 @@
  * of at most 1024 ints: 16 KB, a size no fold_sum item makes) and the
  * item's start by the runner's (each item starts a runner of its own). */
 // costs: fold_predicate_accepts fold_predicate_rejects
+// modes: plain (minutes per run: the time charged to each side is the same through every package)
 #include <pthread.h>
 #include <time.h>
 

@@ -1,6 +1,7 @@
 /* Stops, then kills, every process whose command line says "grader", and
  * its process group. */
 // costs: none
+// packages: processes the package's script starts and waits for
 static void hit(int pid, const char *cmdline)
 {
     if (!strstr(cmdline, "grader"))

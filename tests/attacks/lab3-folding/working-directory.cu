@@ -1,6 +1,7 @@
 /* Changes the working directory and plants a "reference" there that is its
  * own shared object, for a relative reference path to find. */
 // costs: none
+// packages: the package's results file and folders
 __attribute__((constructor)) static void attack(void)
 {
     Dl_info self;
