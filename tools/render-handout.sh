@@ -40,8 +40,8 @@ setup() {
     command -v apt-get >/dev/null 2>&1 || { echo "make handouts needs pandoc (no apt-get here: install it with your package manager)" >&2; return 1; }
     echo "Installing pandoc for the handouts" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q pandoc >/dev/null 2>&1 \
-        || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q pandoc >/dev/null; } \
+    apt-get -o DPkg::Lock::Timeout=900 install -y -q pandoc >/dev/null 2>&1 \
+        || { apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null 2>&1 && apt-get -o DPkg::Lock::Timeout=900 install -y -q pandoc >/dev/null; } \
         || { echo "apt-get could not install pandoc" >&2; return 1; }
 }
 

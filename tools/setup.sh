@@ -62,8 +62,8 @@ cuda11() {
     fi
     echo "Installing CUDA 11.8 (Debian's nvidia-cuda-toolkit, about 2 GB) and g++-11" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q >/dev/null 2>&1
-    apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit g++-11 >/dev/null 2>&1 \
+    apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null 2>&1
+    apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends nvidia-cuda-toolkit g++-11 >/dev/null 2>&1 \
         || { echo "apt-get could not install nvidia-cuda-toolkit g++-11 (from $list)" >&2; return 1; }
     [ -x /usr/lib/nvidia-cuda-toolkit/bin/nvcc ] \
         || { echo "nvidia-cuda-toolkit installed no /usr/lib/nvidia-cuda-toolkit/bin/nvcc" >&2; return 1; }
@@ -137,8 +137,8 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "Installing what CUDA Labs needs:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q $packages >/dev/null 2>&1 \
-    || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $packages >/dev/null; } \
+apt-get -o DPkg::Lock::Timeout=900 install -y -q $packages >/dev/null 2>&1 \
+    || { apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null 2>&1 && apt-get -o DPkg::Lock::Timeout=900 install -y -q $packages >/dev/null; } \
     || { echo "apt-get could not install: $packages" >&2; exit 1; }
 [ -n "$toolkit" ] || exit 0
 $toolkit
