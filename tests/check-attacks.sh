@@ -346,14 +346,18 @@ if [ "$BACKEND" = cpu ]; then
         not_ok "gradescope: the package for $lab builds"; sed 's/^/    /' "$gs/build.log" "$gs/prepare.log" 2>/dev/null | tail -n 10
     fi
     pl="$work/prairielearn"
-    if DIST_DIR="$pl" platforms/prairielearn/build.sh "$lab" > "$pl.log" 2>&1; then
+    # in the grading image, the documented route: the kit built once, as its
+    # Dockerfile does (image-setup.sh on a copy), not in every job; the
+    # per-job build of PrairieLearn's own image is check-platforms' to test
+    if DIST_DIR="$pl" platforms/prairielearn/build.sh "$lab" > "$pl.log" 2>&1 \
+       && cp -R "$pl/prairielearn-$lab/image" "$pl/image" && sh "$pl/image/image-setup.sh" "$pl/image/kit" "$lab" >> "$pl.log" 2>&1; then
         package="$pl/prairielearn-$lab"
         grade() { # a fresh /grade per job, as PrairieLearn makes one
             rm -rf "$pl/grade" && mkdir -p "$pl/grade/student"
             cp -R "$package/serverFilesCourse" "$pl/grade/serverFilesCourse"
             cp -R "$package/questions/cuda-labs/$lab/tests" "$pl/grade/tests"
             cp "$2"/* "$pl/grade/student/"
-            PL_ROOT="$pl/grade" GRADER_USER=$pkg_user CUDA_LABS_KIT="$work/no-image" \
+            PL_ROOT="$pl/grade" GRADER_USER=$pkg_user CUDA_LABS_KIT="$pl/image/kit" \
                 package_grade "$1" "$2" "$pl/grade/results/results.json" sh "$pl/grade/tests/run.sh"
         }
         run_attacks prairielearn
