@@ -22,9 +22,11 @@ for suite in grading/lab*.c; do
     fi
 
     # One scale: every lab is worth 100 points, what this backend grades
-    # plus what the total says is graded elsewhere.
+    # plus what the total says is graded elsewhere, plus the going-further
+    # points it reports apart (they count toward no total).
     line=$(grep "^$lab: " "$out/log" | tail -n 1)
-    if echo "$line" | perl -ne 'exit !(m{/([0-9.]+) points(?: \(([0-9.]+) more are graded [^)]*\))?$} && $1 + ($2 // 0) == 100)'; then
+    if echo "$line" | perl -ne 'exit !(m{/([0-9.]+) points(?: \(going further: [0-9.]+/([0-9.]+)[^)]*\))?(?: \(([0-9.]+) more are graded [^)]*\))?$}
+                                       && $1 + ($2 // 0) + ($3 // 0) == 100)'; then
         ok "$lab: the total and the points graded elsewhere make 100 ($line)"
     else
         not_ok "$lab: the total and the points graded elsewhere make 100 ($line)"

@@ -793,10 +793,19 @@ static int student_make(const char *backend, const grade_lab *lab, double second
      * solution by its absolute path */
     char kit[PATH_MAX];
     int isolated = getcwd(kit, sizeof kit) && namespaces_available(kit, build_scratch);
+    /* the folders of the PATH stay where they are, even under /tmp, where
+     * the namespaces put a fresh tmpfs (a toolchain unpacked there) */
+    const char *tool_dirs[64];
+    int tools = 0;
+    char *path = str_dup(getenv("PATH") ? getenv("PATH") : "");
+    for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir && tools < 63; dir = strtok_r(NULL, ":", &save))
+        if (dir[0] == '/' && !sandbox_overlaps(dir, kit))
+            tool_dirs[tools++] = dir;
+    tool_dirs[tools] = NULL;
     fflush(NULL);
     pid_t pid = isolated ? namespaces_clone() : fork();
     if (pid == 0) {
-        if (isolated && namespaces_enter(kit, build_scratch, NULL, NULL) != 0)
+        if (isolated && namespaces_enter(kit, build_scratch, NULL, tool_dirs) != 0)
             _exit(125);
         setpgid(0, 0); /* the limits stop make and every compiler it started */
         int in = open("/dev/null", O_RDONLY);
