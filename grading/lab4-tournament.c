@@ -169,6 +169,11 @@ static void compact_invariant(void) { check_invariant(1); }
 static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
 {
     int *a = seeded_ints(n, lo, hi, seed);
+    /* no zeros: with a[1] = 0, n = 2 ends with a[] as it began, and a copy of the
+     * final array back into the caller's a[] would go unseen there */
+    for (int i = 0; i < n; i++)
+        if (a[i] == 0)
+            a[i] = hi;
     grade_side *you = grade_student();
     grade_reset_records(you);
     int got = student_sum(compact)(a, n);
