@@ -14,6 +14,8 @@
  * The header's rules and the items that check them:
  *   describe_device reports the current device's name, SMs, compute capability and limits -> device_query
  *   hello: each thread of the blocks x threads launch prints its own block/thread line once -> hello_printf
+ *   the lines come from the kernel (printf in it), not from the host -> hello_printf (each line reached
+ *       stdout while hello() waited for the device, when CUDA shows kernel printf: kit.h part 9, KIT_PRINTED)
  *   hello waits until every line is printed, then returns 0 -> hello_printf
  *   hello returns CUDA's own nonzero error code when the launch is refused -> launch_error_reported
  *   hello prints a message on stderr that names the error -> launch_error_reported (its cudaGetErrorString or
@@ -131,18 +133,57 @@ static void expect_hello_lines(const char *text, int blocks, int threads)
     free(seen);
 }
 
+/* Whether bytes [from, to) of what the last call on `side` printed on
+ * stdout came out while the host waited for the device (kit.h part 9,
+ * KIT_PRINTED): that is when, and only when, CUDA shows kernel printf, on
+ * a GPU (its printf buffer, emptied at synchronization) and on the cpu
+ * backend alike. */
+static int printed_while_waiting(grade_side *side, long long from, long long to)
+{
+    for (int i = 0; i < grade_copy_count(side); i++) {
+        const kit_copy *c = grade_copy_at(side, i);
+        long long start = (long long)c->device_address, end = start + (long long)c->bytes;
+        if (c->direction == KIT_PRINTED && start <= from && to <= end)
+            return 1;
+    }
+    return 0;
+}
+
+/* lab1.h: the kernel's threads print the lines.  A line the host printed
+ * (a loop in hello() around a kernel that prints nothing, or no kernel at
+ * all) reaches stdout outside every wait for the device. */
+static void require_lines_from_kernel(grade_side *side, const char *text, int blocks, int threads)
+{
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int b, t;
+        if (sscanf(p, "hello from block %d, thread %d", &b, &t) == 2)
+            grade_check(printed_while_waiting(side, p - text, (long long)(p - text + len)),
+                        "hello(%d, %d) printed the right lines, but the host printed them: \"%.*s\" reached the "
+                        "output outside every wait for the device (cudaDeviceSynchronize), which is where a "
+                        "kernel's printf appears. Each thread of hello_kernel must print its own line with printf, "
+                        "in the kernel; the host only launches it and waits", blocks, threads,
+                        (int)(len < 60 ? len : 60), p);
+        p = end ? end + 1 : p + len;
+    }
+}
+
 static void item_hello_printf(void)
 {
     static const int shapes[][2] = {{1, 1}, {1, 5}, {2, 3}, {3, 32}, {4, 33}};
-    int (*student_hello)(int, int) = GRADE_FN(grade_student(), hello);
+    grade_side *student = grade_student();
+    int (*student_hello)(int, int) = GRADE_FN(student, hello);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int blocks = shapes[s][0], threads = shapes[s][1];
         char *out, *err;
+        grade_reset_records(student);
         int result = student_hello(blocks, threads);
-        printed_by(grade_student(), &out, &err);
+        printed_by(student, &out, &err);
         grade_check(result == 0, "hello(%d, %d) returned %d, but a launch of this shape is valid and should return 0; "
                     "it printed on stderr:\n%s", blocks, threads, result, first_lines(err, 3));
         expect_hello_lines(out, blocks, threads);
+        require_lines_from_kernel(student, out, blocks, threads); /* right lines: now, whose */
         free(out);
         free(err);
     }

@@ -3,7 +3,8 @@
  * Items:
  *   products_exact          vector_mult: every product bit-exact, for many sizes (0 and 1 too)
  *   grid_stride_few_blocks  vector_mult_in_place: right with a grid far smaller than n
- *   memory_released         every entry point frees the device memory it allocated
+ *   memory_released         every entry point frees the device memory it allocated, and destroys the
+ *                           events (and streams) it created
  *   dot_exact               dot_product exact on small-integer data (any order is exact)
  *   dot_random              dot_product on random data within the tolerance policy
  *   phase_times             dot_product times each of its four phases
@@ -15,6 +16,9 @@
  *   arrays are host memory: allocate on the device, copy in, launch, copy back -> products_exact,
  *       grid_stride_few_blocks, dot_exact, dot_random
  *   every entry point frees all the device memory it allocated -> memory_released
+ *   every entry point destroys the events and streams it creates (dot_product's timing events) ->
+ *       memory_released (each cudaEventCreate/cudaStreamCreate of a call matched by a Destroy of the same
+ *       handle later in that call: kit.h part 9)
  *   vector_mult_in_place launches blocks of LAB2_THREADS_PER_BLOCK (256) threads -> grid_stride_few_blocks
  *   vector_mult and dot_product launch blocks of 256 threads too -> products_exact, dot_exact
  *   vector_mult: c[i] = a[i] * b[i] for every i < n, nothing written past c[n-1] -> products_exact
@@ -211,18 +215,61 @@ static void item_grid_stride_few_blocks(void)
 
 /* ---- memory_released ------------------------------------------------------------------------------ */
 
-static void expect_no_leak(const char *fn, long long before, int n)
+/* The device memory in use on the student's side, which kit.h counts on
+ * both backends.  A count it could not keep (on a GPU, no host memory left
+ * for its table of allocations) fails the item rather than skipping it: the
+ * lab's maximum is the same for everyone, whatever their code does. */
+static long long bytes_in_use(const char *call)
+{
+    long long bytes = grade_device_bytes_in_use(grade_student());
+    grade_check(bytes >= 0, "%s: the kit lost count of your device allocations (so many cudaMalloc calls without "
+                "cudaFree that no host memory was left to follow them); every cudaMalloc needs its cudaFree", call);
+    return bytes;
+}
+
+/* lab2.h: an entry point releases what it takes before it returns.  Each
+ * event and stream that the call created (kit.h part 9 notes every
+ * cudaEventCreate, cudaStreamCreate and their Destroy, with the handle)
+ * must be destroyed later in the same call. */
+static void expect_handles_destroyed(const char *call)
+{
+    grade_side *you = grade_student();
+    int count = grade_copy_count(you);
+    for (int i = 0; i < count; i++) {
+        const kit_copy *made = grade_copy_at(you, i);
+        int event = made->direction == KIT_EVENT_CREATED;
+        if (!event && made->direction != KIT_STREAM_CREATED)
+            continue;
+        kit_copy_direction gone = event ? KIT_EVENT_DESTROYED : KIT_STREAM_DESTROYED;
+        int destroyed = 0;
+        for (int j = i + 1; j < count && !destroyed; j++) {
+            const kit_copy *c = grade_copy_at(you, j);
+            destroyed = c->direction == gone && c->device_address == made->device_address;
+        }
+        grade_check(destroyed,
+                    "%s created %s (at %s:%d) and returned without destroying it: each one holds resources on the "
+                    "device until %s, and a call made in a loop would pile them up. Destroy it before returning, "
+                    "as the device memory is freed", call, event ? "an event" : "a stream", made->file, made->line,
+                    event ? "cudaEventDestroy" : "cudaStreamDestroy");
+    }
+}
+
+/* One call of `fn` (run by `call`) on n elements: its device memory freed,
+ * its events and streams destroyed. */
+static void expect_released(const char *fn, int n, long long before)
 {
     char call[96];
     snprintf(call, sizeof call, "%s with n = %d", fn, n);
-    grade_require_memory_freed(grade_student(), call, before);
+    long long after = bytes_in_use(call);
+    grade_check(after == before,
+                "%s left %lld bytes of device memory allocated (%lld before the call, %lld after): every cudaMalloc "
+                "needs its cudaFree", call, after - before, before, after);
+    expect_handles_destroyed(call);
 }
 
 static void item_memory_released(void)
 {
     grade_side *student = grade_student();
-    if (grade_device_bytes_in_use(student) < 0)
-        grade_skip_elsewhere("more device allocations at once than kit.h counts; the cpu backend checks it exactly");
     const int sizes[] = {1, 1000, 65537};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int n = sizes[k];
@@ -233,21 +280,24 @@ static void item_memory_released(void)
         /* Memory is judged apart from the results (a wrong product costs
          * the items on results, not this one too), but only once the code
          * is written: the skeleton allocates nothing, so frees everything. */
-        long long before = grade_device_bytes_in_use(student);
+        grade_reset_records(student);
+        long long before = bytes_in_use("before vector_mult");
         poison(c, n);
         GRADE_FN(student, vector_mult)(a, b, c, n);
         grade_require_written(student, "vector_mult", "its memory is not judged yet");
-        expect_no_leak("vector_mult", before, n);
+        expect_released("vector_mult", n, before);
 
-        before = grade_device_bytes_in_use(student);
+        grade_reset_records(student);
+        before = bytes_in_use("before vector_mult_in_place");
         GRADE_FN(student, vector_mult_in_place)(c, b, n, 2);
         grade_require_written(student, "vector_mult_in_place", "its memory is not judged yet");
-        expect_no_leak("vector_mult_in_place", before, n);
+        expect_released("vector_mult_in_place", n, before);
 
-        before = grade_device_bytes_in_use(student);
+        grade_reset_records(student);
+        before = bytes_in_use("before dot_product");
         GRADE_FN(student, dot_product)(a, b, n, &t);
         grade_require_written(student, "dot_product", "its memory is not judged yet");
-        expect_no_leak("dot_product", before, n);
+        expect_released("dot_product", n, before);
         free(a), free(b), free(c);
     }
 }
@@ -440,8 +490,8 @@ static const grade_item items[] = {
      GRADE_CORRECTNESS, 60, item_products_exact},
     {"grid_stride_few_blocks", "vector_mult_in_place: a grid-stride loop, right with far fewer threads than n", 20,
      GRADE_CORRECTNESS, 60, item_grid_stride_few_blocks},
-    {"memory_released", "every entry point frees all the device memory it allocates", 10, GRADE_CORRECTNESS, 30,
-     item_memory_released},
+    {"memory_released", "every entry point frees the device memory it allocates and destroys the events it creates",
+     10, GRADE_CORRECTNESS, 30, item_memory_released},
     {"dot_exact", "dot_product exact on small whole numbers, n = 1 to 2^20 + 3", 15, GRADE_CORRECTNESS, 60,
      item_dot_exact},
     {"dot_random", "dot_product on random data within the tolerance (c = 2000)", 15, GRADE_CORRECTNESS, 60,

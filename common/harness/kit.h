@@ -177,15 +177,29 @@ void kit_reset_records(void); /* forget launches, snapshots, copies and timed ti
  * before it, and a checksum of the bytes.  The grader uses the record to
  * tell results the kernels computed from results the host computed: what a
  * lab function returns must be what came back from the device.  The copy
- * itself is CUDA's own; nothing else changes.  Every cudaEventRecord is
- * noted in the same record (KIT_EVENT, no bytes), so that a lab that says
- * "time the kernel with events" can be checked: two events around its
- * launch. */
-typedef enum { KIT_TO_DEVICE, KIT_TO_HOST, KIT_ON_DEVICE, KIT_ON_HOST, KIT_EITHER_WAY, KIT_EVENT } kit_copy_direction;
+ * itself is CUDA's own; nothing else changes.  Some other calls are noted
+ * in the same record (no bytes copied), each CUDA's own call, then the note:
+ *   - every cudaEventRecord (KIT_EVENT), so that a lab that says "time the
+ *     kernel with events" can be checked: two events around its launch;
+ *   - every cudaEventCreate (or ...WithFlags) and cudaEventDestroy, and the
+ *     same for streams (KIT_EVENT_CREATED ... KIT_STREAM_DESTROYED, the
+ *     handle in device_address), so that the grader can see whether a call
+ *     destroys every event and stream it creates;
+ *   - what a call that waits for the device (cudaDeviceSynchronize,
+ *     cudaStreamSynchronize, cudaEventSynchronize, cudaMemcpy,
+ *     cudaDeviceReset) wrote on stdout while it waited (KIT_PRINTED: from
+ *     offset device_address, `bytes` long).  CUDA shows kernel printf then,
+ *     and only then, so lines the host printed never fall inside one.  Noted
+ *     only where stdout is a file (as the grader's is), not a terminal. */
+typedef enum {
+    KIT_TO_DEVICE, KIT_TO_HOST, KIT_ON_DEVICE, KIT_ON_HOST, KIT_EITHER_WAY, KIT_EVENT,
+    KIT_EVENT_CREATED, KIT_EVENT_DESTROYED, KIT_STREAM_CREATED, KIT_STREAM_DESTROYED, KIT_PRINTED
+} kit_copy_direction;
 typedef struct {
     kit_copy_direction direction;  /* KIT_EITHER_WAY: cudaMemcpyDefault */
-    size_t bytes;
-    uint64_t device_address;       /* the device side (the destination of a copy on the device) */
+    size_t bytes;                  /* KIT_PRINTED: the bytes written on stdout */
+    uint64_t device_address;       /* the device side (the destination of a copy on the device); KIT_EVENT_*
+                                      and KIT_STREAM_*: the handle; KIT_PRINTED: the offset in stdout */
     int launches_before;
     uint64_t checksum;             /* kit_checksum() of the bytes copied */
     const char *file;
@@ -200,6 +214,13 @@ cudaError_t kit_memcpy(const char *file, int line, void *dst, const void *src, s
 cudaError_t kit_memcpy_async(const char *file, int line, void *dst, const void *src, size_t bytes,
                              cudaMemcpyKind kind, cudaStream_t stream = 0);
 cudaError_t kit_event_record(const char *file, int line, cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t kit_event_create(const char *file, int line, cudaEvent_t *event, unsigned flags = 0);
+cudaError_t kit_event_destroy(const char *file, int line, cudaEvent_t event);
+cudaError_t kit_stream_create(const char *file, int line, cudaStream_t *stream, unsigned flags = 0);
+cudaError_t kit_stream_destroy(const char *file, int line, cudaStream_t stream);
+cudaError_t kit_stream_synchronize(const char *file, int line, cudaStream_t stream);
+cudaError_t kit_event_synchronize(const char *file, int line, cudaEvent_t event);
+cudaError_t kit_device_reset(const char *file, int line);
 /* a copy into a __constant__ (or __device__) variable: recorded as an upload
  * to that variable's address */
 void kit_note_copy_to_symbol(const char *file, int line, const void *symbol, const void *src, size_t bytes);
@@ -207,6 +228,15 @@ void kit_note_copy_to_symbol(const char *file, int line, const void *symbol, con
 #define cudaMemcpy(...) kit_memcpy(__FILE__, __LINE__, __VA_ARGS__)
 #define cudaMemcpyAsync(...) kit_memcpy_async(__FILE__, __LINE__, __VA_ARGS__)
 #define cudaEventRecord(...) kit_event_record(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaEventCreate(...) kit_event_create(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaEventCreateWithFlags(...) kit_event_create(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaEventDestroy(...) kit_event_destroy(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaStreamCreate(...) kit_stream_create(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaStreamCreateWithFlags(...) kit_stream_create(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaStreamDestroy(...) kit_stream_destroy(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaStreamSynchronize(...) kit_stream_synchronize(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaEventSynchronize(...) kit_event_synchronize(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaDeviceReset() kit_device_reset(__FILE__, __LINE__)
 #endif
 #endif
 
@@ -238,8 +268,9 @@ typedef enum { KIT_SPOIL_NONE, KIT_SPOIL_SNAPSHOT, KIT_SPOIL_COPY_BACK, KIT_SPOI
 void kit_spoil(int kind, int at);
 #ifdef KIT_HAS_CUDA
 cudaError_t kit_device_synchronize(void);
+cudaError_t kit_device_synchronize_at(const char *file, int line); /* the same, noted where it was called */
 #ifndef KIT_HARNESS_SOURCE
-#define cudaDeviceSynchronize() kit_device_synchronize()
+#define cudaDeviceSynchronize() kit_device_synchronize_at(__FILE__, __LINE__)
 #endif
 #endif
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The records themselves live in kit.c (hidden from the exported symbols). */
 #define KIT_INTERNAL __attribute__((visibility("hidden")))
@@ -141,13 +142,81 @@ static void spoil_words(void *bytes, size_t size)
     }
 }
 
-extern "C" cudaError_t kit_device_synchronize(void)
+/* ---- 9. What a wait for the device printed (KIT_PRINTED) ------------------------------
+ * CUDA shows kernel printf only when the host waits for the device: the
+ * bytes that appear on stdout during such a call are the kernels' lines.
+ * stdio's buffer is emptied before the call (what the host printed so far
+ * lies before the window) and after it (the kernels' lines, which CUDA, and
+ * the cpu backend, write through stdio). */
+
+/* Where stdout stands once its buffer is out, or -1 where it is no file
+ * (a terminal, a pipe: nothing to note, and no flush is made there). */
+static long long stdout_offset(void)
 {
+    static int not_a_file;
+    if (not_a_file)
+        return -1;
+    if (fflush(stdout) != 0)
+        return -1;
+    off_t at = lseek(fileno(stdout), 0, SEEK_CUR);
+    if (at < 0)
+        not_a_file = 1;
+    return at;
+}
+
+/* Notes what stdout received since offset `from` (from stdout_offset()). */
+static void note_printed(const char *file, int line, long long from)
+{
+    if (from < 0)
+        return;
+    long long to = stdout_offset();
+    if (to <= from)
+        return;
+    kit_copy note;
+    memset(&note, 0, sizeof note);
+    note.direction = KIT_PRINTED;
+    note.device_address = (uint64_t)from;
+    note.bytes = (size_t)(to - from);
+    note.file = file;
+    note.line = line;
+    kit_keep_copy(&note);
+}
+
+extern "C" cudaError_t kit_device_synchronize_at(const char *file, int line)
+{
+    long long from = stdout_offset();
     cudaError_t err = cudaDeviceSynchronize();
+    note_printed(file, line, from);
     if (err == cudaSuccess && spoil_kind == KIT_SPOIL_SYNC) {
         spoil_kind = KIT_SPOIL_NONE;
         return cudaErrorLaunchFailure; /* as a kernel that failed while it ran */
     }
+    return err;
+}
+
+extern "C" cudaError_t kit_device_synchronize(void) { return kit_device_synchronize_at("?", 0); }
+
+extern "C" cudaError_t kit_stream_synchronize(const char *file, int line, cudaStream_t stream)
+{
+    long long from = stdout_offset();
+    cudaError_t err = cudaStreamSynchronize(stream);
+    note_printed(file, line, from);
+    return err;
+}
+
+extern "C" cudaError_t kit_event_synchronize(const char *file, int line, cudaEvent_t event)
+{
+    long long from = stdout_offset();
+    cudaError_t err = cudaEventSynchronize(event);
+    note_printed(file, line, from);
+    return err;
+}
+
+extern "C" cudaError_t kit_device_reset(const char *file, int line)
+{
+    long long from = stdout_offset();
+    cudaError_t err = cudaDeviceReset();
+    note_printed(file, line, from);
     return err;
 }
 
@@ -251,6 +320,51 @@ extern "C" cudaError_t kit_event_record(const char *file, int line, cudaEvent_t 
     return err;
 }
 
+/* Events and streams made and destroyed: a note with the handle, after
+ * CUDA's own call succeeded. */
+static void note_handle(kit_copy_direction what, const void *handle, const char *file, int line)
+{
+    kit_copy note;
+    memset(&note, 0, sizeof note);
+    note.direction = what;
+    note.device_address = (uintptr_t)handle;
+    note.file = file;
+    note.line = line;
+    kit_keep_copy(&note);
+}
+
+extern "C" cudaError_t kit_event_create(const char *file, int line, cudaEvent_t *event, unsigned flags)
+{
+    cudaError_t err = cudaEventCreateWithFlags(event, flags);
+    if (err == cudaSuccess)
+        note_handle(KIT_EVENT_CREATED, *event, file, line);
+    return err;
+}
+
+extern "C" cudaError_t kit_event_destroy(const char *file, int line, cudaEvent_t event)
+{
+    cudaError_t err = cudaEventDestroy(event);
+    if (err == cudaSuccess)
+        note_handle(KIT_EVENT_DESTROYED, event, file, line);
+    return err;
+}
+
+extern "C" cudaError_t kit_stream_create(const char *file, int line, cudaStream_t *stream, unsigned flags)
+{
+    cudaError_t err = cudaStreamCreateWithFlags(stream, flags);
+    if (err == cudaSuccess)
+        note_handle(KIT_STREAM_CREATED, *stream, file, line);
+    return err;
+}
+
+extern "C" cudaError_t kit_stream_destroy(const char *file, int line, cudaStream_t stream)
+{
+    cudaError_t err = cudaStreamDestroy(stream);
+    if (err == cudaSuccess)
+        note_handle(KIT_STREAM_DESTROYED, stream, file, line);
+    return err;
+}
+
 /* KIT_SLOW_COPIES: the host waits before a copy. */
 static void slow_copy(void)
 {
@@ -264,7 +378,9 @@ extern "C" cudaError_t kit_memcpy(const char *file, int line, void *dst, const v
                                   cudaMemcpyKind kind)
 {
     slow_copy();
+    long long from = stdout_offset(); /* a blocking copy shows kernel printf too */
     cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
+    note_printed(file, line, from);
     if (err == cudaSuccess)
         record_copy(file, line, dst, src, bytes, kind);
     return err;
@@ -359,21 +475,30 @@ extern "C" void kit_unpin_host(void *host)
 #endif
 }
 
-/* The live allocations that kit_malloc saw (gpu); a small table, searched
- * from the newest, since a lab holds a few arrays at a time. */
-static struct {
+/* The live allocations that kit_malloc saw (gpu), searched from the newest,
+ * since a lab holds a few arrays at a time.  The table grows as needed, so
+ * that the count is known whatever the code does (a leak in a loop too):
+ * the grader's verdict on freeing must not depend on how much was leaked. */
+typedef struct {
     const void *device;
     size_t bytes;
-} live[256];
-static int live_count;
+} live_allocation;
+static live_allocation *live;
+static int live_count, live_capacity;
 static long long live_bytes;
-static int live_overflow; /* more allocations at once than the table holds: no count */
+static int live_overflow; /* no host memory for the table: no count */
 
 extern "C" void kit_note_malloc(const void *device, size_t bytes)
 {
-    if (live_count == (int)(sizeof live / sizeof live[0])) {
-        live_overflow = 1;
-        return;
+    if (live_count == live_capacity) {
+        int capacity = live_capacity ? 2 * live_capacity : 256;
+        live_allocation *grown = (live_allocation *)realloc(live, (size_t)capacity * sizeof *live);
+        if (!grown) {
+            live_overflow = 1;
+            return;
+        }
+        live = grown;
+        live_capacity = capacity;
     }
     live[live_count].device = device;
     live[live_count].bytes = bytes;

@@ -24,7 +24,8 @@ typedef struct {
 void describe_device(lab1_device_info *info);
 
 /* Launches the hello kernel on `blocks` blocks of `threads_per_block`
- * threads.  Every thread prints exactly one line,
+ * threads.  Every thread prints exactly one line, with printf in the
+ * kernel (the host prints none of them),
  *     hello from block B, thread T
  * with its own block and thread numbers.  The function waits until every
  * line is printed, then returns 0.

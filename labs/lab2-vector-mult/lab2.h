@@ -2,7 +2,9 @@
  *
  * You write these functions in vector_mult.cu.  Every array passed in or out
  * lives in host memory: your code allocates device memory, copies the
- * inputs there, launches, copies the results back and frees what it took.
+ * inputs there, launches, copies the results back and frees what it took:
+ * every entry point frees its device memory and destroys the events (and
+ * streams) it creates before it returns.
  */
 #ifndef LAB2_H
 #define LAB2_H
