@@ -29,6 +29,7 @@
 #define STUDENT_BUILD_SECONDS 300 /* the default time limit of a submission's build */
 
 static char *submission_build;  /* build/<backend>/submissions/<tag>: what a submission's build made */
+static char *submission_cpu_build; /* build/cpu/submissions/<tag>, on a GPU: its lab program for the cpu backend */
 
 static void kit_fault(const char *fmt, const char *arg, const char *log)
 {
@@ -865,6 +866,42 @@ static int student_make(const char *backend, const grade_lab *lab, double second
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* On a GPU, the sanitizer item also runs the student's lab program built
+ * with the cpu backend (run.c), which stops at a mistake that the GPU and
+ * its sanitizer let pass (a __syncthreads() only some threads reach).  For
+ * a submission: the kit's cpu objects (a kit build), the cpu backend's files
+ * in the same scratch folder, then the same make with BACKEND=cpu, as the
+ * runner user.  NULL where any of it fails: the item then says so. */
+static char *submission_cpu_program(const grade_lab *lab, double seconds, const char *log)
+{
+    char **objects = kit_objects("cpu", lab);
+    for (char **o = objects; *o; o++)
+        if (access(*o, R_OK) != 0 && kit_make("cpu", *o, NULL, log) != 0)
+            return NULL;
+    char *main_o = str_printf("build/cpu/%s/main.o", lab->dir);
+    if (access(str_printf("labs/%s/main.c", lab->dir), R_OK) == 0 && access(main_o, R_OK) != 0
+        && kit_make("cpu", main_o, NULL, log) != 0)
+        return NULL;
+    scratch_copy("common/cpu/cpu.mk", NULL);
+    scratch_copy("common/cpu/rewrite.pl", NULL);
+    scratch_copy("common/cpu/include", NULL);
+    for (char **o = kit_objects("cpu", lab); *o; o++)
+        scratch_copy(*o, NULL);
+    char *out = str_printf("%s/build/cpu/submissions", build_scratch);
+    mkdir(str_printf("%s/build/cpu", build_scratch), 0755);
+    if (contain_give_folder(out) != 0)
+        return NULL;
+    mkdir("build/cpu", 0755);
+    mkdir("build/cpu/submissions", 0755);
+    submission_cpu_build = str_printf("build/cpu/submissions/%s", submission_tag);
+    mkdir(submission_cpu_build, 0755);
+    char *base = str_printf("%s/%s", submission_cpu_build, lab->dir), *program = str_printf("%s/lab", base);
+    mkdir(base, 0755);
+    if (student_make("cpu", lab, seconds, program, NULL, log) != 0 || scratch_take_back(program, program) != 0)
+        return NULL;
+    return program;
+}
+
 /* A submission's build: its files read in, built in the scratch folder,
  * what the grader needs copied back to build/<backend>/submissions/<tag>. */
 static void build_submission(const build_plan *plan, const grade_lab *lab, lab_build *out)
@@ -906,6 +943,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
         char *program = str_printf("%s/lab", base), *program_log = str_printf("%s.program", log);
         if (student_make(backend, lab, seconds, program, NULL, program_log) == 0 && scratch_take_back(program, program) == 0)
             out->student_program = program;
+        if (strcmp(backend, "gpu") == 0)
+            out->student_cpu_program = submission_cpu_program(lab, seconds, str_printf("%s.cpu-program", log));
     }
 }
 
@@ -951,6 +990,9 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
         if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
             out->student_program = program;
+        char *cpu_program = str_printf("build/cpu/%s/lab-solution", lab->dir); /* (see submission_cpu_program) */
+        if (plan->lab_programs && strcmp(backend, "gpu") == 0 && kit_make("cpu", cpu_program, NULL, reference_log) == 0)
+            out->student_cpu_program = cpu_program;
         return;
     }
 
@@ -982,6 +1024,10 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         how.log = str_printf("%s.program", log);
         if (run_make(&how, backend, program, NULL, vars) == 0)
             out->student_program = program;
+        char *cpu_program = str_printf("build/cpu/%s/lab", lab->dir); /* (see submission_cpu_program) */
+        how.log = str_printf("%s.cpu-program", log);
+        if (strcmp(backend, "gpu") == 0 && run_make(&how, "cpu", cpu_program, NULL, vars) == 0)
+            out->student_cpu_program = cpu_program;
     }
 }
 
@@ -1015,7 +1061,9 @@ void build_cleanup(void)
         remove_tree(build_scratch);
     if (submission_build)
         remove_tree(submission_build);
-    build_scratch = submission_build = NULL;
+    if (submission_cpu_build)
+        remove_tree(submission_cpu_build);
+    build_scratch = submission_build = submission_cpu_build = NULL;
 }
 
 void build_remove_tree(const char *path) { remove_tree(path); }

@@ -30,6 +30,7 @@ typedef struct {
     char *student_so;
     char *reference_so;
     char *student_program;   /* or NULL */
+    char *student_cpu_program; /* on a GPU: the same program built with the cpu backend (sanitizer item), or NULL */
     char *failed_log;        /* set when the student's code did not build */
 } lab_build;
 

@@ -37,6 +37,7 @@ typedef struct {
     const char *student_so;
     const char *reference_so;
     const char *student_program; /* the lab program from the student's code (sanitizer item), or NULL */
+    const char *student_cpu_program; /* on a GPU, the same built with the cpu backend (sanitizer item), or NULL */
     const char *build_log;  /* set when the student's code did not compile */
     int gradable;           /* 0: the lab could not be graded (no item ran) */
     char *problem;          /* why it could not be graded */
@@ -87,6 +88,7 @@ void runner_add_output(int is_student, const char *out, const char *err);
 /* The item's failure is an error of the code (crash, hang, exit), not a wrong answer. */
 void runner_mark_error(void);
 const char *runner_student_program(void); /* the lab program from the student's code, or NULL */
+const char *runner_student_cpu_program(void); /* on a GPU, the same built with the cpu backend, or NULL */
 
 /* sides.c (in the child) */
 void sides_set_paths(const char *lab_dir, const char *student_so, const char *reference_so, const char *runner,

@@ -235,6 +235,7 @@ void runner_mark_hung(void)
 int runner_item_shortened(void) { return student_hung; }
 
 const char *runner_student_program(void) { return lab ? lab->student_program : NULL; }
+const char *runner_student_cpu_program(void) { return lab ? lab->student_cpu_program : NULL; }
 
 void runner_append_picture(const char *text)
 {

@@ -499,7 +499,7 @@ int main(int argc, char **argv)
         result->lab = lab;
         const char *student = value_for(students, n_students, lab);
         const char *reference = value_for(references, n_references, lab);
-        const char *program = value_for(programs, n_programs, lab);
+        const char *program = value_for(programs, n_programs, lab), *cpu_program = NULL;
         result->build_log = value_for(failed, n_failed, lab);
         if (!direct) {
             lab_build built;
@@ -507,6 +507,7 @@ int main(int argc, char **argv)
             student = built.student_so;
             reference = built.reference_so;
             program = built.student_program;
+            cpu_program = built.student_cpu_program;
             result->build_log = built.failed_log;
         }
         result->student_so = student ? student : str_printf("build/%s/%s/student.so", run.backend, lab->dir);
@@ -518,6 +519,7 @@ int main(int argc, char **argv)
         result->student_so = absolute_path(result->student_so);
         result->reference_so = absolute_path(result->reference_so);
         result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
+        result->student_cpu_program = cpu_program && access(cpu_program, R_OK) == 0 ? absolute_path(cpu_program) : NULL;
         if (contain_drops_privilege()) {
             /* the runner user reads copies in the scratch folder, nothing of the kit */
             char *name = str_printf("%s-student.so", lab->dir);
@@ -534,6 +536,11 @@ int main(int argc, char **argv)
             if (result->student_program) {
                 name = str_printf("%s-lab", lab->dir);
                 result->student_program = copy_for_runner(scratch, result->student_program, name);
+                free(name);
+            }
+            if (result->student_cpu_program) {
+                name = str_printf("%s-lab-cpu", lab->dir);
+                result->student_cpu_program = copy_for_runner(scratch, result->student_cpu_program, name);
                 free(name);
             }
         }

@@ -176,19 +176,36 @@ void grade_picture_floats(const char *label, const float *a, int n, int mark_fro
     picture(label, NULL, a, n, mark_from, mark_to);
 }
 
-/* ---- the sanitizer item ------------------------------------------------------------ */
+/* ---- the sanitizer item ------------------------------------------------------------
+ *
+ * On a GPU, the student's lab program runs on a small input under
+ * compute-sanitizer's memcheck (out-of-bounds and misaligned accesses),
+ * racecheck (shared-memory hazards between the threads of a block) and
+ * synccheck (barriers and warp synchronization used wrongly); what any of
+ * them reports costs the item.  Where they are silent a GPU can still hide a
+ * mistake: a __syncthreads() that only some threads of a block reach runs
+ * on a Hopper GPU without a word from synccheck.  So the same program, built
+ * with the cpu backend (build.c), runs too with the same arguments: the cpu
+ * backend stops a kernel at a divergent barrier, a wrong warp mask, a
+ * deadlock or a write past an array, at the student's line. */
 
-/* Runs argv contained (as the runner user where the grader is root), its
- * output in an in-memory file; returns its exit code (-1 for a signal), its
- * output's start in `report`.  A run past the item's deadline fails the item. */
-static int run_contained(char *const argv[], const char *what, char *report, size_t size)
+#define REPORT_KEEP 3000   /* of a report, what the feedback shows */
+#define OUTPUT_READ (1 << 20) /* of a program's output, what is read to find the tool's summary */
+
+/* Runs argv contained, its output in an in-memory file; returns its exit
+ * code (-1 for a signal) and its output's first OUTPUT_READ bytes in
+ * *output (to be freed).  Sandboxed (an untrusted program's walls) where
+ * `sandboxed`; compute-sanitizer is not, since it needs its own files and
+ * folders (as root it still runs as the runner user).  A run past the
+ * item's deadline fails the item. */
+static int run_contained(char *const argv[], const char *what, int sandboxed, char **output)
 {
     int out = memfd_create("output", MFD_CLOEXEC);
     if (out < 0)
         runner_fail_not_student("grading error: no in-memory file for the program's output");
-    /* not sandboxed: compute-sanitizer needs its own files and folders; as
-     * root it still runs as the runner user */
-    contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 0, 1, 0, NULL};
+    const char *readable[] = {argv[0], NULL};
+    contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10,
+                         sandboxed ? contain_memory_limit() : 0, 1, sandboxed, sandboxed ? readable : NULL};
     pid_t pid = contain_spawn(&spec);
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");
@@ -199,11 +216,120 @@ static int run_contained(char *const argv[], const char *what, char *report, siz
         waitpid(pid, &status, 0);
         grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
     }
-    ssize_t n = pread(out, report, size - 1, 0);
-    report[n > 0 ? n : 0] = 0;
+    char *text = malloc(OUTPUT_READ + 1);
+    if (!text)
+        runner_fail_not_student("grading error: no memory for a program's output");
+    ssize_t n = pread(out, text, OUTPUT_READ, 0);
+    text[n > 0 ? n : 0] = 0;
     close(out);
-    str_clean(report);
+    *output = text;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The lines of `output` that hold one of `marks` (NULL-terminated): at
+ * most REPORT_KEEP bytes, cleaned, in `report`; the output's start where
+ * none does.  A lab program prints plenty of its own before a tool's or
+ * the cpu backend's lines, which are what the student needs to see. */
+static void report_lines(const char *output, const char *const marks[], char *report, size_t size)
+{
+    size_t used = 0;
+    report[0] = 0;
+    for (const char *p = output; *p && used + 2 < size;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p + 1) : strlen(p);
+        int keep = 0;
+        for (int m = 0; marks[m] && !keep; m++) {
+            const char *at = strstr(p, marks[m]);
+            keep = at && at < p + len;
+        }
+        if (keep) {
+            size_t take = len < size - 1 - used ? len : size - 1 - used;
+            memcpy(report + used, p, take);
+            used += take;
+            report[used] = 0;
+        }
+        p += len;
+    }
+    if (!report[0])
+        snprintf(report, size, "%s", output);
+    str_clean(report);
+}
+
+/* The errors a tool's summary line counts: "ERROR SUMMARY: 3 errors"
+ * (memcheck, synccheck) and "RACECHECK SUMMARY: 2 hazards displayed (1
+ * error, 1 warning)" (racecheck: its errors, not its warnings, which
+ * include benign patterns such as every thread writing the same value).
+ * 0 where the output has no summary. */
+static int summary_errors(const char *output)
+{
+    int errors = 0, count;
+    for (const char *p = output; (p = strstr(p, "SUMMARY: ")) != NULL; p++) {
+        const char *open = strchr(p, '(');
+        const char *end = strchr(p, '\n');
+        if (p >= output + 9 && strncmp(p - 9, "RACECHECK", 9) == 0) {
+            if (open && (!end || open < end) && sscanf(open, "(%d error", &count) == 1)
+                errors += count;
+        } else if (sscanf(p, "SUMMARY: %d error", &count) == 1) {
+            errors += count;
+        }
+    }
+    return errors;
+}
+
+static void sanitizer_tool(const char *tool, const char *program, const char *program_args)
+{
+    char *argv[32] = {(char *)the_run->sanitizer, "--tool", (char *)tool, "--report-api-errors", "no",
+                      "--error-exitcode", "97", "--print-limit", "4", (char *)program};
+    int argc = 10;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", program_args);
+    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
+        argv[argc++] = word;
+    argv[argc] = NULL;
+    char *output, report[REPORT_KEEP];
+    int code = run_contained(argv, "the lab program under compute-sanitizer", 0, &output);
+    int errors = summary_errors(output);
+    static const char *const marks[] = {"=========", NULL}; /* the sanitizer's own lines */
+    report_lines(output, marks, report, sizeof report);
+    free(output);
+    if (code == 97 || errors > 0)
+        grade_fail("compute-sanitizer --tool %s found %s in `lab %s` (the lab program on your code):\n%s", tool,
+                   errors > 1 ? "errors" : "an error", program_args, report);
+    if (code != 0)
+        grade_fail("`lab %s` (the lab program on your code) did not succeed under compute-sanitizer --tool %s "
+                   "(exit %d): the sanitizer item counts only for a program that computes the right result",
+                   program_args, tool, code);
+}
+
+/* The kit's own check: the program built with the cpu backend, the same
+ * arguments, sandboxed like any student code.  Its diagnostics name the
+ * student's file and line ("hello.cu:44: error: barrier divergence ..."). */
+static void cpu_backend_run(const char *program_args)
+{
+    const char *program = runner_student_cpu_program();
+    if (!program || access(program, R_OK) != 0) {
+        grade_note("the cpu backend's run of `lab %s` was not made (its build failed or the cpu backend is not "
+                   "installed here): the GPU's sanitizer alone judged it", program_args);
+        return;
+    }
+    char *argv[32] = {(char *)program};
+    int argc = 1;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", program_args);
+    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
+        argv[argc++] = word;
+    argv[argc] = NULL;
+    char *output, report[REPORT_KEEP];
+    int code = run_contained(argv, "the lab program on the cpu backend", 1, &output);
+    /* the backend's diagnostics ("file:line: error: ..."), the program's own verdict */
+    static const char *const marks[] = {": error: ", "cudaemu:", "WRONG", "failed", NULL};
+    report_lines(output, marks, report, sizeof report);
+    free(output);
+    grade_check(code == 0,
+                "compute-sanitizer found nothing, but `lab %s` (the lab program on your code) built with the kit's "
+                "cpu backend stops (exit %d), which a GPU can hide: a __syncthreads() that only some threads of a "
+                "block reach, a warp mask naming lanes that are not there, a write past an array. It said:\n%s",
+                program_args, code, report);
 }
 
 void grade_sanitize(const char *program_args)
@@ -212,26 +338,9 @@ void grade_sanitize(const char *program_args)
     const char *program = runner_student_program();
     if (!program || access(program, R_OK) != 0)
         runner_fail_not_student("the lab program to run under compute-sanitizer was not built");
-    char args[256];
-    snprintf(args, sizeof args, "%s", program_args);
-    for (int t = 0; t < 3; t++) {
-        char report[3000];
-        char *argv[32] = {(char *)the_run->sanitizer, "--tool", (char *)tools[t], "--report-api-errors", "no",
-                          "--error-exitcode", "97", "--print-limit", "4", (char *)program};
-        int argc = 10;
-        char copy[256];
-        snprintf(copy, sizeof copy, "%s", args);
-        for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
-            argv[argc++] = word;
-        argv[argc] = NULL;
-        int code = run_contained(argv, "the lab program under compute-sanitizer", report, sizeof report);
-        if (code == 97)
-            grade_fail("compute-sanitizer --tool %s found an error in `lab %s` (the lab program on your code):\n%s",
-                       tools[t], program_args, report);
-        if (code != 0)
-            grade_fail("`lab %s` (the lab program on your code) did not succeed under compute-sanitizer --tool %s "
-                       "(exit %d): the sanitizer item counts only for a program that computes the right result",
-                       program_args, tools[t], code);
-    }
-    grade_note("compute-sanitizer's memcheck, racecheck and synccheck found nothing in `lab %s`", program_args);
+    for (int t = 0; t < 3; t++)
+        sanitizer_tool(tools[t], program, program_args);
+    cpu_backend_run(program_args);
+    grade_note("compute-sanitizer's memcheck, racecheck and synccheck found nothing in `lab %s`, nor did the kit's "
+               "cpu backend", program_args);
 }
