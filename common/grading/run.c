@@ -304,13 +304,13 @@ static void sanitizer_tool(const char *tool, const char *program, const char *pr
 /* The kit's own check: the program built with the cpu backend, the same
  * arguments, sandboxed like any student code.  Its diagnostics name the
  * student's file and line ("hello.cu:44: error: barrier divergence ..."). */
-static void cpu_backend_run(const char *program_args)
+static int cpu_backend_run(const char *program_args)
 {
     const char *program = runner_student_cpu_program();
     if (!program || access(program, R_OK) != 0) {
         grade_note("the cpu backend's run of `lab %s` was not made (its build failed or the cpu backend is not "
                    "installed here): the GPU's sanitizer alone judged it", program_args);
-        return;
+        return 0;
     }
     char *argv[32] = {(char *)program};
     int argc = 1;
@@ -330,6 +330,7 @@ static void cpu_backend_run(const char *program_args)
                 "cpu backend stops (exit %d), which a GPU can hide: a __syncthreads() that only some threads of a "
                 "block reach, a warp mask naming lanes that are not there, a write past an array. It said:\n%s",
                 program_args, code, report);
+    return 1;
 }
 
 void grade_sanitize(const char *program_args)
@@ -340,7 +341,7 @@ void grade_sanitize(const char *program_args)
         runner_fail_not_student("the lab program to run under compute-sanitizer was not built");
     for (int t = 0; t < 3; t++)
         sanitizer_tool(tools[t], program, program_args);
-    cpu_backend_run(program_args);
-    grade_note("compute-sanitizer's memcheck, racecheck and synccheck found nothing in `lab %s`, nor did the kit's "
-               "cpu backend", program_args);
+    int cpu_ran = cpu_backend_run(program_args);
+    grade_note("compute-sanitizer's memcheck, racecheck and synccheck found nothing in `lab %s`%s", program_args,
+               cpu_ran ? ", nor did the kit's cpu backend" : "");
 }
