@@ -230,8 +230,12 @@ double grade_speed_floor_ms(double student_outside_ms, double reference_outside_
 double grade_student_time_floor_ms(void);
 /* Sanitizer items: runs the student's lab program with `program_args` under
  * compute-sanitizer's memcheck, racecheck and synccheck; fails on the first
- * finding, or when the program itself does not succeed (a program that
- * computes nothing has nothing to find). */
+ * finding (the tool's exit code, or the errors its summary counts), or when
+ * the program itself does not succeed (a program that computes nothing has
+ * nothing to find).  Then runs the same program built with the cpu backend,
+ * with the same arguments, and fails where it stops: a barrier only some
+ * threads of a block reach, which a GPU runs past without a word from
+ * synccheck. */
 void grade_sanitize(const char *program_args);
 /* Appends a picture of a small int array to the current feedback. */
 void grade_picture_ints(const char *label, const int *a, int n, int mark_from, int mark_to);

@@ -266,7 +266,7 @@ static int summary_errors(const char *output)
     for (const char *p = output; (p = strstr(p, "SUMMARY: ")) != NULL; p++) {
         const char *open = strchr(p, '(');
         const char *end = strchr(p, '\n');
-        if (p >= output + 9 && strncmp(p - 9, "RACECHECK", 9) == 0) {
+        if (p >= output + 10 && strncmp(p - 10, "RACECHECK ", 10) == 0) {
             if (open && (!end || open < end) && sscanf(open, "(%d error", &count) == 1)
                 errors += count;
         } else if (sscanf(p, "SUMMARY: %d error", &count) == 1) {
