@@ -131,10 +131,10 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
             }
             if (i % (1LL << k) == 0)
                 grade_fail("%s %d (D = %lld), %s: A[%d] = %d but the invariant needs %s%s", k ? "after round" : "at round",
-                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms, grade_guard_hint(state[i], needed));
+                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms, grade_guard_hint_int(state[i], needed, "A", n));
             grade_fail("after round %d (D = %lld), %s: A[%d] = %d, but A[%d] is not a multiple of %lld, so it has "
                        "lost, and a loser keeps the value it had when it lost: %s (a round writes only multiples of 2D)%s",
-                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms, grade_guard_hint(state[i], needed));
+                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms, grade_guard_hint_int(state[i], needed, "A", n));
         }
     }
     grade_check(taken == rounds + 1,
@@ -181,8 +181,9 @@ static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
     if (got != expected) {
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
-        grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld", n,
-                   (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected);
+        grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld%s", n,
+                   (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected,
+                   grade_guard_hint_int(got, expected, "A", n));
     }
     grade_require_no_upload_after_launch(you, mapping_name(compact), ROUNDS_STAY_ON_DEVICE);
     /* n = 1 needs no round: its sum goes to the device and back as it is */

@@ -48,11 +48,4 @@ int dot_all_zero(const void *bytes, size_t size);
  * so only "it came back from the device" can be required. */
 int dot_same_as_input(const void *bytes, size_t size, const vectors *v);
 
-/* The float reductions' hint for a value that came from the cpu backend's
- * guard bytes (0xA5A5A5A5 after every device array, -2.87e-16 as a float):
- * " (... past the end of <array> ...)", naming the array of n elements, or
- * "" for any other value and on a GPU (a static buffer).  The integer labs'
- * is grade_guard_hint (evidence.c). */
-const char *float_guard_hint(float got, const char *array, long long n);
-
 #endif
