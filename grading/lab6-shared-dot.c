@@ -101,18 +101,6 @@ static void owned_ranges(char *out, size_t size, int n, int block_size, int bloc
     }
 }
 
-/* x = 0 everywhere: the dot and every partial are exactly 0, so anything
- * added to them shows, even what a thread reads past the end of x and y
- * (on the cpu backend, guard floats of -2.87e-16, whose product, 8.26e-32,
- * rounds away beside whole numbers). */
-static vectors zero_dot_vectors(int n, uint64_t seed)
-{
-    vectors v = exact_vectors(n, seed);
-    memset(v.x, 0, (size_t)n * sizeof(float));
-    snprintf(v.kind, sizeof v.kind, "x all 0, y whole numbers: the dot is exactly 0");
-    return v;
-}
-
 /* ---- checks of one result ------------------------------------------------------------ */
 
 /* ---- evidence that the device did the work ------------------------------------------ */

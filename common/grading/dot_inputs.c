@@ -40,6 +40,14 @@ vectors mixed_sign_vectors(int n, uint64_t seed)
     return random_vectors(n, seed, -0.5f, 1.0f);
 }
 
+vectors zero_dot_vectors(int n, uint64_t seed)
+{
+    vectors v = exact_vectors(n, seed);
+    memset(v.x, 0, (size_t)n * sizeof(float));
+    snprintf(v.kind, sizeof v.kind, "x all 0, y whole numbers: the dot is exactly 0");
+    return v;
+}
+
 void free_vectors(vectors *v)
 {
     free(v->x);
