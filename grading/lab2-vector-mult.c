@@ -2,6 +2,7 @@
  *
  * Items:
  *   products_exact          vector_mult: every product bit-exact, for many sizes (0 and 1 too)
+ *   products_many_blocks    vector_mult: a grid of more than 65,535 blocks (n = 65,535 x 256 + 100)
  *   grid_stride_few_blocks  vector_mult_in_place: right with a grid far smaller than n
  *   memory_released         every entry point frees the device memory it allocated, and destroys the
  *                           events (and streams) it created
@@ -22,7 +23,8 @@
  *   vector_mult_in_place launches blocks of LAB2_THREADS_PER_BLOCK (256) threads -> grid_stride_few_blocks
  *   vector_mult and dot_product launch blocks of 256 threads too -> products_exact, dot_exact
  *   vector_mult: c[i] = a[i] * b[i] for every i < n, nothing written past c[n-1] -> products_exact
- *   vector_mult: one thread per element -> products_exact (one launch of ceil(n / 256) blocks)
+ *   vector_mult: one thread per element -> products_exact (one launch of ceil(n / 256) blocks),
+ *       products_many_blocks (more than 65,535 blocks where n needs them)
  *   vector_mult handles n = 0, n = 1 and n that is not a multiple of the block -> products_exact
  *   vector_mult_in_place: a[i] becomes a[i] * b[i] for every i < n -> grid_stride_few_blocks
  *   vector_mult_in_place: one launch of exactly `blocks` blocks, whatever n -> grid_stride_few_blocks
@@ -146,6 +148,62 @@ static void item_products_exact(void)
         expect_one_thread_per_element(what, n);
         free(a), free(b), free(c);
     }
+}
+
+/* ---- products_many_blocks ---------------------------------------------------------------------- */
+
+/* gridDim.x goes up to 2^31 - 1 (compute capability 3.0 and later); 65,535
+ * is the limit of gridDim.y and z, and of x only on older GPUs.  A kernel
+ * whose grid is capped at 65,535 blocks, with no grid-stride loop, leaves
+ * every element from 65,535 x 256 on unwritten, a size the other items
+ * reach only on a GPU (the cpu backend's stop at about 2^20).  So one call
+ * with n just above it, on either backend, checked where it can fail: the
+ * launch's shape, the end of the array (in full) and a sample of the rest.
+ * Its 2^24 threads take about half a second on the cpu backend. */
+#define CAPPED_GRID 65535
+#define MANY_BLOCKS_SAMPLE_STRIDE 4099
+
+static void item_products_many_blocks(void)
+{
+    int capped_end = CAPPED_GRID * LAB2_THREADS_PER_BLOCK, n = capped_end + 100;
+    uint64_t seed = grade_seed_for(600);
+    float *a = new_floats(n), *b = new_floats(n), *c = new_floats(n + 1);
+    kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, seed);
+    kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
+    poison(c, n + 1);
+
+    grade_side *student = grade_student();
+    grade_reset_records(student);
+    GRADE_FN(student, vector_mult)(a, b, c, n);
+
+    char what[128];
+    snprintf(what, sizeof what, "vector_mult with n = %d = 65,535 x 256 + 100 (seed %llu)", n,
+             (unsigned long long)seed);
+    /* the whole end (the last block that 65,535 reach, and all past them), then every 4099th before it */
+    int tail_from = capped_end - LAB2_THREADS_PER_BLOCK, sample_count = tail_from / MANY_BLOCKS_SAMPLE_STRIDE;
+    for (int j = 0; j < n - tail_from + sample_count; j++) {
+        int i = j < n - tail_from ? tail_from + j : (j - (n - tail_from)) * MANY_BLOCKS_SAMPLE_STRIDE;
+        float want = a[i] * b[i];
+        if (same_bits(c[i], want))
+            continue;
+        picture_around("result", c, n, i);
+        if (i == capped_end)
+            grade_fail("%s: element %d is %.9g, expected a[%d] * b[%d] = %.9g, where those checked before it are right: "
+                       "no thread computed it (a device array starts out as it is, often 0). 65,535 blocks of 256 "
+                       "threads reach only the first %d elements, and gridDim.x may be up to 2^31 - 1 (65,535 is the "
+                       "limit of gridDim.y and gridDim.z, and of gridDim.x only before compute capability 3.0): "
+                       "launch ceil(n / 256) blocks, one thread per element",
+                       what, i, c[i], i, i, want, capped_end);
+        if (isnan(c[i]))
+            grade_fail("%s: element %d was never written (it still holds the NaN it had before the call); expected "
+                       "a[%d] * b[%d] = %.9g. Do the threads cover every element?", what, i, i, i, want);
+        grade_fail("%s: element %d is %.9g, expected a[%d] * b[%d] = %.9g * %.9g = %.9g", what, i, c[i], i, i, a[i],
+                   b[i], want);
+    }
+    grade_check(isnan(c[n]), "%s: c[%d], one past the end, was written; only c[0..n-1] belong to the result", what,
+                n);
+    expect_one_thread_per_element(what, n);
+    free(a), free(b), free(c);
 }
 
 /* ---- grid_stride_few_blocks --------------------------------------------------------------------- */
@@ -486,8 +544,10 @@ static void item_phase_times(void)
 static void sanitizer(void) { grade_sanitize("1000 1"); }
 
 static const grade_item items[] = {
-    {"products_exact", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n", 20,
+    {"products_exact", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n", 15,
      GRADE_CORRECTNESS, 60, item_products_exact},
+    {"products_many_blocks", "vector_mult: more than 65,535 blocks, n = 65,535 x 256 + 100", 5, GRADE_CORRECTNESS,
+     60, item_products_many_blocks},
     {"grid_stride_few_blocks", "vector_mult_in_place: a grid-stride loop, right with far fewer threads than n", 20,
      GRADE_CORRECTNESS, 60, item_grid_stride_few_blocks},
     {"memory_released", "every entry point frees the device memory it allocates and destroys the events it creates",

@@ -123,10 +123,10 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
             }
             if (i < live)
                 grade_fail("%s %d (d = %d), %s: A[%d] = %d but the invariant needs %s%s", k ? "after round" : "at round", k,
-                           top >> k, where, i, state[i], terms, grade_guard_hint(state[i], needed));
+                           top >> k, where, i, state[i], terms, grade_guard_hint_int(state[i], needed, "A", n));
             grade_fail("after round %d (d = %d), %s: A[%d] = %d, but A[%d] lies outside the live part A[0..%d) and should "
                        "still hold its value from the last round it was live, %s (no round writes A[i] for i >= d)%s",
-                       k, top >> k, where, i, state[i], i, live, terms, grade_guard_hint(state[i], needed));
+                       k, top >> k, where, i, state[i], i, live, terms, grade_guard_hint_int(state[i], needed, "A", n));
         }
     }
     grade_check(taken == rounds + 1,
@@ -166,7 +166,7 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
     if (got != expected) {
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
-        const char *hint = grade_guard_hint(got, expected);
+        const char *hint = grade_guard_hint_int(got, expected, "A", n);
         if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == round_count(n))
             hint = " (n is not a power of two: does the first round fold onto the power of two above n?)";
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): fold_sum returned %d but the sum is %lld%s", n,
@@ -343,8 +343,8 @@ static void fold_unfold_item(void)
                     grade_picture_ints("original a[]", a, n, i, i + 1);
                     grade_picture_ints("after fold_unfold", state, n, i, i + 1);
                 }
-                grade_fail("n = %d (seed %llu): after fold_unfold, A[%d] = %d but the original value was %d", n,
-                           (unsigned long long)seed, i, state[i], a[i]);
+                grade_fail("n = %d (seed %llu): after fold_unfold, A[%d] = %d but the original value was %d%s", n,
+                           (unsigned long long)seed, i, state[i], a[i], grade_guard_hint_int(state[i], a[i], "A", n));
             }
         grade_require_from_device(you, "fold_unfold", "the array it gave back", state, (size_t)n * sizeof *state,
                                   0);

@@ -2,7 +2,7 @@
  *
  *   naive_invariant / compact_invariant   the grader's own invariant on every round's snapshot (exact)
  *   naive_sums_exact / compact_sums_exact the sum for every n from 1 to 1050 and some primes above
- *   tournament_large                      both mappings for large n
+ *   tournament_large                      both mappings for large n (compact: a round at D = 2^23)
  *   naive_launches                        one launch per round, ceil(log2 n) rounds, a thread per element
  *   compact_launches                      the same, and no block launched without work
  *   tournament_predicate_accepts          your tournament_invariant_holds() accepts every correct state
@@ -131,10 +131,10 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
             }
             if (i % (1LL << k) == 0)
                 grade_fail("%s %d (D = %lld), %s: A[%d] = %d but the invariant needs %s%s", k ? "after round" : "at round",
-                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms, grade_guard_hint(state[i], needed));
+                           k, k ? 1LL << (k - 1) : 0, where, i, state[i], terms, grade_guard_hint_int(state[i], needed, "A", n));
             grade_fail("after round %d (D = %lld), %s: A[%d] = %d, but A[%d] is not a multiple of %lld, so it has "
                        "lost, and a loser keeps the value it had when it lost: %s (a round writes only multiples of 2D)%s",
-                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms, grade_guard_hint(state[i], needed));
+                       k, 1LL << (k - 1), where, i, state[i], i, 1LL << k, terms, grade_guard_hint_int(state[i], needed, "A", n));
         }
     }
     grade_check(taken == rounds + 1,
@@ -181,8 +181,9 @@ static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
     if (got != expected) {
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
-        grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld", n,
-                   (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected);
+        grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld%s", n,
+                   (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected,
+                   grade_guard_hint_int(got, expected, "A", n));
     }
     grade_require_no_upload_after_launch(you, mapping_name(compact), ROUNDS_STAY_ON_DEVICE);
     /* n = 1 needs no round: its sum goes to the device and back as it is */
@@ -203,6 +204,13 @@ static void check_sums(int compact)
 static void naive_sums_exact(void) { check_sums(0); }
 static void compact_sums_exact(void) { check_sums(1); }
 
+/* Above 2^23 elements a round plays at D = 2^23, where 2Dt passes 2^31 from
+ * t = 128 on: a compact thread past the pairs (the last block has up to
+ * 255) that computes its element before it tests t < pairs gets a negative
+ * int.  So the cpu backend, whose sizes otherwise stop at 2^20, plays the
+ * compact tournament once over 2^23 + 5 too: its threads number about n in
+ * all (0.2 s); the naive one's, n in every round (4 s), would cost too much
+ * for an overflow it cannot have. */
 static void tournament_large(void)
 {
     static const int cpu_sizes[] = {(1 << 20) + 7};
@@ -212,6 +220,13 @@ static void tournament_large(void)
     for (int compact = 0; compact <= 1; compact++)
         for (int k = 0; k < count; k++)
             check_sum(compact, sizes[k], grade_seed_for(k), -50, 50);
+    if (grade_on_gpu())
+        return;
+    grade_hint_on_error("(n = 2^23 + 5 has a round at D = 2^23, where 2Dt passes 2^31, the largest int, from t = 128 "
+                        "on, and the last block of the compact tournament has threads up to t = 255: does your "
+                        "compact kernel test t < pairs before it computes 2Dt? An index that wraps to a negative int "
+                        "reads and writes far before the array.)");
+    check_sum(1, (1 << 23) + 5, grade_seed_for(count), -50, 50);
 }
 
 /* ---- launches -------------------------------------------------------------------- */

@@ -56,7 +56,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot_inputs.h" /* float_guard_hint */
 #include "grade.h"
 #include "lab5.h"
 #include "models/lab5-max-reduction.h"
@@ -147,7 +146,8 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
                        "a[%lld] = %g%s",
                        k ? "after round" : "at round", k, where, t, state[t], t * width, end, at, right[t],
                        state[t] == 0 && right[t] < 0 ? " (a 0 where every value is negative: is 0 used as the identity?)"
-                                                     : "");
+                                                     : grade_guard_hint_float(state[t], right[t], k ? "B" : "a",
+                                                                              k ? values_after(n, k - 1) : n));
         }
     }
     free(right);
@@ -217,7 +217,7 @@ static float check_max(max_fn fn, const char *name, const float *a, int n, uint6
     max_call again = {fn, a, n};
     const char *hint = got == 0 && expected < 0
                            ? " (every value is negative: is 0 used as the identity instead of -INFINITY?)"
-                       : *float_guard_hint(got, "a", n) ? float_guard_hint(got, "a", n)
+                       : *grade_guard_hint_float(got, expected, "a", n) ? grade_guard_hint_float(got, expected, "a", n)
                        : grade_depends_on_order(rerun_max, &again, sizeof(float)) ? ": " GRADE_RACE_HINT
                                                                                    : "";
     grade_fail("n = %d (seed %llu, %s): %s returned %.9g but the largest value is a[%lld] = %.9g%s", n,

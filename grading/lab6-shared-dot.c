@@ -259,7 +259,9 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
                    case_text(v), blocks, blocks == 1 ? "" : "s", block_size, dot_schedule_text(schedule), b, partials[b], b,
                    block_size, blocks, b,
                    ranges, dot[b],
-                   isnan(partials[b]) ? "Nothing was written there: does thread 0 of every block store cache[0]?"
+                   *grade_guard_hint_float(partials[b], dot[b], "x and y", v->n)
+                       ? grade_guard_hint_float(partials[b], dot[b], "x and y", v->n)
+                   : isnan(partials[b]) ? "Nothing was written there: does thread 0 of every block store cache[0]?"
                    : partials[b] == 0.0f ? "Nothing was added up: does each thread add the products of its elements "
                                            "into `mine` (TODO 3), and does the tree bring them to cache[0] (TODO 4)?"
                    : b > 0 && blocks > 1 && v->n > blocks * block_size
@@ -279,11 +281,24 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
     "(If that is your TODO 7 check: the partials the first pass left break the ownership rule, and "          \
     "dot_partials_hold's message below names the block. Does each thread step through its elements by "        \
     "gridDim.x * blockDim.x (TODO 3), and does every level of the tree wait (__syncthreads) until the level "  \
-    "before is done (TODO 4)? `make lab6 BACKEND=cpu SANITIZE=thread` names the lines that race.)"
+    "before is done (TODO 4)? `make lab6 BACKEND=cpu SANITIZE=thread` names the lines that race.%s)"
+
+/* TODO7_STOP_HINT, and on the cpu backend what a partial made from its guard bytes means. */
+static const char *todo7_stop_hint(void)
+{
+    static char text[1000];
+    snprintf(text, sizeof text, TODO7_STOP_HINT,
+             grade_on_gpu() ? ""
+                            : " A partial of about 8.26e-32 or -2.87e-16 where the products add up to 0 (x is all 0 "
+                              "in one case) is made from the cpu backend's guard bytes, 0xA5 in every byte after "
+                              "every device array (-2.87e-16 as a float): a thread read past the end of x and y. "
+                              "Does every thread's loop stop before n?");
+    return text;
+}
 
 static void partials_invariant(void)
 {
-    grade_hint_on_error(TODO7_STOP_HINT);
+    grade_hint_on_error(todo7_stop_hint());
     /* Small grids make the grid-stride loop go round several times. */
     static const int sizes[] = {1, 31, 1000, 4099};
     static const int grids[] = {0, 1, 3, 7};
@@ -298,6 +313,9 @@ static void partials_invariant(void)
                 check_partials(&v, b, blocks, grade_schedule_name(o));
             free_vectors(&v);
         }
+    vectors v = zero_dot_vectors(1000, grade_seed_for(c++));
+    check_partials(&v, 256, 3, grade_schedule_name(0));
+    free_vectors(&v);
 }
 
 /* dot_host_finish on exact data: the total, then the partials it added,
@@ -350,7 +368,8 @@ static int first_wrong_partial(const finish_call *c)
  * for the device finish, a first pass that is wrong already. */
 static const char *finish_hint(float got, const finish_call *c, const char *otherwise)
 {
-    if (got == (float)kit_dot(c->v->x, c->v->y, (size_t)c->v->n))
+    double exact = kit_dot(c->v->x, c->v->y, (size_t)c->v->n);
+    if (got == (float)exact || *grade_guard_hint_float(got, exact, NULL, -1)) /* (dot_check_exact says that one) */
         return otherwise;
     if (grade_depends_on_order(rerun_finish, (void *)c, sizeof(float)))
         return GRADE_RACE_HINT;
@@ -406,7 +425,7 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
 
 static void host_finish_exact(void)
 {
-    grade_hint_on_error(TODO7_STOP_HINT);
+    grade_hint_on_error(todo7_stop_hint());
     int c = 0;
     for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
         int b = block_sizes[k];
@@ -418,6 +437,9 @@ static void host_finish_exact(void)
             free_vectors(&v);
         }
     }
+    vectors zero = zero_dot_vectors(1000, grade_seed_for(c++));
+    check_host_finish_exact(&zero, 256, 3, NULL);
+    free_vectors(&zero);
     /* Large: 2^22 on the cpu backend, 2^24 on a GPU (whole numbers in [0, 1]). */
     vectors v = exact_vectors(grade_on_gpu() ? 1 << 24 : 1 << 22, grade_seed_for(c++));
     shape s = {v.n, 256, 0};
@@ -427,7 +449,7 @@ static void host_finish_exact(void)
 
 static void host_finish_random(void)
 {
-    grade_hint_on_error(TODO7_STOP_HINT);
+    grade_hint_on_error(todo7_stop_hint());
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
     static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
@@ -695,16 +717,18 @@ static void require_one_float_from_device(float got, const vectors *v)
 
 static void device_finish_exact(void)
 {
-    grade_hint_on_error(TODO7_STOP_HINT);
+    grade_hint_on_error(todo7_stop_hint());
     grade_side *you = grade_student();
     int c = 0;
     for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
         int b = block_sizes[k];
         /* Block counts that are not powers of two, some above the block size. */
         const shape shapes[] = {{1, b, 0}, {b - 1, b, 0}, {5 * b + 3, b, 5}, {1009, b, 0}, {100003, b, 0},
-                                {100003, b, 3 * b / 2 + 7}};
+                                {100003, b, 3 * b / 2 + 7}, {1000, b, 3}};
+        int zero_dot = (int)(sizeof shapes / sizeof shapes[0]) - 1; /* the last: x all 0 */
         for (int j = 0; j < (int)(sizeof shapes / sizeof shapes[0]); j++) {
-            vectors v = exact_vectors(shapes[j].n, grade_seed_for(c++));
+            vectors v = j == zero_dot ? zero_dot_vectors(shapes[j].n, grade_seed_for(c++))
+                                      : exact_vectors(shapes[j].n, grade_seed_for(c++));
             int blocks = blocks_for(&shapes[j]);
             char call[128];
             int orders = j == 2 || j == 5 ? grade_schedule_count() : 1;
@@ -734,7 +758,7 @@ static void device_finish_exact(void)
 
 static void device_finish_random(void)
 {
-    grade_hint_on_error(TODO7_STOP_HINT);
+    grade_hint_on_error(todo7_stop_hint());
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
     static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;

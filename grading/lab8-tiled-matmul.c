@@ -224,7 +224,7 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
         all_zero = c[e] == 0.0f;
     for (int o = 1; o < orders && !order_matters; o++)
         order_matters = memcmp(results, results + count * (size_t)o, count * sizeof(float)) != 0;
-    char where[160], hint[480] = "";
+    char where[160], hint[800] = "";
     describe_shape(where, sizeof where, s, seed, grade_schedule_name(wrong_order));
     if (all_zero)
         snprintf(hint, sizeof hint,
@@ -236,6 +236,8 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
                  "orders): threads race on the shared tiles, so a barrier is missing, either after the tile loads "
                  "(end of TODO 2) or after the products (end of TODO 3).",
                  orders);
+    else if (*grade_guard_hint_float(c[bad], p.exact[bad], "A or B", -1))
+        snprintf(hint, sizeof hint, "%s", grade_guard_hint_float(c[bad], p.exact[bad], "A or B", -1));
     else if (isnan(c[bad]) || fabsf(c[bad]) > 1e37f)
         snprintf(hint, sizeof hint,
                  " Such a value: either this element was never written, or the kernel read shared memory that no "
@@ -611,8 +613,9 @@ static void tiled_speedup(void)
         exact_element(a, b, &s, r, col, &exact, &abs_sum);
         grade_check(element_right(c[(size_t)r * n + col], exact, abs_sum, n, 0),
                     "A and B %d x %d, tile %d, seed %llu: C[%d][%d] = %.9g but the product is %.9g, so the speed "
-                    "is not graded (see tiled_random)",
-                    n, n, tile, (unsigned long long)seed, r, col, c[(size_t)r * n + col], exact);
+                    "is not graded (see tiled_random)%s",
+                    n, n, tile, (unsigned long long)seed, r, col, c[(size_t)r * n + col], exact,
+                    grade_guard_hint_float(c[(size_t)r * n + col], exact, "A or B", -1));
     }
 
     timed_call yours_naive = {grade_student(), 0, n, tile, a, b, c};

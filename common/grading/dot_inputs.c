@@ -40,6 +40,14 @@ vectors mixed_sign_vectors(int n, uint64_t seed)
     return random_vectors(n, seed, -0.5f, 1.0f);
 }
 
+vectors zero_dot_vectors(int n, uint64_t seed)
+{
+    vectors v = exact_vectors(n, seed);
+    memset(v.x, 0, (size_t)n * sizeof(float));
+    snprintf(v.kind, sizeof v.kind, "x all 0, y whole numbers: the dot is exactly 0");
+    return v;
+}
+
 void free_vectors(vectors *v)
 {
     free(v->x);
@@ -76,6 +84,15 @@ const char *dot_schedule_text(const char *schedule)
     return text;
 }
 
+/* The hint for a result made from the cpu backend's guard bytes: x and y
+ * read past their end, or an array the code made (the partials). */
+static const char *guard_hint(float got, double exact, const vectors *v)
+{
+    char arrays[96];
+    snprintf(arrays, sizeof arrays, "x and y (n = %d each), or of an array of partials", v->n);
+    return grade_guard_hint_float(got, exact, arrays, -1);
+}
+
 void dot_check_exact(const char *call, float got, const vectors *v, const char *hint)
 {
     double exact = kit_dot(v->x, v->y, (size_t)v->n);
@@ -89,6 +106,9 @@ void dot_check_exact(const char *call, float got, const vectors *v, const char *
                                     "slot of shared memory that no thread had written yet (a missing barrier, or a "
                                     "slot past the ones in use)",
                    hint ? ". " : "", hint ? hint : "");
+    const char *guard = guard_hint(got, exact, v);
+    if (*guard)
+        grade_fail("%s, %s: returned %.9g but the dot product is %.0f%s", call, case_text(v), got, exact, guard);
     grade_fail("%s, %s: returned %.9g but the dot product is %.0f (off by %.9g). The data are whole numbers, so "
                "every order of the sum is exact: the difference is elements dropped or counted twice, or a lost "
                "update%s%s",
@@ -101,23 +121,9 @@ void dot_check_tolerance(const char *call, float got, const vectors *v, double c
     double abs_dot = kit_abs_dot(v->x, v->y, (size_t)v->n);
     if (kit_within_tolerance(got, exact, abs_dot, c))
         return;
+    const char *guard = guard_hint(got, exact, v);
     grade_fail("%s, %s: returned %.9g but the dot product is %.9g: an error of %.4g u (u = 2^-24 times "
-               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s",
-               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, c,
-               hint ? ". " : "", hint ? hint : "");
-}
-
-const char *float_guard_hint(float got, const char *array, long long n)
-{
-    static char text[400];
-    uint32_t bits;
-    memcpy(&bits, &got, sizeof bits);
-    if (grade_on_gpu() || bits != 0xA5A5A5A5u)
-        return "";
-    snprintf(text, sizeof text,
-             " (%.3g is the float whose bytes are all 0xA5: the cpu backend's guard bytes after every device array. "
-             "A thread read past the end of %s, at %s[%lld] or beyond: does every thread check its index against "
-             "n = %lld before it reads?)",
-             (double)got, array, array, n, n);
-    return text;
+               "sum|x_i y_i| = %.6g), more than the tolerance of %.0f u%s%s%s",
+               call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, c, guard,
+               hint && !*guard ? ". " : "", hint && !*guard ? hint : "");
 }

@@ -24,6 +24,11 @@ vectors random_vectors(int n, uint64_t seed, float lo, float hi);
  * their dot is only about sqrt(n)/3 while the tolerance grows with n, so a
  * kernel returning 0 passes them from about n = 2^27 (and by chance below). */
 vectors mixed_sign_vectors(int n, uint64_t seed);
+/* x = 0 everywhere, y whole numbers: the dot (and every partial of it) is
+ * exactly 0, so anything added to it shows, even what a thread reads past
+ * the end of x and y (on the cpu backend, guard floats of -2.87e-16, whose
+ * product, 8.26e-32, rounds away beside whole numbers). */
+vectors zero_dot_vectors(int n, uint64_t seed);
 void free_vectors(vectors *v);
 /* "n = 1000 (whole numbers in [0, 3], seed 123)" (a static buffer) */
 const char *case_text(const vectors *v);
@@ -47,12 +52,5 @@ int dot_all_zero(const void *bytes, size_t size);
  * kernel computed it" cannot be told from "it went to the device and back",
  * so only "it came back from the device" can be required. */
 int dot_same_as_input(const void *bytes, size_t size, const vectors *v);
-
-/* The float reductions' hint for a value that came from the cpu backend's
- * guard bytes (0xA5A5A5A5 after every device array, -2.87e-16 as a float):
- * " (... past the end of <array> ...)", naming the array of n elements, or
- * "" for any other value and on a GPU (a static buffer).  The integer labs'
- * is grade_guard_hint (evidence.c). */
-const char *float_guard_hint(float got, const char *array, long long n);
 
 #endif

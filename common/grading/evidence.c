@@ -113,27 +113,6 @@ void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t m
                 fn, total, last ? last->file : "?", last ? last->line : 0, most, why);
 }
 
-/* The cpu backend fills the 256 bytes after every device array with 0xA5:
- * a thread that reads past the end gets 0xA5A5A5A5 (-1515870807 as an
- * int), and a sum it feeds is off by about that much.  The labs' data are
- * small integers, so "about" is within 2^20; differences are taken modulo
- * 2^32, as the int sums wrap. */
-static int near_guard(int32_t x)
-{
-    const int64_t guard = (int32_t)0xA5A5A5A5u;
-    return llabs((int64_t)x - guard) < (1 << 20);
-}
-
-const char *grade_guard_hint(long long got, long long needed)
-{
-    int32_t difference = (int32_t)(uint32_t)((uint64_t)got - (uint64_t)needed);
-    if (grade_on_gpu() || !(near_guard(difference) || near_guard((int32_t)got)))
-        return "";
-    return " (that is about -1515870807, 0xA5A5A5A5: the cpu backend's guard bytes after every device array. A "
-           "thread read past the end of the array: does every thread check its index, against n or the live part, "
-           "before it reads?)";
-}
-
 /* ---- the code's own checks (kit.h part 10) ---------------------------------------- */
 
 void grade_require_host_only(grade_side *side, const char *fn)

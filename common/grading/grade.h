@@ -163,9 +163,15 @@ char *grade_kernel_code(grade_side *side, const char *kernel);
 /* Whether that code holds `instruction` (a SASS opcode such as "SHFL" or
  * "LDG.E.128"): 1 or 0, or -1 where the code cannot be had. */
 int grade_kernel_code_has(grade_side *side, const char *kernel, const char *instruction);
-/* " (...)" naming a wrong int that holds the cpu backend's guard bytes (a
- * read past the end of a device array) where `needed` was right, or "". */
-const char *grade_guard_hint(long long got, long long needed);
+/* ---- values read past the end of an array (guard.c) ----
+ * " (...)" saying that a wrong result `got`, where `needed` was right, is or
+ * is made from the cpu backend's guard bytes (0xA5 in every byte after every
+ * device array), so a thread read past the end of `array` (a name, or NULL
+ * for "a device array") of `n` elements (or -1: not said); "" for any other
+ * value, and on a GPU.  `needed` NAN: not known (the float forms). */
+const char *grade_guard_hint_int(long long got, long long needed, const char *array, long long n);
+const char *grade_guard_hint_float(float got, double needed, const char *array, long long n);
+const char *grade_guard_hint_double(double got, double needed, const char *array, long long n);
 
 /* ---- outcome of the current item -------------------------------------------- */
 void grade_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
