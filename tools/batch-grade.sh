@@ -127,7 +127,7 @@ tools/setup.sh || exit 2
 mkdir -p build || exit 2
 lock=""
 command -v flock >/dev/null 2>&1 && lock="flock build/.build-lock"
-$lock make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 </dev/null \
+$lock make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 </dev/null 9>&- \
     || { echo "batch-grade: the grader or the reference did not build; see $out.logs/shared-build.log" >&2; exit 2; }
 
 # With the instructor's hidden suite (grading/hidden/<lab>.c), a grader of
@@ -142,7 +142,7 @@ hidden="${HIDDEN_SUITES:-grading/hidden}/$lab.c"
 if [ -f "$hidden" ] && [ "${BATCH_HIDDEN:-yes}" = yes ]; then
     grader_dir=$(mktemp -d build/batch-grader.XXXXXX) && chmod 700 "$grader_dir" || exit 2
     $lock make -s --no-print-directory BACKEND="$backend" HIDDEN_SUITE="$hidden" HIDDEN_GRADER="$grader_dir/grader" \
-        "$grader_dir/grader" >>"$out.logs/shared-build.log" 2>&1 </dev/null \
+        "$grader_dir/grader" >>"$out.logs/shared-build.log" 2>&1 </dev/null 9>&- \
         || { echo "batch-grade: the hidden suite $hidden did not build; see $out.logs/shared-build.log" >&2; exit 2; }
     grader="$(pwd)/$grader_dir/grader"
     echo "batch-grade: with the hidden suite $hidden"
@@ -204,7 +204,8 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
 fi
 export BATCH_GRADER="$grader" BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_USERS="$users" BATCH_RUNNER="$runner" BATCH_ONLY="$only" \
        BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
-for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs -n 1 -P "$jobs" sh "$self" --grade-one
+# (fd 9, the lock, stays with this shell: the graders and what they start never hold it)
+for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs -n 1 -P "$jobs" sh "$self" --grade-one 9>&-
 echo >&2
 
 # ---- the two tables -------------------------------------------------------------

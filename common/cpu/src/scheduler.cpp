@@ -795,10 +795,15 @@ static thread_local volatile double watchdog_began; /* the running launch's star
 static thread_local volatile double watchdog_fires;  /* when the armed timer fires */
 static thread_local unsigned long long watchdog_launch; /* the running launch's number */
 /* Each host thread's CPU seconds ([0]: this one's, [1..]: the pool's) at
- * the last tick (the mark), and at the tick the running launch counts from. */
-static thread_local double watchdog_mark[POOL_MAX], watchdog_from[POOL_MAX];
-static thread_local unsigned watchdog_marked, watchdog_from_count;
-static thread_local unsigned long long watchdog_from_launch;
+ * the last tick (the mark), and at the tick the running launch counts from.
+ * Made with the timer, on the heap: a library that a runner dlopens has
+ * little static TLS (thread_local) to use. */
+struct watchdog_marks {
+    double mark[POOL_MAX], from[POOL_MAX];
+    unsigned marked, from_count;
+    unsigned long long from_launch;
+};
+static thread_local watchdog_marks *watchdog_cpu;
 
 static double monotonic_seconds(void)
 {
@@ -832,7 +837,7 @@ static unsigned read_cpu_clocks(double cpu[POOL_MAX])
 /* (unused in the TSan build, which has no watchdog) */
 __attribute__((unused)) static void watchdog_take_mark(void)
 {
-    watchdog_marked = read_cpu_clocks(watchdog_mark);
+    watchdog_cpu->marked = read_cpu_clocks(watchdog_cpu->mark);
 }
 
 /* The CPU seconds the running launch has used, as its busiest host thread
@@ -840,19 +845,20 @@ __attribute__((unused)) static void watchdog_take_mark(void)
  * from nothing), at most its time on the clock.  Marks again. */
 static double watchdog_cpu_used(double now)
 {
-    if (watchdog_from_launch != watchdog_launch) { /* the first tick of this launch: its mark is from before it */
-        memcpy(watchdog_from, watchdog_mark, sizeof watchdog_mark);
-        watchdog_from_count = watchdog_marked;
-        watchdog_from_launch = watchdog_launch;
+    watchdog_marks *w = watchdog_cpu;
+    if (w->from_launch != watchdog_launch) { /* the first tick of this launch: its mark is from before it */
+        memcpy(w->from, w->mark, sizeof w->mark);
+        w->from_count = w->marked;
+        w->from_launch = watchdog_launch;
     }
     double cpu[POOL_MAX], used = 0;
     unsigned n = read_cpu_clocks(cpu);
     for (unsigned i = 0; i < n; i++) {
-        double its = cpu[i] - (i < watchdog_from_count ? watchdog_from[i] : 0);
+        double its = cpu[i] - (i < w->from_count ? w->from[i] : 0);
         used = its > used ? its : used;
     }
-    memcpy(watchdog_mark, cpu, sizeof cpu);
-    watchdog_marked = n;
+    memcpy(w->mark, cpu, sizeof cpu);
+    w->marked = n;
     double on_the_clock = now - watchdog_began;
     return used < on_the_clock ? used : on_the_clock;
 }
@@ -1113,6 +1119,8 @@ static void watchdog_start(void)
     const char *env = getenv("CUDAEMU_WATCHDOG_SECONDS"); /* read at every launch: a program may change it */
     watchdog_limit = env && *env ? atoi(env) : 20;
     if (watchdog_limit <= 0)
+        return;
+    if (!watchdog_cpu && !(watchdog_cpu = (watchdog_marks *)calloc(1, sizeof *watchdog_cpu)))
         return;
     if (!watchdog_made) {
         static bool atfork_registered;
