@@ -25,3 +25,18 @@ classroom:
 	@exit 2
 batch:
 	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@ONLY=$(ONLY) sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)
+
+# The grader with an instructor's hidden suite in the place of its lab's
+# public one, for tools/batch-grade.sh: built once per batch run from the
+# kit's own grader objects (only the suite is compiled), with the runner
+# copied beside it.  Its folder must lie two levels below the kit (as
+# build/host does): the grader finds the kit from where it lies.
+#   make HIDDEN_SUITE=grading/hidden/lab3-folding.c HIDDEN_GRADER=build/batch-XXXX/grader build/batch-XXXX/grader
+ifneq ($(HIDDEN_GRADER),)
+hidden_lab := $(basename $(notdir $(HIDDEN_SUITE)))
+$(dir $(HIDDEN_GRADER))suite.o: $(HIDDEN_SUITE) $(GRADER_OBJS)
+	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+$(HIDDEN_GRADER): $(filter-out $(HOST)/grading/$(hidden_lab).o,$(GRADER_OBJS)) $(dir $(HIDDEN_GRADER))suite.o $(HOST)/runner
+	$(CC) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) -ldl
+	cp $(HOST)/runner $(@D)/runner
+endif

@@ -31,6 +31,10 @@
 #     CUDA's codes, a read of the wrong shape, a destroyed object and a
 #     surface write outside each fail their launch at their line; texture
 #     references are refused at the binding call;
+#   - cputime: the watchdog counts CPU time, not time on the clock: with a
+#     limit of 1 s and three busy processes on the program's one CPU, a
+#     kernel that needs 0.6 s of CPU time (over 2 s on the clock) runs to its
+#     end, and an endless loop is stopped after 1 s of CPU time;
 #   - spread: a launch's blocks spread over host threads (CUDAEMU_CPUS=4):
 #     several threads ran them, atomics across blocks, counts, kernel printf
 #     in block order, an assert, a far write and an endless block each
@@ -111,6 +115,12 @@ if seq 0 63 | sed 's/^/block /' | cmp -s - "$log/out"; then
 else
     not_ok "spread printf: block order"; show "$log/out"
 fi
+
+# ---- the watchdog on a busy machine: CPU time counts, not time on the clock --------------------
+if timeout 60 $T/cputime > "$log/out" 2>&1; then
+    ok "cputime: on a busy CPU a kernel within the watchdog's CPU time runs to its end, an endless one is stopped"
+    show "$log/out" 2
+else not_ok "cputime"; show "$log/out"; fi
 
 # ---- the same features with ASan and with TSan: the same results, and not one report ----------
 # (exposure's poison part only: its others stop kernels the sanitizers stop

@@ -2,7 +2,12 @@
 # Batch grading: a folder with a correct, a wrong (the untouched skeleton), a
 # non-compiling and a hanging submission gives four rows with the right
 # outcomes, in the CSV and in the JSON-lines file.  The fixtures are made
-# here from the lab's own files, at test time.
+# here from the lab's own files, at test time.  Then: ONLY= halves added up
+# by merge-grades.sh; an instructor's hidden suite (the public one with an
+# item renamed) is graded, built once per batch, a submission costing about
+# what it does with the public suite (both times printed); two batch runs at
+# once with it give the rows each gives alone (as root, as users of their
+# own), and a third with the first one's results prefix refuses.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -117,5 +122,99 @@ if tools/merge-grades.sh "$work/odd.csv" "$work/gpu.csv" student score > "$work/
 else
     not_ok "merge-grades.sh takes the platform's column names and quotes what a spreadsheet would run"
     sed 's/^/    /' "$work/odd-merged.csv" | head -n 5
+fi
+# ---- the instructor's hidden suite: built once per batch, graded, and two runs at once ----------
+# The hidden suite here is the public one with one item renamed: its rows
+# must name that item, and grading with it must cost about what grading with
+# the public suite does (once, the suite is compiled; the kit is not built
+# again).  Times are per submission, of a batch of two, one after the other.
+pair="$work/pair"
+mkdir -p "$pair" "$work/hidden"
+cp -R "$subs/alice-correct" "$subs/bob-wrong" "$pair/"
+# (an item the skeleton loses points on, in the first batch above)
+secret_of=$(perl -MJSON::PP -ne 'my $r = decode_json($_); next if $r->{id} ne "bob-wrong";
+    for (@{$r->{items}}) { if ($_->{status} ne "skipped" && $_->{points} < $_->{max_points}) { print "$_->{name}\n"; last } }' \
+    "$work/out/grades.jsonl")
+secret="hidden_$secret_of"
+sed "s/{\"$secret_of\",/{\"$secret\",/" "grading/$lab.c" > "$work/hidden/$lab.c"
+grep -q "{\"$secret\"," "$work/hidden/$lab.c" || not_ok "the hidden suite's fixture could not be made from grading/$lab.c"
+now() { perl -MTime::HiRes=time -e 'printf "%.1f\n", time'; }
+per_submission() { perl -e 'printf "%.1f", ($ARGV[1] - $ARGV[0]) / 2' "$1" "$2"; }
+t0=$(now)
+SEED=4242 JOBS=2 BATCH_HIDDEN=no HIDDEN_SUITES="$work/hidden" tools/batch-grade.sh "${lab%%-*}" "$pair" "$work/plain" > "$work/plain.out" 2>&1
+plain_rc=$?
+t1=$(now)
+SEED=4242 JOBS=2 HIDDEN_SUITES="$work/hidden" tools/batch-grade.sh "${lab%%-*}" "$pair" "$work/hidden-run" > "$work/hidden.out" 2>&1
+hidden_rc=$?
+t2=$(now)
+plain_s=$(per_submission "$t0" "$t1")
+hidden_s=$(per_submission "$t1" "$t2")
+echo "# per submission: $plain_s s with the public suite, $hidden_s s with the hidden one"
+if [ "$plain_rc" = 0 ] && [ "$hidden_rc" = 0 ] && perl -e 'exit !($ARGV[1] <= 1.5 * $ARGV[0] + 5)' "$plain_s" "$hidden_s"; then
+    ok "with the hidden suite a submission costs about what it does with the public one ($hidden_s s against $plain_s s)"
+else
+    not_ok "with the hidden suite a submission costs about what it does with the public one ($hidden_s s against $plain_s s; exit $plain_rc, $hidden_rc)"
+    tail -n 5 "$work/plain.out" "$work/hidden.out" | sed 's/^/    /'
+fi
+# item FILE ID NAME: "points max_points" of item NAME in the row of ID
+item() { perl -MJSON::PP -e 'my ($id, $name) = @ARGV; while (<STDIN>) { my $r = decode_json($_); next if $r->{id} ne $id;
+    print "$_->{points} $_->{max_points}" for grep { $_->{name} eq $name } @{$r->{items}} }' "$2" "$3" < "$1"; }
+alice_secret=$(item "$work/hidden-run.jsonl" alice-correct "$secret")
+bob_secret=$(item "$work/hidden-run.jsonl" bob-wrong "$secret")
+set -- $alice_secret $bob_secret
+if [ -n "$secret_of" ] && grep -q 'with the hidden suite' "$work/hidden.out" && [ $# = 4 ] \
+   && perl -e 'exit !($ARGV[0] == $ARGV[1] && $ARGV[0] > 0 && $ARGV[2] < $ARGV[3])' "$@" \
+   && [ -z "$(item "$work/hidden-run.jsonl" alice-correct "$secret_of")" ] \
+   && [ -z "$(item "$work/plain.jsonl" alice-correct "$secret")" ] && [ -n "$(item "$work/plain.jsonl" alice-correct "$secret_of")" ] \
+   && head -n 1 "$work/hidden-run.csv" | grep -q ",$secret,"; then
+    ok "the hidden suite's item $secret is graded: the correct submission gets its $1 of $2 points, the skeleton $3"
+else
+    not_ok "the hidden suite's item ${secret:-?} is graded (alice '$alice_secret', bob '$bob_secret')"
+    head -n 3 "$work/hidden-run.csv" "$work/plain.csv" 2>/dev/null | sed 's/^/    /'
+fi
+if [ -z "$(ls -d build/batch-grader.* 2>/dev/null)" ] && [ ! -e "$work/hidden-run.lock" ]; then
+    ok "the batch's own grader and its lock are gone after the run"
+else
+    not_ok "the batch's own grader and its lock are gone after the run ($(ls -d build/batch-grader.* "$work"/*.lock 2>/dev/null | tr '\n' ' '))"
+fi
+
+# Two batch runs at once, on the same lab and the same kit, each with the
+# hidden suite: each must give the rows it gives alone.  A third one started
+# with the first one's results prefix must refuse, leaving the first intact.
+SEED=4242 JOBS=2 HIDDEN_SUITES="$work/hidden" tools/batch-grade.sh "${lab%%-*}" "$pair" "$work/at-once-1" > "$work/at-once-1.out" 2>&1 & p1=$!
+SEED=4242 JOBS=2 HIDDEN_SUITES="$work/hidden" tools/batch-grade.sh "${lab%%-*}" "$pair" "$work/at-once-2" > "$work/at-once-2.out" 2>&1 & p2=$!
+waited=0
+while [ ! -e "$work/at-once-1.lock" ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+SEED=4242 JOBS=2 HIDDEN_SUITES="$work/hidden" tools/batch-grade.sh "${lab%%-*}" "$pair" "$work/at-once-1" > "$work/at-once-3.out" 2>&1
+r3=$?
+wait $p1; r1=$?
+wait $p2; r2=$?
+# (the JSON lines name their own logs folder: compare them without it)
+same_rows() { perl -pe 's/"log":"[^"]*"//' "$1" > "$1.rows"; perl -pe 's/"log":"[^"]*"//' "$2" > "$2.rows"; cmp -s "$1.rows" "$2.rows"; }
+if [ "$r1" = 0 ] && [ "$r2" = 0 ] && cmp -s "$work/hidden-run.csv" "$work/at-once-1.csv" && cmp -s "$work/hidden-run.csv" "$work/at-once-2.csv" \
+   && same_rows "$work/hidden-run.jsonl" "$work/at-once-1.jsonl" && same_rows "$work/hidden-run.jsonl" "$work/at-once-2.jsonl"; then
+    ok "two batch runs at once with the hidden suite give the rows each gives alone"
+else
+    not_ok "two batch runs at once with the hidden suite give the rows each gives alone (exit $r1 $r2)"
+    for f in hidden-run at-once-1 at-once-2; do sed "s/^/    $f: /" "$work/$f.csv" 2>/dev/null | cut -c 1-120; done
+    tail -n 5 "$work/at-once-1.out" "$work/at-once-2.out" | sed 's/^/    /'
+fi
+# as root, each run's submissions ran as runner users of that run's own
+if [ "$(id -u)" = 0 ]; then
+    users_of() { grep -ho 'runner user [^ ]*' "$work/$1.logs/"*.log 2>/dev/null | sort -u; }
+    users_of at-once-1 > "$work/users-1"; users_of at-once-2 > "$work/users-2"
+    if [ -s "$work/users-1" ] && [ -s "$work/users-2" ] && [ -z "$(comm -12 "$work/users-1" "$work/users-2")" ]; then
+        ok "the two runs at once ran their submissions as different users ($(cat "$work/users-1" "$work/users-2" | sed 's/runner user //' | tr '\n' ' '))"
+    else
+        not_ok "the two runs at once ran their submissions as different users ($(cat "$work/users-1" "$work/users-2" | tr '\n' ' '))"
+    fi
+fi
+if ! command -v flock >/dev/null 2>&1; then
+    ok "a third run with the first one's results prefix refuses # SKIP no flock(1) here"
+elif [ "$r3" = 2 ] && grep -q 'another batch run writes' "$work/at-once-3.out"; then
+    ok "a third run with the first one's results prefix refuses while the first runs"
+else
+    not_ok "a third run with the first one's results prefix refuses while the first runs (exit $r3)"
+    tail -n 5 "$work/at-once-3.out" | sed 's/^/    /'
 fi
 finish

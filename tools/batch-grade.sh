@@ -10,7 +10,9 @@
 # and OUT_PREFIX.jsonl (one row per submission: id, status, points, max,
 # every item's result, build errors) and keeps each grader log in
 # OUT_PREFIX.logs/.  Every submission is graded with the same seed, so all
-# students get the same inputs; the seed is in every row for replays.
+# students get the same inputs; the seed is in every row for replays.  A
+# second run with the same OUT_PREFIX while this one runs refuses
+# (OUT_PREFIX.lock); other runs at once share nothing they write.
 #
 # A submission that crashes or hangs costs its own row only: the grader runs
 # each item in a forked process with a time limit, and the whole submission
@@ -20,6 +22,8 @@
 #   BACKEND=gpu|cpu         as everywhere in the kit
 #   SEED=S                  the inputs' seed (default: a fresh one, printed)
 #   BATCH_HIDDEN=no         grade with the public suite even when the hidden one exists
+#   HIDDEN_SUITES=DIR       where the hidden suites are (default grading/hidden): DIR/<lab>.c is
+#                           compiled once per batch into a grader of the batch's own
 #   ONLY=ITEM,ITEM | gpu    grade only these items; "gpu": the lab's GPU-only items (its
 #                           performance and sanitizer items), for a course whose platform has
 #                           no GPU: grade them here and add them with tools/merge-grades.sh
@@ -48,7 +52,7 @@ if [ "${1:-}" = --grade-one ]; then
     fi
     # The grader's output, kept to its first 256 KiB (the build's own log is
     # capped by the grader).
-    { timeout -k 10 "$BATCH_TIMEOUT" ./grader "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
+    { timeout -k 10 "$BATCH_TIMEOUT" "$BATCH_GRADER" "$BATCH_LAB" --backend="$BATCH_BACKEND" --seed="$BATCH_SEED" \
           --student-dir="$dir" --format=json --out="$BATCH_WORK/$number.json" $user_arg \
           ${BATCH_ONLY:+--only=$BATCH_ONLY} 2>&1
       echo $? > "$BATCH_WORK/$number.rc"; } \
@@ -81,30 +85,38 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 timeout_s=${SUBMISSION_TIMEOUT:-900}
 
 # This run's own scratch folder: two batch runs at once share nothing.
+# Everything the run made goes at its end (cleanup), on a signal too.
+work="" grader_dir="" locked="" made_users=""
+cleanup() {
+    [ -n "$work" ] && rm -rf "$work"
+    [ -n "$grader_dir" ] && rm -rf "$grader_dir"
+    [ -n "$locked" ] && rm -f "$out.lock"
+    for u in $made_users; do userdel "$u" 2>/dev/null; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 work=$(mktemp -d) || exit 2
-trap 'rm -rf "$work"' EXIT
 
-# With the instructor's hidden suite (grading/hidden/<lab>.c), grade in a
-# copy of the kit where it replaces the public one.
-if [ -f "${HIDDEN_SUITES:-grading/hidden}/$lab.c" ] && [ "${BATCH_HIDDEN:-yes}" = yes ]; then
-    sh platforms/common/package-kit.sh "$lab" "$work/kit" || exit 2
-    [ -d .deps ] && cp -R .deps "$work/kit/"
-    self="$work/kit/tools/batch-grade.sh"
-    cd "$work/kit" || exit 2
-    echo "batch-grade: with the hidden suite ${HIDDEN_SUITES:-grading/hidden}/$lab.c"
+# Two runs writing the same results (the same OUT_PREFIX, or the default one
+# in the same folder) would remove each other's logs and mix their tables:
+# the second refuses.  The lock is the file OUT_PREFIX.lock, held for the
+# whole run and removed at its end (flock(1); without it, no such guard).
+# The file must still be the one locked: a run ending removes it.
+if command -v flock >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$out")" || exit 2
+    exec 9>>"$out.lock" || exit 2
+    if ! flock -n 9 || ! [ "$out.lock" -ef "/proc/$$/fd/9" ]; then
+        echo "batch-grade: another batch run writes $out.csv now; give this one another OUT_PREFIX" >&2
+        exit 2
+    fi
+    locked=1
 fi
-only=${ONLY:-}
-if [ "$only" = gpu ]; then
-    only=$(./grader list 2>/dev/null | awk -v lab="$lab" '$1 == lab {on = 1; next} /^lab/ {on = 0}
-                                                           on && /\(gpu/ {printf "%s%s", sep, $1; sep = ","}')
-    [ -n "$only" ] || { echo "batch-grade: $lab has no GPU-only items" >&2; exit 2; }
-    [ "$backend" = gpu ] || echo "batch-grade: warning: ONLY=gpu on the $backend backend grades nothing (run it on a GPU machine)" >&2
-fi
-[ -n "$only" ] && echo "batch-grade: only the items $only"
 rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
 
 # Build what every submission shares (the grader, the harness, the reference)
-# once, before the parallel runs, so that they never race to build it.
+# once, before the parallel runs, so that they never race to build it; under
+# the kit's build lock (the grader's own), so that another batch run or a
+# grader started at the same time never builds the same files at once.
 echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
 if [ -d "solutions/$lab" ]; then
     shared="build/host/grader build/$backend/$lab/reference.so"
@@ -112,8 +124,38 @@ else
     shared="build/host/grader"
 fi
 tools/setup.sh || exit 2
-make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 \
+mkdir -p build || exit 2
+lock=""
+command -v flock >/dev/null 2>&1 && lock="flock build/.build-lock"
+$lock make -s --no-print-directory BACKEND="$backend" $shared >"$out.logs/shared-build.log" 2>&1 </dev/null 9>&- \
     || { echo "batch-grade: the grader or the reference did not build; see $out.logs/shared-build.log" >&2; exit 2; }
+
+# With the instructor's hidden suite (grading/hidden/<lab>.c), a grader of
+# this run's own where it replaces the public suite: built once here from
+# the kit's own objects (only the suite is compiled: seconds, not the
+# minutes of a whole kit), and used by every submission's run.  Its folder
+# (build/batch-grader.XXXXXX, since the grader finds the kit two levels up
+# from where it lies) is this run's and this user's alone, and as root the
+# grader closes build/ to every other user, the runner users included.
+grader="$(pwd)/grader"
+hidden="${HIDDEN_SUITES:-grading/hidden}/$lab.c"
+if [ -f "$hidden" ] && [ "${BATCH_HIDDEN:-yes}" = yes ]; then
+    grader_dir=$(mktemp -d build/batch-grader.XXXXXX) && chmod 700 "$grader_dir" || exit 2
+    $lock make -s --no-print-directory BACKEND="$backend" HIDDEN_SUITE="$hidden" HIDDEN_GRADER="$grader_dir/grader" \
+        "$grader_dir/grader" >>"$out.logs/shared-build.log" 2>&1 </dev/null 9>&- \
+        || { echo "batch-grade: the hidden suite $hidden did not build; see $out.logs/shared-build.log" >&2; exit 2; }
+    grader="$(pwd)/$grader_dir/grader"
+    echo "batch-grade: with the hidden suite $hidden"
+fi
+
+only=${ONLY:-}
+if [ "$only" = gpu ]; then
+    only=$("$grader" list 2>/dev/null | awk -v lab="$lab" '$1 == lab {on = 1; next} /^lab/ {on = 0}
+                                                           on && /\(gpu/ {printf "%s%s", sep, $1; sep = ","}')
+    [ -n "$only" ] || { echo "batch-grade: $lab has no GPU-only items" >&2; exit 2; }
+    [ "$backend" = gpu ] || echo "batch-grade: warning: ONLY=gpu on the $backend backend grades nothing (run it on a GPU machine)" >&2
+fi
+[ -n "$only" ] && echo "batch-grade: only the items $only"
 
 # Each submission is copied (links as links, which the grader refuses) into
 # the batch's own scratch folder, as $work/src/NUMBER, and its id kept in
@@ -145,7 +187,7 @@ fi
 # As root: one runner user per slot, made for this run.
 # The users are this batch run's own (cudalabs-PID-N, removed at the end), so
 # that two batch runs at once never share one.
-users="" made_users=""
+users=""
 runner=nobody
 id cudalabs >/dev/null 2>&1 && runner=cudalabs   # the grader's own choice (contain.c)
 if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
@@ -160,10 +202,10 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
         made_users="$made_users $users$k"
     done
 fi
-trap 'rm -rf "$work"; for u in $made_users; do userdel "$u" 2>/dev/null; done' EXIT
-export BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_USERS="$users" BATCH_RUNNER="$runner" BATCH_ONLY="$only" \
+export BATCH_GRADER="$grader" BATCH_WORK="$work" BATCH_LOGS="$out.logs" BATCH_LAB="$short" BATCH_USERS="$users" BATCH_RUNNER="$runner" BATCH_ONLY="$only" \
        BATCH_BACKEND="$backend" BATCH_SEED="$seed" BATCH_TIMEOUT="$timeout_s"
-for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs -n 1 -P "$jobs" sh "$self" --grade-one
+# (fd 9, the lock, stays with this shell: the graders and what they start never hold it)
+for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs -n 1 -P "$jobs" sh "$self" --grade-one 9>&-
 echo >&2
 
 # ---- the two tables -------------------------------------------------------------

@@ -124,6 +124,10 @@ enum { POOL_MAX = 64 };
  * get POOL_STOP_SIGNAL every 50 ms, whose handler is on_stop_signal. */
 unsigned pool_run(unsigned n, void (*share)(unsigned slot), bool (*stop_wanted)(void),
                   void (*on_stop_signal)(int, siginfo_t *, void *), void (*begins)(void)) HIDDEN;
+/* The CPU-time clocks of the pool's threads made in this process, in
+ * clocks[1] .. clocks[n - 1]; returns n (1 where there are none).  Safe in
+ * a signal handler (the watchdog reads them there). */
+unsigned pool_cpu_clocks(clockid_t clocks[POOL_MAX]) HIDDEN;
 
 /* ---- shared memory (shared.cpp) ---------------------------------------------------- */
 void shared_launch_begin(size_t dynamic_bytes) HIDDEN;

@@ -21,13 +21,14 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t start, finished;
     pthread_t threads[POOL_MAX];
+    clockid_t clocks[POOL_MAX];     /* each one's CPU time (the watchdog counts it) */
     unsigned made;                  /* threads made: slots 1..made */
     pid_t made_in;
     unsigned long long generation;  /* of the job */
     void (*share)(unsigned slot);
     unsigned slots, running;        /* the job's threads (this one included), those of the pool still running */
     bool busy[POOL_MAX];
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {}, 0, 0, 0, 0, 0, 0, {}};
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {}, {}, 0, 0, 0, 0, 0, 0, {}};
 static void (*thread_begins)(void);
 
 static void *pool_thread(void *arg)
@@ -91,10 +92,20 @@ static unsigned grow(unsigned n, void (*on_stop_signal)(int, siginfo_t *, void *
         pthread_attr_destroy(&attr);
         if (failed)
             break;
-        pool.made++;
+        if (pthread_getcpuclockid(pool.threads[slot], &pool.clocks[slot]) != 0)
+            pool.clocks[slot] = CLOCK_THREAD_CPUTIME_ID; /* (never seen) the reader's own clock instead */
+        __atomic_store_n(&pool.made, slot, __ATOMIC_RELEASE); /* its clock first: the watchdog's handler reads both */
     }
     pthread_sigmask(SIG_SETMASK, &before, 0);
     return pool.made + 1 < n ? pool.made + 1 : n;
+}
+
+unsigned pool_cpu_clocks(clockid_t clocks[POOL_MAX])
+{
+    unsigned made = __atomic_load_n(&pool.made, __ATOMIC_ACQUIRE); /* 0 in a fork's child (forget_after_fork) */
+    for (unsigned s = 1; s <= made; s++)
+        clocks[s] = pool.clocks[s];
+    return made + 1;
 }
 
 unsigned pool_run(unsigned n, void (*share)(unsigned slot), bool (*stop_wanted)(void),

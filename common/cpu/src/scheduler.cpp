@@ -767,25 +767,100 @@ void grid_barrier(const char *file, int line)
  * the kernel's own code (runtime_busy clear), never half-way through the
  * runtime's work; the watchdog's timer repeats until it finds such a moment.
  * Not under TSan, whose deferred signals and fiber switches do not mix. */
-/* One timer per host thread and process, made at its first launch.  A
- * launch only notes when it began; the timer is armed by the first launch
- * after a quiet spell and left ticking when a launch ends, so a program that
- * launches thousands of short kernels makes no system call for them.  When it
- * fires, the handler decides: no launch running -> disarm; a launch younger
- * than the limit -> fire again when it reaches it; else stop the kernel. */
-static int watchdog_limit;                          /* seconds */
+/* What it counts is CPU time, not time on the clock: on a busy machine (a
+ * batch grading on every core) a kernel gets a share of a core, and correct
+ * code took several times the limit on the clock.  The launch's CPU time is
+ * that of its busiest host thread (each runs its blocks' fibers; an endless
+ * loop keeps one of them busy), each read from its own clock
+ * (CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid): on an idle machine that
+ * is the time on the clock, as before.
+ * One timer per host thread and process, made at its first launch.  A
+ * launch only notes when it began; reading a CPU clock is a system call, so
+ * a launch reads none: the timer's ticks read them instead, every
+ * watchdog_period() while launches run, and a launch counts from the last
+ * tick before it began (or from its start, after a quiet spell, when it arms
+ * the timer itself).  So a program that launches thousands of short kernels
+ * makes no system call for them, and a launch is counted at most one period
+ * more than it used (a long kernel stopped a period early at worst), never
+ * less.  When the timer fires, the handler decides: no launch running ->
+ * disarm; a launch that used less than the limit (and ran less than it on
+ * the clock, which bounds its CPU time too) -> fire again when it could
+ * reach it; else stop the kernel. */
+static int watchdog_limit;                          /* seconds of CPU time */
 static thread_local timer_t watchdog_timer;
 static thread_local bool watchdog_made;             /* in this process (a fork's child makes its own) */
 static thread_local volatile sig_atomic_t watchdog_ticking; /* the timer is armed */
 static thread_local volatile sig_atomic_t watchdog_in_launch;
 static thread_local volatile double watchdog_began; /* the running launch's start, monotonic seconds */
 static thread_local volatile double watchdog_fires;  /* when the armed timer fires */
+static thread_local unsigned long long watchdog_launch; /* the running launch's number */
+/* Each host thread's CPU seconds ([0]: this one's, [1..]: the pool's) at
+ * the last tick (the mark), and at the tick the running launch counts from.
+ * Made with the timer, on the heap: a library that a runner dlopens has
+ * little static TLS (thread_local) to use. */
+struct watchdog_marks {
+    double mark[POOL_MAX], from[POOL_MAX];
+    unsigned marked, from_count;
+    unsigned long long from_launch;
+};
+static thread_local watchdog_marks *watchdog_cpu;
 
 static double monotonic_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t); /* no system call: the vDSO */
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* How often the timer looks while launches run: a tenth of the limit, from
+ * 0.1 s to 1 s (the most a launch is counted over what it used). */
+static double watchdog_period(void)
+{
+    double period = watchdog_limit / 10.0;
+    return period < 0.1 ? 0.1 : period > 1 ? 1 : period;
+}
+
+/* Every host thread's CPU seconds now, into cpu[]; returns how many.
+ * Async-signal-safe (clock_gettime is). */
+static unsigned read_cpu_clocks(double cpu[POOL_MAX])
+{
+    clockid_t clocks[POOL_MAX];
+    unsigned n = pool_cpu_clocks(clocks);
+    clocks[0] = CLOCK_THREAD_CPUTIME_ID; /* the timer's signal comes to the launching thread */
+    for (unsigned i = 0; i < n; i++) {
+        struct timespec t;
+        cpu[i] = clock_gettime(clocks[i], &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
+    }
+    return n;
+}
+
+/* (unused in the TSan build, which has no watchdog) */
+__attribute__((unused)) static void watchdog_take_mark(void)
+{
+    watchdog_cpu->marked = read_cpu_clocks(watchdog_cpu->mark);
+}
+
+/* The CPU seconds the running launch has used, as its busiest host thread
+ * counts them (from the mark before it began; a thread made since counts
+ * from nothing), at most its time on the clock.  Marks again. */
+static double watchdog_cpu_used(double now)
+{
+    watchdog_marks *w = watchdog_cpu;
+    if (w->from_launch != watchdog_launch) { /* the first tick of this launch: its mark is from before it */
+        memcpy(w->from, w->mark, sizeof w->mark);
+        w->from_count = w->marked;
+        w->from_launch = watchdog_launch;
+    }
+    double cpu[POOL_MAX], used = 0;
+    unsigned n = read_cpu_clocks(cpu);
+    for (unsigned i = 0; i < n; i++) {
+        double its = cpu[i] - (i < w->from_count ? w->from[i] : 0);
+        used = its > used ? its : used;
+    }
+    memcpy(w->mark, cpu, sizeof cpu);
+    w->marked = n;
+    double on_the_clock = now - watchdog_began;
+    return used < on_the_clock ? used : on_the_clock;
 }
 
 static void watchdog_arm(double seconds)
@@ -853,7 +928,7 @@ static void stop_for_timeout(thread_state *t)
                                    "CUDAEMU_WATCHDOG_SECONDS)" : "") + "; ";
     fail_launch(cudaErrorLaunchTimeout, L.file, L.line,
                 "kernel " + std::string(L.name ? L.name : "?") + " ran for more than " + std::to_string(watchdog_limit) +
-                    " s and was stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog stops it too): " + progress +
+                    " s of CPU time and was stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog stops it too): " + progress +
                     census(t->block));
     fiber_switch(0, true);
     abort();
@@ -864,12 +939,15 @@ __attribute__((unused)) static void watchdog_bark(int, siginfo_t *, void *)
     watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
     if (!watchdog_in_launch)
         return;
-    double left = watchdog_began + watchdog_limit - monotonic_seconds();
+    double left = watchdog_limit - watchdog_cpu_used(monotonic_seconds());
     thread_state *t = current_thread();
     if (left <= 0)
         L.timed_out = 1; /* for the other workers: the launching thread stops them (pool_run) */
     if (left > 0 || !t || runtime_busy || L.failed) {
-        watchdog_arm(left > 0 ? left : 0.1); /* the runtime's own work: look again in 100 ms */
+        /* the CPU time left takes at least as long on the clock; past the
+         * limit, the runtime's own work: look again in 100 ms */
+        double period = watchdog_period();
+        watchdog_arm(left <= 0 ? 0.1 : left < period ? left : period);
         return;
     }
     stop_for_timeout(t);
@@ -1042,6 +1120,8 @@ static void watchdog_start(void)
     watchdog_limit = env && *env ? atoi(env) : 20;
     if (watchdog_limit <= 0)
         return;
+    if (!watchdog_cpu && !(watchdog_cpu = (watchdog_marks *)calloc(1, sizeof *watchdog_cpu)))
+        return;
     if (!watchdog_made) {
         static bool atfork_registered;
         if (!atfork_registered)
@@ -1058,10 +1138,15 @@ static void watchdog_start(void)
         watchdog_made = true;
     }
     watchdog_began = monotonic_seconds();
+    watchdog_launch = current_launch_id;
     watchdog_in_launch = 1; /* before looking at the timer: a tick from here on sees this launch */
-    /* armed by an earlier launch for a longer limit (the program lowered it): sooner */
-    if (!watchdog_ticking || watchdog_fires > watchdog_began + watchdog_limit + 0.5)
-        watchdog_arm(watchdog_limit);
+    double period = watchdog_period();
+    if (!watchdog_ticking) { /* after a quiet spell (no tick can come here): this launch counts from now */
+        watchdog_take_mark();
+        watchdog_arm(period);
+    } else if (watchdog_fires > watchdog_began + period + 0.05) {
+        watchdog_arm(period); /* armed by an earlier launch for a longer limit (the program lowered it): sooner */
+    }
 #endif
 }
 
