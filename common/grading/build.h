@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
     char *student_so;
-    char *reference_so;
+    char *reference_runner;  /* the program with the reference built in (grader.h: lab_result) */
     char *student_program;   /* or NULL */
     char *failed_log;        /* set when the student's code did not build */
 } lab_build;

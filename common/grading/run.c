@@ -188,7 +188,7 @@ static int run_contained(char *const argv[], const char *what, char *report, siz
         runner_fail_not_student("grading error: no in-memory file for the program's output");
     /* not sandboxed: compute-sanitizer needs its own files and folders; as
      * root it still runs as the runner user */
-    contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 0, 1, 0, NULL};
+    contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10, 0, 1, 0, NULL, NULL};
     pid_t pid = contain_spawn(&spec);
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");
