@@ -107,7 +107,7 @@ rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
 # once, before the parallel runs, so that they never race to build it.
 echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
 if [ -d "solutions/$lab" ]; then
-    shared="build/host/grader build/$backend/$lab/reference.so"
+    shared="build/host/grader build/$backend/$lab/reference-runner"
 else
     shared="build/host/grader"
 fi

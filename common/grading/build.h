@@ -2,7 +2,8 @@
  *
  * The layout, named here once on the grader's side (the Makefile names the
  * same paths for make):
- *     build/<backend>/<lab>/reference.so       the reference (a student copy: prebuilt/<backend>/<lab>/)
+ *     build/<backend>/<lab>/reference-runner   the reference, in its runner (a student copy: prebuilt/<backend>/<lab>/)
+ *     build/<backend>/<lab>/reference.so       the reference as a student's object (--solution; full kit only)
  *     build/<backend>/<lab>/student.so, lab    the student's code in labs/<lab>
  *     build/<backend>/submissions/<tag>/<lab>/ a submission's, copied back from its build's scratch folder
  *     build/logs/                              what each build said
