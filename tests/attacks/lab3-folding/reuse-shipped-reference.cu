@@ -9,7 +9,11 @@
  * among its dynamic symbols, nothing dlopen() loads.  Should any of it
  * find one, every answer is made wrong, so that the solution loses its
  * items and the test sees it.
+ * Run with each wall missing too: where nothing hides the kit (an ordinary
+ * user without Landlock or namespaces), the shipped file itself must give
+ * nothing.
  * HIJACKS fold_sum */
+// walls: yes (with each wall missing, the kit's reference runners are in reach: they must give nothing)
 // costs: none
 #include <elf.h>
 static const char attack_reference[] = @REFERENCE_BYTES@;
