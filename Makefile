@@ -83,12 +83,20 @@ $(B)/harness/kit_cuda.o: common/harness/kit_cuda.cu common/harness/kit.h $(BACKE
 # ---- The labs ------------------------------------------------------------------------
 # For lab L: the student's code builds from labs/L/*.cu (or, when STUDENT_DIR
 # is set, from the files of that folder that have the same names), the
-# reference from solutions/L/*.cu, and each side gives a shared object for the
-# grader and a program for people.  STUDENT_TAG keeps submissions apart.
+# reference from solutions/L/*.cu.  The student's side gives a shared object
+# for the grader (which the kit's runner loads) and a program for people; the
+# reference gives a program for people, the reference runner that the grader
+# runs (the runner with the reference and the harness linked in, exporting
+# none of their functions: common/runner/code.h), and a shared object for
+# ./grader --solution, which grades the reference as a student's code (never
+# in a student copy).  STUDENT_TAG keeps submissions apart.
 STUDENT_DIR ?=
 STUDENT_TAG ?=
 # A submission's __FILE__ names its file alone, not the folder it was copied to.
 STUDENT_PATH_FLAGS = $(if $(STUDENT_DIR),$(if $(filter gpu,$(BACKEND)),-Xcompiler )-fmacro-prefix-map=$(STUDENT_DIR)/=)
+
+# The runner's own objects in every reference runner (the Makefile's last part builds them).
+REFERENCE_RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/grading/filter.o $(HOST)/common/grading/wire.o
 
 define LAB_RULES
 $1_CU := $$(notdir $$(wildcard labs/$1/*.cu))
@@ -130,13 +138,17 @@ $$($1_SOUT)/student.so: $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
 	$$(call so_link,$$@,$$($1_STUDENT_OBJS) $(HARNESS_OBJS))
 $(B)/$1/reference.so: $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
 	$$(call so_link,$$@,$$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
+# (a program, not -rdynamic: its dynamic symbols are the libraries' it imports)
+$(B)/$1/reference-runner: $(REFERENCE_RUNNER_OBJS) $(HOST)/built-in/$1.o $(HOST)/calls/$1.o $$($1_REFERENCE_OBJS) \
+                          $(HARNESS_OBJS) $$(BACKEND_DEPS)
+	$$(call exe_link,$$@,$(REFERENCE_RUNNER_OBJS) $(HOST)/built-in/$1.o $(HOST)/calls/$1.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) -ldl)
 $$($1_SOUT)/lab: $(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
 	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS))
 $(B)/$1/lab-solution: $(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
 	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
 
 .PHONY: $(call lab_short,$1) $1 build-$1
-build-$1: $$($1_SOUT)/student.so $(B)/$1/reference.so $$($1_SOUT)/lab $(B)/$1/lab-solution
+build-$1: $$($1_SOUT)/student.so $(B)/$1/reference-runner $(B)/$1/reference.so $$($1_SOUT)/lab $(B)/$1/lab-solution
 $(call lab_short,$1) $1: deps $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab)
 	@echo "== $1 ($$(if $$(SOLUTION),reference solution,your code), $(BACKEND) backend): $$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS)"
 	@$$(if $$(SOLUTION),$(B)/$1/lab-solution,$$($1_SOUT)/lab) $$(ARGS) || \
@@ -146,9 +158,10 @@ $(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
 
 # ---- The grader and the runner ------------------------------------------------------------
 # Two host programs that never call CUDA themselves.  The grader (trusted)
-# runs the suites; the runner loads one side's shared object and serves the
-# calls the grader sends it (common/runner).  Each lab's calls are described
-# once, in grading/labN-name-calls.h, for both.
+# runs the suites; the runner loads the student's shared object and serves
+# the calls the grader sends it (common/runner).  Each lab's calls are
+# described once, in grading/labN-name-calls.h, for both.  (The reference
+# runners, above, are the same runner with a lab's reference linked in.)
 SUITES := $(wildcard grading/lab*.c)
 SUITE_NAMES := $(basename $(notdir $(SUITES)))
 GRADER_SRC := $(wildcard common/grading/*.c)
@@ -159,7 +172,7 @@ MODELS := $(wildcard grading/models/*.c)
 PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/models/*.o))
 GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES) $(MODELS)) $(PREBUILT_MODELS) \
                $(HOST)/grading-table.o $(HOST)/kit.o
-RUNNER_OBJS := $(HOST)/common/runner/runner.o $(HOST)/common/grading/filter.o $(HOST)/common/grading/wire.o $(HOST)/runner-table.o \
+RUNNER_OBJS := $(REFERENCE_RUNNER_OBJS) $(HOST)/common/runner/loaded.o $(HOST)/runner-table.o \
                $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
 # (-Igrading: the suites include their models as "models/<lab>.h")
 HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))
@@ -188,6 +201,10 @@ $(HOST)/%.o: %.c
 $(HOST)/calls/%.o: common/runner/lab_calls.c grading/%-calls.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*-calls.h"' -DLAB_DIR='"$*"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
+# A reference runner's table of its lab's entry points, compiled in (common/runner/built_in.c).
+$(HOST)/built-in/%.o: common/runner/built_in.c grading/%-calls.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*-calls.h"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
 $(HOST)/grader: $(GRADER_OBJS) $(HOST)/runner
 	$(CC) -o $@ $(GRADER_OBJS) $(CHECK_LIBS) -ldl
 # (one symbol exported, for the cpu backend's alignment check: see runner.c)

@@ -48,6 +48,13 @@ printf 'int blob_fold_sum(const int *a, int n) { long long s = 0; for (int i = 0
     > "$work/blob.c"
 cc -shared -fPIC -O1 -o "$work/blob.so" "$work/blob.c" 2>/dev/null
 blob_bytes=$(od -An -v -tu1 "$work/blob.so" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+# The reference runner as make dist ships it (stripped), which the attacks
+# that try to reuse a shipped reference carry as a C string (@REFERENCE_BYTES@).
+make -s --no-print-directory BACKEND=$BACKEND "build/$BACKEND/$lab/reference-runner" >/dev/null 2>&1 \
+    && strip --strip-all -o "$work/reference-runner" "build/$BACKEND/$lab/reference-runner" 2>/dev/null
+perl -e 'local $/; my $b = <STDIN>; my @p = unpack("(a64)*", $b);
+         print join("\n", map { "\"" . join("", map { sprintf("\\%03o", ord) } split //, $_) . "\"" } @p) || "\"\"";' \
+    < "$work/reference-runner" > "$work/reference-bytes" 2>/dev/null
 
 # submission NAME BASE ATTACK: a folder $work/subs/NAME holding BASE with ATTACK appended
 submission() {
@@ -63,6 +70,10 @@ submission() {
     fi
     if grep -q '@BLOB_BYTES@' "$dir/$file"; then
         BYTES="$blob_bytes" perl -pi -e 's/\@BLOB_BYTES\@/$ENV{BYTES}/g' "$dir/$file"
+    fi
+    if grep -q '@REFERENCE_BYTES@' "$dir/$file"; then # (a file: megabytes, more than an environment holds)
+        FROM="$work/reference-bytes" perl -pi -e 'BEGIN { local $/; open my $f, "<", $ENV{FROM} or die; $bytes = <$f> }
+                                                  s/\@REFERENCE_BYTES\@/$bytes/g' "$dir/$file"
     fi
 }
 
@@ -104,10 +115,12 @@ sound() { # sound NAME: why not, or nothing
     sum=$(cksum < "$json")
     sleep 2
     [ "$(cksum < "$json")" = "$sum" ] || { echo "results file changed after the grader ended"; return; }
-    # (this run's processes only: other kits may be grading on the machine)
-    left=$(ps -eo pid=,args= | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-' \
+    # (this run's processes only: other kits may be grading on the machine;
+    # a student's runner is shown as the lab program, ./build/<backend>/lab3-folding/lab,
+    # and is told by the student's object it maps from this kit)
+    left=$(ps -eo pid=,args= | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-|[b]uild/[a-z]*/lab3-folding/lab$' \
         | while read -r pid args; do
-              where=$(readlink "/proc/$pid/cwd" 2>/dev/null)
+              where="$(readlink "/proc/$pid/cwd" 2>/dev/null) $(grep -o -m 1 '/[^ ]*student.so' "/proc/$pid/maps" 2>/dev/null)"
               case "$args $where/" in *"$kit/"*|*"$work/"*) echo "$args" ;; esac
           done | head -n 3)
     [ -z "$left" ] || { echo "processes left: $left"; return; }

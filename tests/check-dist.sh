@@ -74,25 +74,79 @@ else
     ok "none of the $n_lines solution-only lines is in the copy"
 fi
 missing=""
-for lab in $labs; do [ -f "$copy/prebuilt/cpu/$lab/reference.so" ] || missing="$missing $lab"; done
-[ -z "$missing" ] && ok "a prebuilt cpu reference for every lab" || not_ok "a prebuilt cpu reference for every lab (missing:$missing)"
+for lab in $labs; do [ -x "$copy/prebuilt/cpu/$lab/reference-runner" ] || missing="$missing $lab"; done
+[ -z "$missing" ] && ok "a prebuilt cpu reference runner for every lab" || not_ok "a prebuilt cpu reference runner for every lab (missing:$missing)"
+stray=$(cd "$copy" && find prebuilt -name '*.so' | head -n 3 | tr '\n' ' ')
+[ -z "$stray" ] && ok "no shared object in prebuilt/ (a reference is a runner program)" || not_ok "no shared object in prebuilt/: $stray"
 # The references and given objects are stripped like the models: no debug
 # information (it names the solution's lines and variables), and a reference
-# keeps no symbol table of its own (the names of its static helpers), only the
-# dynamic symbols the runner looks its entry points up by.
+# runner keeps no symbol table at all (the names of its functions).
 if command -v readelf >/dev/null 2>&1 && command -v strip >/dev/null 2>&1; then
     unstripped=""
-    for f in $(find "$copy/prebuilt" -type f \( -name '*.so' -o -name '*.o' \)); do
+    for f in $(find "$copy/prebuilt" -type f \( -name 'reference-runner' -o -name '*.o' \)); do
         sections=$(readelf -S "$f" 2>/dev/null)
         echo "$sections" | grep -q '\.debug_' && unstripped="$unstripped ${f#$copy/}(debug)"
-        case "$f" in *.so) echo "$sections" | grep -q ' \.symtab ' && unstripped="$unstripped ${f#$copy/}(symtab)" ;; esac
+        case "$f" in *reference-runner) echo "$sections" | grep -q ' \.symtab ' && unstripped="$unstripped ${f#$copy/}(symtab)" ;; esac
     done
-    [ -z "$unstripped" ] && ok "the prebuilt references and objects carry no debug information, the references no local symbols" \
-                         || not_ok "the prebuilt references and objects are stripped:$unstripped"
+    [ -z "$unstripped" ] && ok "the prebuilt reference runners and objects carry no debug information, the runners no symbol table" \
+                         || not_ok "the prebuilt reference runners and objects are stripped:$unstripped"
+fi
+# Nothing in a shipped reference can be looked up: its dynamic symbols (nm -D,
+# readelf --dyn-syms) name none of the lab's entry points (grading/<lab>-calls.h)
+# nor the harness's functions, and a program that dlopen()s it and dlsym()s
+# them gets nothing.  Checked first on the kit's own lab 3 reference as a
+# shared object, which exports them: the checks must find them there.
+entry_points() { sed -n 's/^CALL([^,]*, *\([A-Za-z_0-9]*\),.*/\1/p; s/^CALL_VOID(\([A-Za-z_0-9]*\),.*/\1/p' "grading/$1-calls.h"; }
+exported() { # exported FILE LAB: the lab's functions and the harness's among FILE's dynamic symbols
+    names=$(entry_points "$2" | tr '\n' '|')
+    { nm -D --defined-only "$1" 2>/dev/null; readelf --dyn-syms -W "$1" 2>/dev/null; } \
+        | awk '{ print $NF }' | sed 's/@.*//' | grep -E -x "(${names}kit_[a-z_]*)" | sort -u | tr '\n' ' '
+}
+cat > "$work/load.c" <<'CEOF'
+/* load FILE NAME...: dlopen FILE, dlsym each NAME; prints what it found */
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    void *handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        printf("not loaded: %s\n", dlerror());
+        return 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (dlsym(handle, argv[i]))
+            printf("found %s\n", argv[i]);
+    return 0;
+}
+CEOF
+if command -v nm >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 && cc -o "$work/load" "$work/load.c" -ldl 2>/dev/null; then
+    known=lab3-folding
+    make -s --no-print-directory BACKEND=cpu "build/cpu/$known/reference.so" >/dev/null 2>&1
+    control=$(exported "build/cpu/$known/reference.so" $known)
+    control_found=$("$work/load" "$kit/build/cpu/$known/reference.so" $(entry_points $known) | grep -c '^found')
+    if [ -n "$control" ] && [ "$control_found" -gt 0 ]; then
+        ok "the checks find the entry points a shared object exports (build/cpu/$known/reference.so: $control_found found)"
+    else
+        not_ok "the checks find the entry points a shared object exports (build/cpu/$known/reference.so: '$control', $control_found found)"
+    fi
+    shown="" loaded=""
+    for f in $(find "$copy/prebuilt" -type f -name reference-runner); do
+        lab=$(basename "$(dirname "$f")")
+        names=$(exported "$f" "$lab")
+        [ -z "$names" ] || shown="$shown ${f#$copy/}: $names;"
+        found=$("$work/load" "$f" $(entry_points "$lab") kit_set_error_handler kit_launch_count | grep '^found' | tr '\n' ' ')
+        [ -z "$found" ] || loaded="$loaded ${f#$copy/}: $found;"
+    done
+    [ -z "$shown" ] && ok "nm -D and readelf --dyn-syms of the prebuilt references show none of the labs' or the harness's functions" \
+                    || not_ok "nm -D and readelf --dyn-syms of the prebuilt references show none of the labs' or the harness's functions:$shown"
+    [ -z "$loaded" ] && ok "dlopen() and dlsym() of the prebuilt references find none of the labs' or the harness's functions" \
+                     || not_ok "dlopen() and dlsym() of the prebuilt references find none of the labs' or the harness's functions:$loaded"
+else
+    ok "no function of a prebuilt reference can be looked up # SKIP needs nm, readelf and a C compiler"
 fi
 if [ "$BACKEND" = gpu ]; then
     missing=""
-    for lab in $labs; do [ -f "$copy/prebuilt/gpu/$lab/reference.so" ] || missing="$missing $lab"; done
+    for lab in $labs; do [ -x "$copy/prebuilt/gpu/$lab/reference-runner" ] || missing="$missing $lab"; done
     [ -z "$missing" ] && ok "a prebuilt gpu reference for every lab" || not_ok "a prebuilt gpu reference for every lab (missing:$missing)"
 fi
 if ls handouts/*.md >/dev/null 2>&1 && command -v pandoc >/dev/null 2>&1; then

@@ -237,12 +237,17 @@ expect no-nvcc "no nvcc for the gpu backend: exit 2 naming what to install" all_
 # A student copy: no solutions/, the reference prebuilt.
 copy=$work/copy
 fixture_kit "$copy" && rm "$copy/solutions" && mkdir -p "$copy/prebuilt/cpu/lab1-fixture" \
-    && cp "$reference" "$copy/prebuilt/cpu/lab1-fixture/reference.so"
+    && cp "$work/kit/build/cpu/lab1-fixture/reference-runner" "$copy/prebuilt/cpu/lab1-fixture/reference-runner"
 (cd "$copy" && ./grader lab1 --backend=cpu) >"$work/copy.out" 2>&1
 rc=$?
 expect copy "a student copy grades against the prebuilt reference" all_of '[ $rc -eq 1 ]' \
     'has copy "^lab1-fixture: 4.0/8.0 points"'
-rm "$copy/prebuilt/cpu/lab1-fixture/reference.so"
+# (its reference is a program that exports nothing: no shared object to grade as a student's)
+(cd "$copy" && ./grader lab1 --backend=cpu --solution) >"$work/copy-solution.out" 2>&1
+rc=$?
+expect copy-solution "--solution in a student copy exits 2: it has no reference solution to grade" all_of '[ $rc -eq 2 ]' \
+    'has copy-solution "this student copy has none"'
+rm "$copy/prebuilt/cpu/lab1-fixture/reference-runner"
 (cd "$copy" && ./grader lab1 --backend=cpu) >"$work/copy-none.out" 2>&1
 rc=$?
 expect copy-none "a student copy without its reference exits 2 and says why" all_of '[ $rc -eq 2 ]' \

@@ -15,7 +15,7 @@ work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work" "$inkit"' EXIT
 kit=$(pwd)
 seed=42
 export STUDENT_BUILD_SECONDS=60
-make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference.so build/cpu/$lab/main.o >/dev/null 2>&1
+make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference-runner build/cpu/$lab/main.o >/dev/null 2>&1
 
 NVCC_CHECK=
 grade() { # grade NAME DIR: $work/NAME.out, exit status in $rc

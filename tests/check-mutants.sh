@@ -148,7 +148,7 @@ export work BACKEND
 
 # The references and the grader first, once, so that parallel graders do not build them together.
 for lab_dir in labs/${MUTANTS:-*}/; do
-    make -s --no-print-directory BACKEND="$BACKEND" "build/$BACKEND/$(basename "$lab_dir")/reference.so" \
+    make -s --no-print-directory BACKEND="$BACKEND" "build/$BACKEND/$(basename "$lab_dir")/reference-runner" \
         build/host/grader >/dev/null 2>&1
 done
 

@@ -160,7 +160,7 @@ for nv in $toolkits; do
     failed=""
     for dir in solutions/lab*/; do
         lab=$(basename "$dir")
-        targets="$build/$lab/reference.so"
+        targets="$build/$lab/reference-runner"
         for f in labs/"$lab"/*.cu; do
             [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
         done

@@ -85,7 +85,7 @@ mkdir -p "$root/source" "$root/submission" "$root/results"
 (cd "$root/source" && unzip -q "$zip")
 # What setup.sh does after apt-get and useradd:
 sh "$root/source/prepare-kit.sh" "$root/source/kit" "$lab" > "$work/prepare.log" 2>&1
-if [ $? -eq 0 ] && [ ! -d "$root/source/kit/solutions" ] && [ -f "$root/source/kit/prebuilt/$BACKEND/$lab/reference.so" ]; then
+if [ $? -eq 0 ] && [ ! -d "$root/source/kit/solutions" ] && [ -x "$root/source/kit/prebuilt/$BACKEND/$lab/reference-runner" ]; then
     ok "gradescope: the setup step builds the reference and deletes the solution sources"
 else
     not_ok "gradescope: the setup step builds the reference and deletes the solution sources"; sed 's/^/    /' "$work/prepare.log" | tail -n 20

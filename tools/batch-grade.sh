@@ -119,7 +119,7 @@ rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
 # grader started at the same time never builds the same files at once.
 echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
 if [ -d "solutions/$lab" ]; then
-    shared="build/host/grader build/$backend/$lab/reference.so"
+    shared="build/host/grader build/$backend/$lab/reference-runner"
 else
     shared="build/host/grader"
 fi

@@ -15,9 +15,13 @@
 # rendered HTML).  It holds no solutions/, no tests/ (the known-bad versions
 # there are near-solutions), no platforms/, and no grading/hidden/ (the
 # instructor's hidden tests).  In place of the solutions it carries their
-# builds: prebuilt/cpu/<lab>/reference.so, and prebuilt/gpu/<lab>/reference.so
-# where nvcc exists (every real architecture from sm_60 that this nvcc knows,
-# plus PTX of the newest for cards that come later); ./grader grades against those.  The
+# builds, as reference runners: prebuilt/cpu/<lab>/reference-runner, and
+# prebuilt/gpu/<lab>/reference-runner where nvcc exists (every real
+# architecture from sm_60 that this nvcc knows, plus PTX of the newest for
+# cards that come later); ./grader grades against those.  A reference runner
+# is a program, the runner with the reference linked in, stripped, that
+# exports none of the lab's functions: a submission that loads it (dlopen)
+# finds nothing to call (common/runner/code.h).  The
 # suites' models (grading/models/<lab>.c, the answers to the labs' TODOs)
 # come as objects too, prebuilt/host/grading/models/<lab>.o, beside their headers.
 #
@@ -299,26 +303,26 @@ done
 trim_docs "$stage" $others
 
 # ---- 2. the references, built here ----------------------------------------------------
-# strip_prebuilt FILE: a prebuilt reference or object without its debug
-# information (which names the solution's lines and variables) nor its local
-# symbols (the names of its static helpers).  A reference keeps its dynamic
-# symbols, which the runner looks its entry points up by; an object keeps its
-# global symbols, which the lab program links with.
+# strip_prebuilt FILE: a prebuilt reference runner or object without its
+# debug information (which names the solution's lines and variables) nor its
+# local symbols (the names of its static helpers).  A reference runner keeps
+# no symbol table at all (its entry points are found through a table compiled
+# into it); an object keeps its global symbols, which the lab program links with.
 strip_prebuilt() {
     command -v strip >/dev/null 2>&1 || { say "WARNING: no strip here: $1 keeps its debug information"; return 0; }
     case "$1" in
-    *.so) strip --strip-unneeded "$1" ;;
+    */reference-runner) strip --strip-all "$1" ;;
     *) strip --strip-debug --discard-all "$1" ;;
     esac || die "strip failed on $1"
 }
 tools/setup.sh || exit 2
 for lab in $labs; do
     [ -d "solutions/$lab" ] || { say "$lab has no solutions/$lab: no prebuilt reference"; continue; }
-    make -s --no-print-directory BACKEND=cpu "build/cpu/$lab/reference.so" >"$tmp/build.log" 2>&1 \
+    make -s --no-print-directory BACKEND=cpu "build/cpu/$lab/reference-runner" >"$tmp/build.log" 2>&1 \
         || { cat "$tmp/build.log" >&2; die "the cpu reference of $lab did not build"; }
     mkdir -p "$stage/prebuilt/cpu/$lab"
-    cp "build/cpu/$lab/reference.so" "$stage/prebuilt/cpu/$lab/reference.so"
-    strip_prebuilt "$stage/prebuilt/cpu/$lab/reference.so"
+    cp "build/cpu/$lab/reference-runner" "$stage/prebuilt/cpu/$lab/reference-runner"
+    strip_prebuilt "$stage/prebuilt/cpu/$lab/reference-runner"
     for f in labs/"$lab"/*.cu; do
         compiled_only "$f" || continue
         object="build/cpu/$lab/student/$(basename "$f" .cu).o"
@@ -364,11 +368,11 @@ if [ "$want_gpu" = yes ]; then
     say "building the gpu references with: $arch"
     for lab in $labs; do
         [ -d "solutions/$lab" ] || continue
-        make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$gpu_build/$lab/reference.so" \
+        make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$gpu_build/$lab/reference-runner" \
             >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; die "the gpu reference of $lab did not build"; }
         mkdir -p "$stage/prebuilt/gpu/$lab"
-        cp "$gpu_build/$lab/reference.so" "$stage/prebuilt/gpu/$lab/reference.so"
-        strip_prebuilt "$stage/prebuilt/gpu/$lab/reference.so"
+        cp "$gpu_build/$lab/reference-runner" "$stage/prebuilt/gpu/$lab/reference-runner"
+        strip_prebuilt "$stage/prebuilt/gpu/$lab/reference-runner"
         for f in labs/"$lab"/*.cu; do
             compiled_only "$f" || continue
             object="$gpu_build/$lab/student/$(basename "$f" .cu).o"

@@ -172,12 +172,12 @@ if [ -d solutions ]; then
     say "copy" "full kit (with reference solutions)"
 else
     say "copy" "student copy: graded against prebuilt/$chosen/ references"
-    [ -n "$(ls prebuilt/"$chosen"/*/reference.so 2>/dev/null | head -n 1)" ] \
+    [ -n "$(ls prebuilt/"$chosen"/*/reference-runner 2>/dev/null | head -n 1)" ] \
         || advise "this student copy has no prebuilt/$chosen/ references: ask your instructor for a copy built for this backend"
 fi
 # A student copy's prebuilt references were built on another machine: they
 # load here only if this system's C and C++ libraries are as new as theirs.
-for reference in prebuilt/"$chosen"/*/reference.so; do
+for reference in prebuilt/"$chosen"/*/reference-runner; do
     [ -f "$reference" ] || continue
     lab=$(basename "$(dirname "$reference")")
     if command -v perl >/dev/null 2>&1 && need=$(objdump -T "$reference" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -t. -k2,2n -k3,3n -u | tail -n 1) \
@@ -189,8 +189,8 @@ for reference in prebuilt/"$chosen"/*/reference.so; do
         required_missing=1
     fi
 done
-[ -n "$(ls prebuilt/"$chosen"/*/reference.so 2>/dev/null | head -n 1)" ] \
-    && say "references" "prebuilt/$chosen/: $(ls prebuilt/"$chosen"/*/reference.so | wc -l) labs$( [ -f prebuilt/gpu/ARCH ] && [ "$chosen" = gpu ] && printf ', built with %s' "$(cat prebuilt/gpu/ARCH | cut -c 1-60)")"
+[ -n "$(ls prebuilt/"$chosen"/*/reference-runner 2>/dev/null | head -n 1)" ] \
+    && say "references" "prebuilt/$chosen/: $(ls prebuilt/"$chosen"/*/reference-runner | wc -l) labs$( [ -f prebuilt/gpu/ARCH ] && [ "$chosen" = gpu ] && printf ', built with %s' "$(cat prebuilt/gpu/ARCH | cut -c 1-60)")"
 if command -v pandoc >/dev/null 2>&1; then
     engine=""
     for e in weasyprint wkhtmltopdf xelatex pdflatex; do command -v "$e" >/dev/null 2>&1 && { engine=$e; break; }; done

@@ -963,20 +963,23 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     char *main_c = str_printf("labs/%s/main.c", lab->dir);
     char *main_o = access(main_c, R_OK) == 0 ? str_printf("build/%s/%s/main.o", backend, lab->dir) : NULL;
     struct stat st;
-    if (stat(solutions, &st) == 0) {
+    int full_kit = stat(solutions, &st) == 0;
+    if (full_kit) {
         if (!plan->quiet)
             fprintf(stderr, "building the reference of %s (%s backend)...\n", lab->dir, backend);
-        out->reference_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
-        if (kit_make(backend, out->reference_so, main_o, reference_log) != 0 || access(out->reference_so, R_OK) != 0) {
+        out->reference_runner = str_printf("build/%s/%s/reference-runner", backend, lab->dir);
+        if (kit_make(backend, out->reference_runner, main_o, reference_log) != 0
+            || access(out->reference_runner, X_OK) != 0) {
             char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
                                     "kit, not of your code); %s says:", lab->dir, backend, reference_log);
             kit_fault("%s", what, reference_log);
         }
     } else {
-        out->reference_so = str_printf("prebuilt/%s/%s/reference.so", backend, lab->dir); /* a student copy */
-        if (access(out->reference_so, R_OK) != 0) {
+        /* a student copy: the reference runner built by make dist */
+        out->reference_runner = str_printf("prebuilt/%s/%s/reference-runner", backend, lab->dir);
+        if (access(out->reference_runner, X_OK) != 0) {
             char *what = str_printf("no reference for %s: there is neither solutions/%s nor %s", lab->dir, lab->dir,
-                                    out->reference_so);
+                                    out->reference_runner);
             kit_fault("%s", what, NULL);
         }
         if (main_o)
@@ -984,8 +987,20 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     }
 
     if (plan->solution) {
-        out->student_so = str_dup(out->reference_so);
-        if (strcmp(backend, "gpu") == 0 && stat(solutions, &st) == 0) /* its machine code (the grader reads it) */
+        /* the reference graded as a student's code: its shared object, which
+         * only the full kit builds (a student copy's reference exports nothing) */
+        if (!full_kit) {
+            char *what = str_printf("--solution grades the reference solution, and this student copy has none "
+                                    "(no solutions/%s): grade your own code with ./grader %s", lab->dir, lab->dir);
+            kit_fault("%s", what, NULL);
+        }
+        out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
+        if (kit_make(backend, out->student_so, NULL, reference_log) != 0 || access(out->student_so, R_OK) != 0) {
+            char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
+                                    "kit, not of your code); %s says:", lab->dir, backend, reference_log);
+            kit_fault("%s", what, reference_log);
+        }
+        if (strcmp(backend, "gpu") == 0) /* its machine code (the grader reads it) */
             kit_make(backend, str_printf("build/gpu/%s/reference.sass", lab->dir), NULL, reference_log);
         char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
         if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)

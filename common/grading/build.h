@@ -2,7 +2,8 @@
  *
  * The layout, named here once on the grader's side (the Makefile names the
  * same paths for make):
- *     build/<backend>/<lab>/reference.so       the reference (a student copy: prebuilt/<backend>/<lab>/)
+ *     build/<backend>/<lab>/reference-runner   the reference, in its runner (a student copy: prebuilt/<backend>/<lab>/)
+ *     build/<backend>/<lab>/reference.so       the reference as a student's object (--solution; full kit only)
  *     build/<backend>/<lab>/student.so, lab    the student's code in labs/<lab>
  *     build/<backend>/submissions/<tag>/<lab>/ a submission's, copied back from its build's scratch folder
  *     build/logs/                              what each build said
@@ -28,7 +29,7 @@ typedef struct {
 
 typedef struct {
     char *student_so;
-    char *reference_so;
+    char *reference_runner;  /* the program with the reference built in (grader.h: lab_result) */
     char *student_program;   /* or NULL */
     char *student_cpu_program; /* on a GPU: the same program built with the cpu backend (sanitizer item), or NULL */
     char *failed_log;        /* set when the student's code did not build */

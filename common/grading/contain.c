@@ -172,7 +172,15 @@ pid_t contain_spawn(const contain_spec *spec)
         return pid;
 
     /* ---- the child: from here on, only calls that are safe after fork ---- */
-    if (isolated && namespaces_enter(kit_folder, spec->cwd, spec->argv, spec->readable) != 0)
+    /* the program and the files it reads, which the walls keep in reach */
+    const char *program = spec->program ? spec->program : spec->argv[0];
+    static const char *files[16];
+    int n_files = 0;
+    files[n_files++] = program;
+    for (int i = 0; spec->readable && spec->readable[i] && n_files < 15; i++)
+        files[n_files++] = spec->readable[i];
+    files[n_files] = NULL;
+    if (isolated && namespaces_enter(kit_folder, spec->cwd, spec->argv, files) != 0)
         _exit(125);
     setsid();
     int devnull = open("/dev/null", O_RDWR);
@@ -205,11 +213,6 @@ pid_t contain_spawn(const contain_spec *spec)
     if (getppid() == 1)
         _exit(125);
     if (spec->sandboxed) {
-        const char *files[16] = {spec->argv[0]};
-        int n = 1;
-        for (int i = 0; spec->readable && spec->readable[i] && n < 15; i++)
-            files[n++] = spec->readable[i];
-        files[n] = NULL;
         const char *folders[] = {spec->cwd, NULL};
         sandbox_enter(files, folders, NULL);
     }
@@ -217,9 +220,9 @@ pid_t contain_spawn(const contain_spec *spec)
         _exit(125);
     signal(SIGPIPE, SIG_DFL);
     if (spec->untrusted)
-        execve(spec->argv[0], spec->argv, minimal_environment(spec->cwd));
+        execve(program, spec->argv, minimal_environment(spec->cwd));
     else
-        execv(spec->argv[0], spec->argv);
+        execv(program, spec->argv);
     _exit(127);
 }
 

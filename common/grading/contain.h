@@ -35,7 +35,7 @@ int contain_give_folder(const char *dir);
 
 /* What to start, and with what. */
 typedef struct {
-    char *const *argv;      /* argv[0] is a full path */
+    char *const *argv;      /* argv[0] is a full path, unless `program` is given */
     int stdin_fd;           /* its fd 0 (-1: /dev/null) */
     int fd3, fd4;           /* its fds 3 and 4 (-1: /dev/null) */
     int out_fd, err_fd;     /* its stdout and stderr (-1: /dev/null) */
@@ -45,6 +45,7 @@ typedef struct {
     int untrusted;          /* student code: the runner user when root */
     int sandboxed;          /* and the sandbox (sandbox.h) */
     const char *const *readable; /* NULL-terminated files an untrusted program may read besides the system's */
+    const char *program;    /* the program's full path, where argv[0] is another name (NULL: argv[0]) */
 } contain_spec;
 
 /* Starts a contained program; returns its pid, or -1.  In the child, a

@@ -35,7 +35,16 @@ typedef struct {
 typedef struct {
     const grade_lab *lab;
     const char *student_so;
+    /* The reference: a reference runner, a program with the reference
+     * built in (build/<backend>/<lab>/reference-runner, or prebuilt/ in a
+     * student copy), or a shared object that the kit's runner loads
+     * (--reference-so, for the kit's tests); one of the two is NULL. */
+    const char *reference_runner;
     const char *reference_so;
+    /* The kit's runner as the student's side runs it: a copy named as the
+     * lab program, and the argv[0] that the lab program has (runner.c). */
+    const char *student_runner;
+    const char *student_shown_as;
     const char *student_program; /* the lab program from the student's code (sanitizer item), or NULL */
     const char *student_cpu_program; /* on a GPU, the same built with the cpu backend (sanitizer item), or NULL */
     const char *build_log;  /* set when the student's code did not compile */
@@ -91,8 +100,7 @@ const char *runner_student_program(void); /* the lab program from the student's 
 const char *runner_student_cpu_program(void); /* on a GPU, the same built with the cpu backend, or NULL */
 
 /* sides.c (in the child) */
-void sides_set_paths(const char *lab_dir, const char *student_so, const char *reference_so, const char *runner,
-                     const char *scratch);
+void sides_set_paths(const lab_result *lab, const char *kit_runner, const char *scratch);
 void sides_stop(void);
 void sides_keep_reference(double cpu_seconds, int ended, int renew); /* in the grader, before each item */
 pid_t sides_kept_reference(void);                                   /* its pid, or 0 */

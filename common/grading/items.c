@@ -450,7 +450,7 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
                 exit(2);
             }
     result->gradable = 1;
-    sides_set_paths(result->lab->dir, result->student_so, result->reference_so, run->runner, run->scratch);
+    sides_set_paths(result, run->runner, run->scratch);
 
     slots = mmap(NULL, (size_t)(result->count + 1) * sizeof *slots, PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

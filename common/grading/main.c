@@ -7,8 +7,10 @@
  *   grader --help                the options people use
  *
  * For tests and platforms it also takes what to grade directly, building
- * nothing: --student-so=LAB:PATH --reference-so=LAB:PATH
- * --student-program=LAB:PATH --build-failed=LAB:LOG.
+ * nothing: --student-so=LAB:PATH, --reference-runner=LAB:PATH (a reference
+ * runner, the program make builds as build/<backend>/<lab>/reference-runner)
+ * or --reference-so=LAB:PATH (a shared object that the kit's runner loads,
+ * for the kit's tests), --student-program=LAB:PATH, --build-failed=LAB:LOG.
  *
  * Exit status: 0 full marks, 1 points lost, 2 could not grade. */
 #include "grader.h"
@@ -257,6 +259,41 @@ static char *copy_for_runner(const char *scratch, const char *from, const char *
     return to;
 }
 
+/* The kit's runner as the student's side runs it: a copy named as the lab
+ * program, <scratch>/build/<backend>/<lab>/lab, so that /proc/self/exe and
+ * /proc/self/comm say "lab" as the lab program's do (runner.c).  The
+ * grader's own (root's, as root): the runner user may run it, never change it. */
+static char *runner_named_as_lab(const char *scratch, const char *runner, const char *backend, const char *lab_dir)
+{
+    char *folder = str_printf("%s/build", scratch);
+    mkdir(folder, 0755);
+    char *next = str_printf("%s/%s", folder, backend);
+    free(folder);
+    mkdir(next, 0755);
+    folder = str_printf("%s/%s", next, lab_dir);
+    free(next);
+    mkdir(folder, 0755);
+    char *to = str_printf("%s/lab", folder);
+    free(folder);
+    FILE *in = fopen(runner, "rb");
+    int out = in ? open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555) : -1;
+    if (!in || out < 0) {
+        fprintf(stderr, "grader: cannot copy the runner %s to %s: %s\n", runner, to, strerror(errno));
+        exit(2);
+    }
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        if (write(out, buffer, n) != (ssize_t)n) {
+            fprintf(stderr, "grader: cannot write %s\n", to);
+            exit(2);
+        }
+    fclose(in);
+    fchmod(out, 0555); /* whatever the umask */
+    close(out);
+    return to;
+}
+
 /* Timeouts can be made longer for a slow machine, never switched off. */
 static double time_scale(void)
 {
@@ -295,8 +332,8 @@ int main(int argc, char **argv)
     }
     grade_run run = {0};
     const char *format = "text", *out_path = NULL, *color = "auto", *only = NULL, *seed = NULL;
-    lab_value students[64], references[64], failed[64], programs[64];
-    int n_students = 0, n_references = 0, n_failed = 0, n_programs = 0;
+    lab_value students[64], references[64], reference_runners[64], failed[64], programs[64];
+    int n_students = 0, n_references = 0, n_reference_runners = 0, n_failed = 0, n_programs = 0;
     const char *runner_user = NULL, *student_dir = NULL, *backend = NULL;
     int machine_to_stdout = 0;
     int solution = 0;
@@ -326,6 +363,9 @@ int main(int argc, char **argv)
             if (n_students < 64) students[n_students++] = parse_lab_value("--student-so", v);
         } else if ((v = OPTION("--reference-so"))) {
             if (n_references < 64) references[n_references++] = parse_lab_value("--reference-so", v);
+        } else if ((v = OPTION("--reference-runner"))) {
+            if (n_reference_runners < 64)
+                reference_runners[n_reference_runners++] = parse_lab_value("--reference-runner", v);
         } else if ((v = OPTION("--student-program"))) {
             if (n_programs < 64) programs[n_programs++] = parse_lab_value("--student-program", v);
         } else if ((v = OPTION("--runner-user"))) {
@@ -391,7 +431,7 @@ int main(int argc, char **argv)
         return 2;
     }
     run.backend = backend ? backend : detect_backend();
-    int direct = n_students || n_references || n_failed;
+    int direct = n_students || n_references || n_reference_runners || n_failed;
 
     signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
     /* Check obeys these; a stray one would silently drop items. */
@@ -482,8 +522,6 @@ int main(int argc, char **argv)
     run.labs = calloc((size_t)n_chosen, sizeof *run.labs);
     run_init(&run);
 
-    if (contain_drops_privilege())
-        run.runner = copy_for_runner(scratch, run.runner, "runner");
     if (!direct)
         build_check_tools(run.backend);
     build_plan plan = {run.backend, solution, student_dir, run.on_gpu && run.have_sanitizer,
@@ -499,25 +537,32 @@ int main(int argc, char **argv)
         result->lab = lab;
         const char *student = value_for(students, n_students, lab);
         const char *reference = value_for(references, n_references, lab);
+        const char *reference_runner = value_for(reference_runners, n_reference_runners, lab);
         const char *program = value_for(programs, n_programs, lab), *cpu_program = NULL;
         result->build_log = value_for(failed, n_failed, lab);
         if (!direct) {
             lab_build built;
             build_lab(&plan, lab, &built);
             student = built.student_so;
-            reference = built.reference_so;
+            reference_runner = built.reference_runner;
+            reference = NULL;
             program = built.student_program;
             cpu_program = built.student_cpu_program;
             result->build_log = built.failed_log;
         }
         result->student_so = student ? student : str_printf("build/%s/%s/student.so", run.backend, lab->dir);
-        result->reference_so = reference ? reference : str_printf("build/%s/%s/reference.so", run.backend, lab->dir);
+        /* the reference's runner: a reference runner unless a shared object was given */
+        if (!reference && !reference_runner)
+            reference_runner = str_printf("build/%s/%s/reference-runner", run.backend, lab->dir);
+        result->reference_runner = reference_runner ? absolute_path(reference_runner) : NULL;
+        result->reference_so = reference ? absolute_path(reference) : NULL;
         if (result->build_log) {
             runner_build_failed(&run, result);
             continue;
         }
         result->student_so = absolute_path(result->student_so);
-        result->reference_so = absolute_path(result->reference_so);
+        result->student_runner = runner_named_as_lab(scratch, run.runner, run.backend, lab->dir);
+        result->student_shown_as = str_printf("./build/%s/%s/lab", run.backend, lab->dir);
         result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
         result->student_cpu_program = cpu_program && access(cpu_program, R_OK) == 0 ? absolute_path(cpu_program) : NULL;
         if (contain_drops_privilege()) {

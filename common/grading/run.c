@@ -205,7 +205,7 @@ static int run_contained(char *const argv[], const char *what, int sandboxed, ch
         runner_fail_not_student("grading error: no in-memory file for the program's output");
     const char *readable[] = {argv[0], NULL};
     contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10,
-                         sandboxed ? contain_memory_limit() : 0, 1, sandboxed, sandboxed ? readable : NULL};
+                         sandboxed ? contain_memory_limit() : 0, 1, sandboxed, sandboxed ? readable : NULL, NULL};
     pid_t pid = contain_spawn(&spec);
     if (pid < 0)
         runner_fail_not_student("grading error: could not start a program");

@@ -1,11 +1,13 @@
 /* sides.c: the student's code and the reference solution, each in runner
  * processes of its own.
  *
- * The grader never loads either shared object.  grade_student() starts a
- * runner (build/host/runner) for the student's shared object the first time
- * an item asks for it, contained (contain.c); grade_reference() does the same
- * for the reference (or, for the reference, takes over the runner the grader
- * keeps from item to item: sides_keep_reference()).  Every call of an entry
+ * The grader never loads the student's code, nor the reference's.
+ * grade_student() starts the kit's runner (build/host/runner, run as a copy
+ * named as the lab program: runner.c) for the student's shared object the
+ * first time an item asks for it, contained (contain.c); grade_reference()
+ * starts the lab's reference runner, which has the reference built in (or
+ * takes over the one the grader keeps from item to item:
+ * sides_keep_reference()).  Every call of an entry
  * point, every harness setting and
  * every look at the records is a request to that runner and its reply, read
  * with bounds and a deadline.  What the code printed lands in in-memory files
@@ -51,7 +53,9 @@ static void free_records(records *r);
 
 struct grade_side {
     const char *label;   /* how feedback names it */
-    const char *path;    /* its shared object */
+    const char *program; /* the runner that serves it */
+    const char *shown_as; /* the runner's argv[0] */
+    const char *path;    /* the shared object it loads, or NULL where its code is built into the runner */
     int is_student;
     pid_t pid;           /* 0: not started */
     int request_fd, reply_fd;
@@ -86,7 +90,7 @@ struct grade_side {
 
 static grade_side student = {.label = "your code", .is_student = 1, .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
 static grade_side reference = {.label = "the reference", .request_fd = -1, .reply_fd = -1, .out_fd = -1, .err_fd = -1, .arena_fd = -1};
-static const char *lab_dir, *runner_path, *scratch_dir;
+static const char *lab_dir, *scratch_dir;
 static const char *error_hint; /* grade_hint_on_error() */
 
 void grade_hint_on_error(const char *hint) { error_hint = hint; }
@@ -103,13 +107,17 @@ void grade_expect_error(void)
 
 const char *grade_caught_error(void) { return caught_error; }
 
-void sides_set_paths(const char *dir, const char *student_so, const char *reference_so, const char *runner,
-                     const char *scratch)
+void sides_set_paths(const lab_result *lab, const char *kit_runner, const char *scratch)
 {
-    lab_dir = dir;
-    student.path = student_so;
-    reference.path = reference_so;
-    runner_path = runner;
+    lab_dir = lab->lab->dir;
+    /* the student's: the kit's runner as the lab program (runner.c) */
+    student.program = lab->student_runner ? lab->student_runner : kit_runner;
+    student.shown_as = lab->student_runner ? lab->student_shown_as : kit_runner;
+    student.path = lab->student_so;
+    /* the reference's: its own runner, or a shared object in the kit's */
+    reference.program = lab->reference_runner ? lab->reference_runner : kit_runner;
+    reference.shown_as = reference.program;
+    reference.path = lab->reference_runner ? NULL : lab->reference_so;
     scratch_dir = scratch;
 }
 
@@ -458,8 +466,8 @@ static grade_side *open_side(grade_side *side)
 /* Starts `side`'s runner; returns what went wrong, or NULL. */
 static const char *spawn_runner(grade_side *side, double cpu_seconds)
 {
-    if (!side->path)
-        return "no shared object was given";
+    if (!side->program || (side->is_student && !side->path))
+        return "no code was given";
     if (side->out_fd < 0) {
         side->out_fd = memfd_create("stdout", MFD_CLOEXEC);
         side->err_fd = memfd_create("stderr", MFD_CLOEXEC);
@@ -479,21 +487,36 @@ static const char *spawn_runner(grade_side *side, double cpu_seconds)
         return "the grader could not make pipes for a runner";
     }
     /* The cpu backend's watchdog stops a kernel that runs too long, naming
-     * it: 20 s at first, 4 s once the student's code has hung in an item,
-     * so that one endless loop costs a lab well under a minute in all (the
-     * grader's value, whatever the environment says). */
-    if (side->is_student)
-        setenv("CUDAEMU_WATCHDOG_SECONDS", runner_item_shortened() ? "4" : "20", 1);
-    char *argv[] = {(char *)runner_path, (char *)lab_dir, (char *)side->path, NULL};
+     * it: 20 s at first (its default: the variable unset, as for the lab
+     * program), 4 s once the student's code has hung in an item, so that
+     * one endless loop costs a lab well under a minute in all (the grader's
+     * value, whatever the environment says). */
+    if (side->is_student && runner_item_shortened())
+        setenv("CUDAEMU_WATCHDOG_SECONDS", "4", 1);
+    else if (side->is_student)
+        unsetenv("CUDAEMU_WATCHDOG_SECONDS");
+    /* the runner's command line is its name alone: what it serves comes in
+     * its first request (runner.c) */
+    char *argv[] = {(char *)side->shown_as, NULL};
     const char *readable[] = {side->path, NULL};
     contain_spec spec = {argv, requests[0], replies[1], side->arena_fd, side->out_fd, side->err_fd,
                          scratch_dir, cpu_seconds, grade_on_gpu() ? 0 : contain_memory_limit(), side->is_student,
-                         side->is_student, readable};
+                         side->is_student, readable, side->program};
     side->pid = contain_spawn(&spec);
     close(requests[0]);
     close(replies[1]);
     side->request_fd = requests[1];
     side->reply_fd = replies[0];
+    if (side->pid > 0) {
+        /* numbered 0, as the "ready" that answers it (a pipe holds it until read) */
+        wire_msg load;
+        wire_begin(&load, WIRE_LOAD);
+        wire_put_str(&load, lab_dir);
+        wire_put_str(&load, side->path ? side->path : "");
+        load.seq = 0;
+        wire_send(side->request_fd, &load); /* a runner already gone: its "ready" says so */
+        wire_free(&load);
+    }
     fcntl(side->reply_fd, F_SETFL, O_NONBLOCK); /* read with deadlines: wire.c */
     side->records_valid = 0;
     side->kept_sizes[0] = side->kept_sizes[1] = -2; /* what it prints while loading is cleared too */
@@ -563,7 +586,7 @@ void sides_keep_reference(double cpu_seconds, int ended, int renew)
         kill(side->pid, SIGCONT);
         return;
     }
-    if (!side->path || !runner_path || spawn_runner(side, cpu_seconds) != NULL)
+    if (!side->program || spawn_runner(side, cpu_seconds) != NULL)
         return; /* the items start runners of their own, and say what fails */
     wire_msg ready;
     const char *why;
@@ -1073,7 +1096,7 @@ static void take_function(sass_function *all, int count, int f, char **out, size
 
 char *grade_kernel_code(grade_side *side, const char *kernel)
 {
-    if (!grade_on_gpu() || !side->path)
+    if (!grade_on_gpu() || !side->path || strlen(side->path) < 3)
         return NULL;
     char *path = str_printf("%.*s.sass", (int)(strlen(side->path) - 3), side->path); /* x.so -> x.sass */
     FILE *f = fopen(path, "r");

@@ -1,19 +1,26 @@
-/* runner.c: the runner, the only program that loads student code.
- *
- *     runner LAB_DIR SHARED_OBJECT
+/* runner.c: the runner, the only program that runs student code.
  *
  * The grader starts one runner per side (the student's code, the reference)
  * for each item, in a session of its own, under resource limits and, where
- * the grader runs as root, as an unprivileged user.  The runner loads the
- * shared object (which carries the kit's harness), answers "ready", then
- * serves requests read from fd 0, one reply each on fd 3 (see wire.h):
- * calls of the lab's entry points and the harness's settings and records.
- * What the code prints goes to fds 1 and 2, in-memory files that the
- * grader made and reads itself.
+ * the grader runs as root, as an unprivileged user.  Its first request
+ * (WIRE_LOAD, on fd 0) names the lab and the code: the student's shared
+ * object (which carries the kit's harness), loaded by the kit's runner, or
+ * none, for a reference runner, whose code is linked in (code.h).  The
+ * runner loads it, answers "ready", then serves requests read from fd 0,
+ * one reply each on fd 3 (see wire.h): calls of the lab's entry points and
+ * the harness's settings and records.  What the code printed goes to fds 1
+ * and 2, in-memory files that the grader made and reads itself.
+ *
+ * Nothing on its command line or in its environment says that it grades:
+ * the grader starts the student's runner as a copy named "lab", shown as
+ * the lab program is (argv "./build/<backend>/<lab>/lab", no argument), so
+ * that code which looks at its own name, arguments or environment sees
+ * what it sees when a student runs the lab program.
  *
  * Nothing the runner says is a verdict: the grader decides from the answers.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "code.h"
 #include "filter.h"
 #include "kit.h"
 #include "serve.h"
@@ -41,7 +49,6 @@ struct serve_state {
     size_t arena_size;
 };
 
-static void *student;        /* the shared object's handle */
 /* wire.h: every reply carries the number of the request it answers (the
  * grader checks it); 0 until the first request ("ready" answers none). */
 static uint32_t answering;
@@ -107,7 +114,7 @@ static void *harness(const char *name)
     for (int i = 0; i < n_known; i++)
         if (strcmp(known[i].name, name) == 0)
             return known[i].fn;
-    void *fn = dlsym(student, name);
+    void *fn = code_symbol(name);
     if (fn && n_known < 32)
         known[n_known].name = name, known[n_known++].fn = fn; /* names are string literals */
     if (!fn) {
@@ -213,7 +220,7 @@ void *serve_array(serve_state *s, size_t element_size)
         }
         if ((size_t)st.st_size > mapped_size) {
             if (mapped) {
-                void (*unpin)(void *) = (void (*)(void *))dlsym(student, "kit_unpin_host");
+                void (*unpin)(void *) = (void (*)(void *))code_symbol("kit_unpin_host");
                 if (unpin)
                     unpin(mapped);
                 munmap(mapped, mapped_size);
@@ -228,7 +235,7 @@ void *serve_array(serve_state *s, size_t element_size)
             }
             /* page-locked on a GPU: the labs' copies from and to it at full speed
              * (only a speed-up: an object without it is served all the same) */
-            void (*pin)(void *, size_t) = (void (*)(void *, size_t))dlsym(student, "kit_pin_host");
+            void (*pin)(void *, size_t) = (void (*)(void *, size_t))code_symbol("kit_pin_host");
             if (pin)
                 pin(mapped, mapped_size);
         }
@@ -277,8 +284,7 @@ static void serve_call(const serve_lab *lab, wire_msg *request)
     if (!entry) {
         send_text(WIRE_BAD_REQUEST, "no such entry point in the lab's description");
     } else {
-        dlerror();
-        void *fn = dlsym(student, name);
+        void *fn = code_symbol(name);
         if (!fn) {
             send_text(WIRE_MISSING, name);
         } else {
@@ -308,7 +314,7 @@ static int in_folder(const char *path, const char *folder)
 
 static int may_be_code(const char *path, const char *object, const char *self)
 {
-    if (strcmp(path, object) == 0 || strcmp(path, self) == 0)
+    if ((object[0] && strcmp(path, object) == 0) || strcmp(path, self) == 0)
         return 1;
     for (int i = 0; library_folders[i]; i++)
         if (in_folder(path, library_folders[i]))
@@ -322,16 +328,16 @@ static int may_be_code(const char *path, const char *object, const char *self)
     return 0;
 }
 
-/* After loading: every executable mapping of a file is the object itself, the
- * runner or a system library.  Code loaded from anywhere else (bytes the
+/* After loading: every executable mapping of a file is the object itself
+ * (none for a reference runner: "" here), the runner or a system library.  Code loaded from anywhere else (bytes the
  * submission wrote out, a reference it found) was loaded while the object's
  * constructors ran, before the serve stage's filter; it is refused here.
  * Returns the first such file, or NULL. */
 static const char *foreign_code(const char *object_path)
 {
     static char found[4096];
-    char object[4096], self[4096], line[8192];
-    if (!realpath(object_path, object))
+    char object[4096] = "", self[4096], line[8192];
+    if (object_path[0] && !realpath(object_path, object))
         snprintf(object, sizeof object, "%s", object_path);
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
@@ -357,11 +363,11 @@ static const char *foreign_code(const char *object_path)
 
 /* The last step of loading, while new executable mappings are still
  * allowed: the device started (CUDA's driver and the program's modules
- * loaded, eagerly: main sets CUDA_MODULE_LOADING), and the unwinder that
+ * loaded, eagerly: see eager_modules_while_loading), and the unwinder that
  * the C library loads on a thread's exit or cancellation loaded now. */
 static void finish_loading(void)
 {
-    void (*start_device)(void) = (void (*)(void))dlsym(student, "kit_start_device");
+    void (*start_device)(void) = (void (*)(void))code_symbol("kit_start_device");
     if (start_device)
         start_device();
     dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL); /* kept loaded; absent: nothing lost */
@@ -400,41 +406,85 @@ static void refuse_without_filter(const char *stage)
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
+/* The first request, WIRE_LOAD: the lab's folder name and the shared object
+ * to load ("" where the code is built in), in *lab_dir and *object.  They
+ * come through the channel, not the command line or the environment, which
+ * stay the lab program's (see the top). */
+static int receive_load(char **lab_dir, char **object)
+{
+    wire_msg load;
+    const char *why;
+    if (wire_receive(REQUEST_FD, &load, 0, &why, 1 << 16) != 0)
+        return -1;
+    int ok = load.tag == WIRE_LOAD;
+    *lab_dir = wire_get_str(&load, 256);
+    *object = wire_get_str(&load, 4096);
+    ok = ok && !load.bad && load.at == load.size;
+    wire_free(&load);
+    return ok ? 0 : -1;
+}
+
+/* CUDA loads every module when it starts, not at a kernel's first launch,
+ * which would come after the serve stage's filter.  Said for the load only,
+ * and what the environment held before put back after it: the code's own
+ * calls see the environment that the lab program would. */
+static void eager_modules_while_loading(int loading)
+{
+    static char *before;
+    static int had;
+    if (loading) {
+        const char *value = getenv("CUDA_MODULE_LOADING");
+        had = value != NULL;
+        before = value ? strdup(value) : NULL;
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    } else if (had && before) {
+        setenv("CUDA_MODULE_LOADING", before, 1);
+    } else {
+        unsetenv("CUDA_MODULE_LOADING");
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: runner LAB_DIR SHARED_OBJECT (started by the grader, not by people)\n");
+    (void)argv;
+    if (argc < 1 || fcntl(REPLY_FD, F_GETFD) < 0) {
+        fprintf(stderr, "runner: the grader starts runners (their requests come on fd 0, their replies go to fd 3); "
+                        "run the lab program, or ./grader, instead\n");
         return 2;
     }
     /* No other process of this user may read or trace this one (the other
      * side's runner included); nothing to dump either. */
     prctl(PR_SET_DUMPABLE, 0);
-    const serve_lab *lab = NULL;
-    for (int i = 0; serve_labs[i]; i++)
-        if (strcmp(serve_labs[i]->dir, argv[1]) == 0)
-            lab = serve_labs[i];
-    if (!lab) {
-        send_text(WIRE_ERROR, "the runner knows no such lab");
+    char *lab_dir, *object;
+    if (receive_load(&lab_dir, &object) != 0) {
+        send_text(WIRE_ERROR, "grading error: the runner's first request did not name its lab and code");
         return 2;
     }
-    /* CUDA loads every module when it starts, not at a kernel's first
-     * launch, which would come after the serve stage's filter */
-    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    const serve_lab *lab = NULL;
+    for (int i = 0; serve_labs[i]; i++)
+        if (strcmp(serve_labs[i]->dir, lab_dir) == 0)
+            lab = serve_labs[i];
+    if (!lab) {
+        send_text(WIRE_ERROR, code_built_in() ? "grading error: this reference runner is another lab's"
+                                              : "the runner knows no such lab");
+        return 2;
+    }
+    eager_modules_while_loading(1);
     signals_in_words_as_pid_1();
     int filtered = filter_supported();
     if (filtered && filter_enter_load_stage() != 0)
         refuse_without_filter("first");
-    student = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
-    if (!student) {
-        const char *why = dlerror();
+    const char *why = code_load(object);
+    if (why) {
         char text[4096];
-        snprintf(text, sizeof text, "the shared object could not be loaded:\n%s", why ? why : "?");
+        snprintf(text, sizeof text, "the shared object could not be loaded:\n%s", why);
         send_text(WIRE_ERROR, text);
         return 0;
     }
     ((void (*)(kit_error_handler))harness("kit_set_error_handler"))(on_kit_error);
     finish_loading();
-    const char *foreign = foreign_code(argv[2]);
+    eager_modules_while_loading(0);
+    const char *foreign = foreign_code(object);
     if (foreign) {
         char text[4400];
         snprintf(text, sizeof text, "the shared object loaded code from %s while it was loaded; "

