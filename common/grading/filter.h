@@ -24,7 +24,8 @@ int filter_enter_load_stage(void);
 int filter_enter_serve_stage(void);
 
 /* Whether this build has filters at all (x86_64 only) and this kernel takes
- * them: 1 or 0. */
+ * them: 1 or 0.  CUDALABS_NO_SECCOMP=1 in the environment stands in for a
+ * kernel without them (0), for the kit's tests of a weaker host. */
 int filter_supported(void);
 
 #endif /* FILTER_H */
