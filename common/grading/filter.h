@@ -6,7 +6,9 @@
  *
  *   load stage, before the student's object is loaded: no new programs
  *     (execve), no anonymous executable memory, no memfd, no sockets but
- *     unix ones, no SysV IPC, no tracing or reading other processes, no
+ *     unix ones, and those connect nowhere and send to no address (a
+ *     datagram by sendmsg() still may: its address is out of a filter's
+ *     reach), no SysV IPC, no tracing or reading other processes, no
  *     signals outside the runner's own process and group, no namespaces,
  *     mounts, keys, BPF, perf, userfaultfd or io_uring;
  *   serve stage, once the object is loaded and the device started: no new

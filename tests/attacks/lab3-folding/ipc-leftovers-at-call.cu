@@ -2,7 +2,7 @@
  * (ipc-leftovers.cu does it at load): a file and a named pipe in /dev/shm,
  * and one SysV object of each kind with keys 0x0c0da1ac (shared memory),
  * 0x0c0da1ad (semaphores), 0x0c0da1ae (a message queue holding a message),
- * plus a private shared memory segment of 790945 (0x0c0da1) bytes, which
+ * plus a private shared memory segment of 789921 (0x0c0da1) bytes, which
  * no key names.  The seccomp filter refuses SysV IPC; where it is missing
  * (CUDALABS_NO_SECCOMP=1) they are made, and the grader must remove them
  * after the item all the same.  The test checks that none remains.
