@@ -358,7 +358,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
             ok "github: the grading step # SKIP on the cpu pass only"
         elif DIST_DIR="$work" DIST_HANDOUTS=no platforms/github/build.sh "$lab" > "$work/github-build.log" 2>&1 \
              && chown -R "$user" "$gh" \
-             && as_user sh -c "cd '$gh' && PATH='$PATH' make -s build/host/grader build-$lab BACKEND=cpu" >> "$work/github-build.log" 2>&1; then
+             && as_user sh -c "cd '$gh' && PATH='$PATH' make -s build/host/grader BACKEND=cpu" >> "$work/github-build.log" 2>&1; then
             grade() {
                 run=$1
                 cp "$2/$file" "$gh/labs/$lab/$file" && chown "$user" "$gh/labs/$lab/$file"
