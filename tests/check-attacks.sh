@@ -3,11 +3,16 @@
 # lab 3's skeleton and to its solution, may change nothing but its own
 # items.  Checked on a plain run, as an ordinary user (where the test runs
 # as root and can make one), through the Gradescope and PrairieLearn
-# packages in scratch roots, and in batch grading.  The attacks on the
-# walls themselves run again with CUDALABS_NO_LANDLOCK=1 (a kernel without
-# Landlock), CUDALABS_NO_NAMESPACES=1 (a default Docker container) and
-# both, as root and as the ordinary user, on the items that call the
-# attack (WALL_ITEMS): the walls do not depend on the item.
+# packages in scratch roots, through the GitHub package's grading step (as
+# the ordinary user, as on GitHub's runners), and in batch grading, as root
+# and as the ordinary user.  The attacks on the walls themselves run again
+# with CUDALABS_NO_LANDLOCK=1 (a kernel without Landlock),
+# CUDALABS_NO_NAMESPACES=1 (a default Docker container) and both, as root
+# and as the ordinary user, on the items that call the attack (WALL_ITEMS):
+# the walls do not depend on the item; the attacks that leave things behind
+# (LEFTOVER_ATTACKS) run with CUDALABS_NO_SECCOMP=1 too, with and without
+# namespaces, so that what the filter would have refused is made and must
+# be removed all the same.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 lab=lab3-folding file=fold.cu
@@ -21,8 +26,9 @@ export STUDENT_BUILD_SECONDS=${STUDENT_BUILD_SECONDS:-20} # (more on a loaded ma
 export GRADER_TOKEN=s3cret
 
 # Listeners outside the sandbox, which the network attacks try to reach:
-# a unix socket in /dev/shm and UDP on 127.0.0.1; what they hear goes to
-# $work/heard (see heard_nothing).
+# a unix socket in /dev/shm, two in the abstract namespace (a stream and
+# datagrams) and UDP on 127.0.0.1; what they hear goes to $work/heard (see
+# heard_nothing).
 heard="$work/heard"
 : > "$heard"
 chmod 666 "$heard"
@@ -31,12 +37,18 @@ HEARD="$heard" perl -MIO::Socket::UNIX -MIO::Socket::INET -e '
     my $u = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => "/dev/shm/cudalabs-attack.sock", Listen => 5) or exit 1;
     chmod 0777, "/dev/shm/cudalabs-attack.sock";
     my $d = IO::Socket::INET->new(Proto => "udp", LocalAddr => "127.0.0.1", LocalPort => 47999) or exit 1;
-    my $sel = ""; vec($sel, fileno($_), 1) = 1 for $u, $d;
+    my $a = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => "\0cudalabs-attack-abstract", Listen => 5) or exit 1;
+    my $g = IO::Socket::UNIX->new(Type => SOCK_DGRAM(), Local => "\0cudalabs-attack-datagram") or exit 1;
+    my $sel = ""; vec($sel, fileno($_), 1) = 1 for $u, $d, $a, $g;
     for (;;) {
         select(my $r = $sel, undef, undef, undef) > 0 or next;
         my $text = "";
         if (vec($r, fileno($d), 1)) { $d->recv($text, 512) }
-        if (vec($r, fileno($u), 1)) { my $c = $u->accept or next; $c->blocking(0); select(undef, undef, undef, 0.2); $c->sysread($text, 512); $text ||= "unix connection\n"; close $c }
+        if (vec($r, fileno($g), 1)) { $g->recv($text, 512); $text ||= "abstract datagram\n" }
+        for my $l ($u, $a) {
+            next unless vec($r, fileno($l), 1);
+            my $c = $l->accept or next; $c->blocking(0); select(undef, undef, undef, 0.2); $c->sysread($text, 512); $text ||= "unix connection\n"; close $c;
+        }
         open my $f, ">>", $ENV{HEARD} or next; print $f $text; close $f;
     }' 2>/dev/null &
 listener=$!
@@ -99,13 +111,27 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 same() { [ -n "$1" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0) }'; }
 show() { sed 's/^/    /' "$work/$1.out" | head -n 40; }
 
+# The attacks' SysV objects (by key, and the private segment by its size), removed.
+remove_attack_ipc() {
+    ipcs -m 2>/dev/null | awk 'tolower($1) ~ /^0x0c0da1a[b-e]$/ || $5 == 789921 { print $2 }' | xargs -r -n 1 ipcrm -m 2>/dev/null
+    ipcs -s 2>/dev/null | awk 'tolower($1) ~ /^0x0c0da1a[b-e]$/ { print $2 }' | xargs -r -n 1 ipcrm -s 2>/dev/null
+    ipcs -q 2>/dev/null | awk 'tolower($1) ~ /^0x0c0da1a[b-e]$/ { print $2 }' | xargs -r -n 1 ipcrm -q 2>/dev/null
+    true
+}
+
 # What must hold after any run, attack or not.
 sound() { # sound NAME: why not, or nothing
     out=$work/$1.out json=$work/$1.json
     case $rc in 0|1|2) ;; *) echo "exit $rc"; return ;; esac
     grep -q "^$lab: .* points" "$out" || grep -q "does not compile" "$out" || { echo "no summary"; return; }
     [ -s "$json" ] || { echo "no results file"; return; }
-    perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$json" 2>/dev/null || { echo "results file not valid JSON"; return; }
+    if [ "${results_format:-json}" = junit ]; then # (the GitHub package's report)
+        grep -q '<testsuites' "$json" && { ! perl -MXML::Parser -e 1 2>/dev/null \
+            || perl -MXML::Parser -e 'XML::Parser->new->parsefile($ARGV[0])' "$json" 2>/dev/null; } \
+            || { echo "results file not valid JUnit"; return; }
+    else
+        perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$json" 2>/dev/null || { echo "results file not valid JSON"; return; }
+    fi
     # (the forged file's score, 9999, as a value: a random seed may hold the digits 9999)
     grep -q -E '[:,] *9999([^0-9]|$)' "$json" && { echo "forged results file"; return; }
     grep -q "$(printf '\033')" "$out" && { echo "an escape sequence reached the report"; return; }
@@ -118,31 +144,32 @@ sound() { # sound NAME: why not, or nothing
     # (this run's processes only: other kits may be grading on the machine;
     # a student's runner is shown as the lab program, ./build/<backend>/lab3-folding/lab,
     # and is told by the student's object it maps from this kit)
-    left=$(ps -eo pid=,args= | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-|[b]uild/[a-z]*/lab3-folding/lab$' \
+    left=$(ps -eo pid=,args= | grep -E '[l]ab3-folding-student.so|[s]ubmissions/.*student.so|[c]udalabs-grader-|[b]uild/[a-z]*/lab3-folding/lab$|[b]uild/host/runner |[r]eference-runner' \
         | while read -r pid args; do
               where="$(readlink "/proc/$pid/cwd" 2>/dev/null) $(grep -o -m 1 '/[^ ]*student.so' "/proc/$pid/maps" 2>/dev/null)"
               case "$args $where/" in *"$kit/"*|*"$work/"*) echo "$args" ;; esac
           done | head -n 3)
     [ -z "$left" ] || { echo "processes left: $left"; return; }
     grep -q -F s3cret "$out" "$json" && { echo "the grader's secret (GRADER_TOKEN) reached the report or results"; return; }
-    leftovers=$(ls -d /dev/shm/cudalabs-attack-* 2>/dev/null; ipcs -m 2>/dev/null | grep -i 0x0c0da1ab)
+    # (the attacks' keys 0x0c0da1ab to 0x0c0da1ae, and a private segment of
+    # 789921 bytes: ipc-leftovers*.cu; as an ordinary user without
+    # namespaces too, where the grader removes what the item added)
+    leftovers=$(ls -d /dev/shm/cudalabs-attack-* 2>/dev/null; ipcs -a 2>/dev/null | grep -i -E '0x0c0da1a[b-e]| 789921 ')
     if [ -n "$leftovers" ]; then
         rm -f /dev/shm/cudalabs-attack-*
-        # as an ordinary user without namespaces the runner is the grader's
-        # own user, whose files the grader may not tell from its own: known
-        grep -q 'namespaces (' "$out" || grep -q 'runner user [^(]' "$out" || { echo "# known: left by the grader's own user: $leftovers" >&2; return; }
-        echo "left after grading: $leftovers"; return
+        remove_attack_ipc
+        echo "left after grading: $(echo $leftovers)"; return
     fi
 }
 # heard_nothing NAME RUN: the listeners outside heard nothing from attack NAME
-# (a unix socket named in /dev/shm is reachable where there is no mount
-# namespace: then only UDP counts).  Empties what they heard.
+# (with or without namespaces: the filter lets no unix socket connect or
+# send to an address; without the filter, CUDALABS_NO_SECCOMP=1, these
+# attacks do not run).  Empties what they heard.
 heard_nothing() {
     text=$(cat "$heard" 2>/dev/null)
     : > "$heard"
     case $1 in
-    udp-out) [ -z "$text" ] ;;
-    unix-socket-out) [ -z "$text" ] || ! grep -q 'namespaces (' "$work/$2.out" ;;
+    udp-out|unix-socket-out|abstract-socket-out) [ -z "$text" ] ;;
     *) true ;;
     esac
 }
@@ -155,13 +182,18 @@ heard_nothing() {
 switches=""
 WALL_ITEMS=fold_sums_exact
 WALL_SKELETONS="dlopen-blob dlopen-blob-at-load dlopen-reference read-solutions"
+LEFTOVER_ATTACKS="ipc-leftovers ipc-leftovers-at-call"
 wall_attacks="$(grep -l '^// walls:' "$attacks"/*.cu | xargs -n 1 basename | sed 's/\.cu$//' | tr '\n' ' ')"
 wall_modes() { # wall_modes WHO: the switches in turn, grade() as WHO grades
     saved_only=$only saved_attacks=${ATTACKS_ONLY:-}
     only="--only=$WALL_ITEMS"
-    for set in CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1 "CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1"; do
+    for set in CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1 "CUDALABS_NO_LANDLOCK=1 CUDALABS_NO_NAMESPACES=1" \
+               CUDALABS_NO_SECCOMP=1 "CUDALABS_NO_SECCOMP=1 CUDALABS_NO_NAMESPACES=1"; do
         switches=$set
         case $set in
+        # without the filter, only what is left behind is checked: the
+        # filter is the wall the other attacks meet (below the minimum)
+        *SECCOMP*) ATTACKS_ONLY="$LEFTOVER_ATTACKS" ;;
         *NAMESPACES*LANDLOCK*|*LANDLOCK*NAMESPACES*)
             if [ "$1" = user ]; then
                 # student code runs as the grader's own user: with neither
@@ -318,8 +350,50 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
             || { not_ok "as $user: the skeleton scores $skeleton_points"; show user-skeleton; sed 's/^/    /' "$work/user-build.out" | tail -5; }
         # (signals to the grader are stopped by the seccomp filter, and by
         # Landlock's signal scoping from ABI 6)
+        # The user's own things in /dev/shm and SysV IPC, there before any
+        # item: where the grader removes what an item left as this user (no
+        # namespaces) it must keep these.
+        rm -f /dev/shm/cudalabs-own-file; ipcrm -M 0x0c0da1ff 2>/dev/null
+        as_user sh -c 'echo mine > /dev/shm/cudalabs-own-file'
+        as_user perl -e 'use IPC::SysV qw(IPC_CREAT); defined shmget(0x0c0da1ff, 4096, IPC_CREAT | 0600) or exit 1'
+        user_ok=1
         run_attacks user
         wall_modes user
+
+        # ---- through the GitHub package's grading step, as this user -------------------------
+        # The workflow's step (.github/grade.sh) in the lab's starting
+        # repository, the attack in the student's own file there, as
+        # GitHub's runners run it: an ordinary user.  Its results file is the
+        # JUnit report.  The attacks that run through the packages, on the
+        # solution.
+        gh="$work/github-$lab"
+        if [ "$BACKEND" != cpu ]; then
+            ok "github: the grading step # SKIP on the cpu pass only"
+        elif DIST_DIR="$work" DIST_HANDOUTS=no platforms/github/build.sh "$lab" > "$work/github-build.log" 2>&1 \
+             && chown -R "$user" "$gh" \
+             && as_user sh -c "cd '$gh' && PATH='$PATH' make -s build/host/grader BACKEND=cpu" >> "$work/github-build.log" 2>&1; then
+            grade() {
+                run=$1
+                cp "$2/$file" "$gh/labs/$lab/$file" && chown "$user" "$gh/labs/$lab/$file"
+                rm -f "$gh/grade-report.xml"
+                as_user env GRADER_TOKEN=s3cret $switches sh -c 'cd "$1" && PATH="$0" BACKEND=cpu sh .github/grade.sh lab3' \
+                    "$PATH" "$gh" > "$work/$run.out" 2>&1
+                rc=$?
+                ln -sf "$gh/grade-report.xml" "$work/$run.json"
+            }
+            results_format=junit
+            run_attacks github
+            results_format=json
+        else
+            not_ok "github: the starting repository of $lab builds"; sed 's/^/    /' "$work/github-build.log" | tail -n 10
+        fi
+
+        if [ -f /dev/shm/cudalabs-own-file ] && ipcs -m | grep -q -i 0x0c0da1ff; then
+            ok "as $user: the user's own /dev/shm file and SysV segment outlive every grade"
+        else
+            not_ok "as $user: the user's own /dev/shm file and SysV segment outlive every grade"
+        fi
+        rm -f /dev/shm/cudalabs-own-file; ipcrm -M 0x0c0da1ff 2>/dev/null
     else
         ok "as an ordinary user # SKIP useradd failed"
     fi
@@ -381,6 +455,67 @@ else
     ok "the platform packages # SKIP on the cpu pass only"
 fi
 
+# batch_rows_check WHAT GRADES MIN: every attack's rows in GRADES.jsonl (more
+# than MIN of them): on the skeleton at most the skeleton's points, on the
+# solution no item lost but those its "costs:" line names.
+batch_rows_check() {
+    bad_rows=$(ATTACKS="$attacks" SKELETON="$skeleton_points" perl -MJSON::PP -ne '
+        my $r = decode_json($_); my ($name, $base) = $r->{id} =~ /^(.*)-(skeleton|solution)$/ or next;
+        my $file = "$ENV{ATTACKS}/$name.cu"; -f $file or next;
+        open my $f, "<", $file or next; my ($costs) = map { /^\/\/ costs: (.*)/ ? $1 : () } <$f>; $costs //= "";
+        next if $costs =~ /\ball\b/ && $base eq "solution";
+        if ($base eq "solution" && $r->{status} !~ /^(graded|full_marks)$/) { print "$r->{id}:$r->{status} "; next }
+        if ($base eq "skeleton") { print "$r->{id} " if ($r->{points} // 0) > $ENV{SKELETON}; next }
+        for my $i (@{$r->{items} || []}) {
+            next if $i->{status} =~ /^(passed|skipped)$/ || $costs =~ /\ball\b/ || " $costs " =~ / \Q$i->{name}\E /;
+            print "$r->{id}:$i->{name} ";
+        }' < "$2.jsonl")
+    rows=$(grep -c . "$2.jsonl" 2>/dev/null)
+    if [ -z "$bad_rows" ] && [ "${rows:-0}" -gt "$3" ]; then
+        ok "$1: every attack ($rows rows) costs only its own items"
+    else
+        not_ok "$1: every attack (${rows:-0} rows) costs only its own items (wrong: ${bad_rows:-no rows})"
+        for bad in $bad_rows; do # the feedback of each item lost
+            ID=${bad%%:*} ITEM=${bad#*:} perl -MJSON::PP -ne 'my $r = decode_json($_); next unless $r->{id} eq $ENV{ID};
+                for (@{$r->{items}}) { print "    $ENV{ID} $_->{name}: ", substr($_->{feedback} // "", 0, 600), "\n" if $_->{name} eq $ENV{ITEM} }' \
+                < "$2.jsonl"
+        done
+    fi
+}
+row() { ID=$1 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ENV{ID}' < "${2:-$work/grades}.jsonl"; }
+
+# ---- batch grading as the ordinary user ---------------------------------------------------------
+# The attacks that run through the packages (a "packages:" line), on the
+# solution, graded by tools/batch-grade.sh run as that user: no runner user
+# of its own then, the grader's walls only.
+if [ -n "${user_ok:-}" ]; then
+    ubatch="$work/user-batch"
+    mkdir -p "$ubatch"
+    for attack in "$attacks"/*.cu; do
+        name=$(basename "$attack" .cu)
+        grep -q '^// packages:' "$attack" || continue
+        grep -q '^// modes:' "$attack" && ! grep -q '^// modes:.*batch' "$attack" && continue
+        [ -d "$work/subs/$name-solution" ] && cp -R "$work/subs/$name-solution" "$ubatch/"
+    done
+    cp -R "$work/subs/solution" "$work/subs/skeleton" "$ubatch/"
+    chown -R "$user" "$ubatch"
+    as_user env SEED=$seed JOBS=2 GRADER_TOKEN=s3cret sh -c 'cd "$1" && PATH="$0" tools/batch-grade.sh lab3 "$2" "$3"' \
+        "$PATH" "$copy" "$ubatch" "$work/user-grades" > "$work/user-batch.out" 2>&1
+    brc=$?
+    sleep 2
+    bsol=$(row solution "$work/user-grades") bsk=$(row skeleton "$work/user-grades")
+    left=$(ls -d /dev/shm/cudalabs-attack-* 2>/dev/null)
+    if [ $brc = 0 ] && same "$bsol" "$solution_points" && same "$bsk" "$skeleton_points" && [ -z "$left" ] \
+       && ! grep -q -E '[:,] *9999([^0-9]|$)' "$work/user-grades.jsonl" "$work/user-grades.csv" \
+       && ! grep -q -r -F s3cret "$work/user-grades.jsonl" "$work/user-grades.csv" "$work/user-grades.logs"; then
+        ok "batch grading as $user: the baselines keep their points ($bsol, $bsk), nothing forged, no secret, nothing left in /dev/shm"
+    else
+        not_ok "batch grading as $user: the baselines keep their points (exit $brc: $bsol, $bsk; left: $left)"
+        sed 's/^/    /' "$work/user-batch.out" | tail -n 15
+    fi
+    batch_rows_check "batch grading as $user" "$work/user-grades" 1
+fi
+
 # ---- batch grading -----------------------------------------------------------------------------
 [ -n "${ATTACKS_ONLY:-}" ] && { ok "batch grading # SKIP ATTACKS_ONLY is set"; finish; }
 batch="$work/batch"
@@ -396,7 +531,6 @@ cp -R "$work/subs/solution" "$batch/zz-last-solution"
 SEED=$seed JOBS=2 tools/batch-grade.sh lab3 "$batch" "$work/grades" > "$work/batch.out" 2>&1
 brc=$?
 sleep 2
-row() { ID=$1 perl -MJSON::PP -ne 'my $r = decode_json($_); print "$r->{points}\n" if $r->{id} eq $ENV{ID}' < "$work/grades.jsonl"; }
 bsol=$(row solution) blast=$(row zz-last-solution) bsk=$(row skeleton) bdl=$(row dlopen-reference-skeleton)
 bforge=$(row forge-results-and-kill-solution) bdrv=$(row driver-start-solution)
 if [ $brc = 0 ] && same "$bsol" "$solution_points" && same "$blast" "$solution_points" && same "$bforge" "$solution_points" \
@@ -407,30 +541,7 @@ else
     not_ok "batch grading: attacks change only their own rows (exit $brc: $bsol, $blast, $bforge, $bdrv, $bsk, $bdl)"
     sed 's/^/    /' "$work/batch.out" | tail -n 15
 fi
-# Every attack's rows: on the skeleton at most the skeleton's points, on the
-# solution no item lost but those its "costs:" line names.
-bad_rows=$(ATTACKS="$attacks" SKELETON="$skeleton_points" perl -MJSON::PP -ne '
-    my $r = decode_json($_); my ($name, $base) = $r->{id} =~ /^(.*)-(skeleton|solution)$/ or next;
-    my $file = "$ENV{ATTACKS}/$name.cu"; -f $file or next;
-    open my $f, "<", $file or next; my ($costs) = map { /^\/\/ costs: (.*)/ ? $1 : () } <$f>; $costs //= "";
-    next if $costs =~ /\ball\b/ && $base eq "solution";
-    if ($base eq "solution" && $r->{status} !~ /^(graded|full_marks)$/) { print "$r->{id}:$r->{status} "; next }
-    if ($base eq "skeleton") { print "$r->{id} " if ($r->{points} // 0) > $ENV{SKELETON}; next }
-    for my $i (@{$r->{items} || []}) {
-        next if $i->{status} =~ /^(passed|skipped)$/ || $costs =~ /\ball\b/ || " $costs " =~ / \Q$i->{name}\E /;
-        print "$r->{id}:$i->{name} ";
-    }' < "$work/grades.jsonl")
-rows=$(grep -c . "$work/grades.jsonl")
-if [ -z "$bad_rows" ] && [ "$rows" -gt 20 ]; then
-    ok "batch grading: every attack ($rows rows) costs only its own items"
-else
-    not_ok "batch grading: every attack ($rows rows) costs only its own items (wrong: ${bad_rows:-no rows})"
-    for bad in $bad_rows; do # the feedback of each item lost
-        ID=${bad%%:*} ITEM=${bad#*:} perl -MJSON::PP -ne 'my $r = decode_json($_); next unless $r->{id} eq $ENV{ID};
-            for (@{$r->{items}}) { print "    $ENV{ID} $_->{name}: ", substr($_->{feedback} // "", 0, 600), "\n" if $_->{name} eq $ENV{ITEM} }' \
-            < "$work/grades.jsonl"
-    done
-fi
+batch_rows_check "batch grading" "$work/grades" 20
 perl -e 'local $/; my $t = <STDIN>; utf8::decode($t) or exit 1' < "$work/grades.jsonl" \
     && ! grep -q -E '(^|,)[=+@-]' "$work/grades.csv" \
     && ok "batch grading: the JSON lines are valid UTF-8, no CSV cell starts with = + - @" \

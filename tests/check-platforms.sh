@@ -16,7 +16,13 @@
 #                 that does not compile; hidden items named nowhere;
 #   GitHub        the workflow's actions pinned by commit on Node 24 (and
 #                 actionlint where it is installed), the template repository's
-#                 grading step: a JUnit report with one test per item.
+#                 grading step: a JUnit report with one test per item;
+#   every package refuses to grade on a host whose sandbox is below the
+#                 documented minimum (CUDALABS_NO_SECCOMP=1 stands in for a
+#                 kernel without seccomp; an ordinary user without namespaces
+#                 for the other half): no grade, never a 0, said in the
+#                 platform's terms; a root grader without namespaces or
+#                 Landlock (a default Docker container) still grades.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -120,6 +126,56 @@ if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $max = 0; my $
 else
     not_ok "gradescope: full marks are the documented total ($documented), skipped items are not passed, execution_time written"
     head -c 600 "$root/results/results.json" | sed 's/^/    /'
+fi
+
+# The documented minimum of walls (docs/instructors.md): below it the package
+# grades nothing and says so, with no score at all (not 0); a default Docker
+# container (root, no namespaces, no Landlock: the runner user is the wall)
+# meets it and grades.
+rm -f "$root/results/results.json"
+CUDALABS_NO_SECCOMP=1 AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
+        exit !(!exists $r->{score} && !@{$r->{tests}} && $r->{output} =~ /^Not graded: .*seccomp/s && $r->{output} =~ /not your grade/)' \
+        < "$root/results/results.json" 2>/dev/null && grep -q '^sandbox: .*missing: seccomp' "$work/run.log"; then
+    ok "gradescope: on a host without seccomp nothing is graded: results.json says why, with no score (not 0)"
+else
+    not_ok "gradescope: on a host without seccomp nothing is graded: results.json says why, with no score (not 0)"
+    head -c 600 "$root/results/results.json" 2>/dev/null | sed 's/^/    /'; sed 's/^/    /' "$work/run.log" | tail -n 10
+fi
+rm -f "$root/results/results.json"
+CUDALABS_NO_NAMESPACES=1 CUDALABS_NO_LANDLOCK=1 AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user \
+    sh "$root/source/run_autograder" > "$work/run.log" 2>&1
+set -- $(gradescope_summary "$root/results/results.json")
+if [ "$(id -u)" != 0 ]; then
+    ok "gradescope: root without namespaces or Landlock still grades # SKIP not root"
+elif [ "${1:-}" = valid ] && [ "$3" = "$4" ] && grep -q '^sandbox: .*runner user.*missing: namespaces, Landlock' "$work/run.log"; then
+    ok "gradescope: root without namespaces or Landlock (a default Docker container) still grades: the runner user is the wall ($3/$4)"
+else
+    not_ok "gradescope: root without namespaces or Landlock (a default Docker container) still grades (${*:-no valid results.json})"
+    sed 's/^/    /' "$work/run.log" | tail -n 10
+fi
+# An ordinary user's grader without namespaces runs student code as itself:
+# below the minimum, refused before anything is built (the grader program
+# alone, in a folder that user may read).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+    mkdir -p "$work/lone/build/host" && cp build/host/grader "$work/lone/build/host/" && chmod -R a+rX "$work/lone"
+    chmod a+x "$work"
+    as_nobody() { (cd / && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env "$@"); }
+    as_nobody CUDALABS_NO_NAMESPACES=1 "$work/lone/build/host/grader" "$short" --require-walls > "$work/lone.out" 2>&1
+    lone_rc=$?
+    as_nobody "$work/lone/build/host/grader" "$short" --require-walls > "$work/lone-ns.out" 2>&1
+    if [ "$lone_rc" = 2 ] && grep -q '^grader: not grading: .*neither namespaces nor a runner user' "$work/lone.out" \
+       && ! grep -q 'seccomp filter' "$work/lone.out"; then
+        if grep -q 'not grading' "$work/lone-ns.out"; then
+            not_ok "an ordinary user's grader with namespaces meets the minimum"; sed 's/^/    /' "$work/lone-ns.out" | head -n 5
+        else
+            ok "an ordinary user's grader without namespaces refuses (exit 2, says why); with them it goes on"
+        fi
+    else
+        not_ok "an ordinary user's grader without namespaces refuses (exit $lone_rc)"; sed 's/^/    /' "$work/lone.out" | head -n 5
+    fi
+else
+    ok "an ordinary user's grader without namespaces refuses # SKIP needs root, setpriv and nobody"
 fi
 
 # Attacks from tests/attacks that act at load, on a correct submission: a
@@ -342,6 +398,15 @@ if host_hang_submission "$work/pl-host-hang"; then
 else
     ok "prairielearn: a host hang past the job's limit # SKIP no host function to hang in $lab"
 fi
+(CUDALABS_NO_SECCOMP=1; export CUDALABS_NO_SECCOMP; grade_pl "$work/good")
+if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $f = join "\n", @{$r->{format_errors} || []};
+        exit !(!$r->{gradable} && !exists $r->{score} && $f =~ /^Not graded: .*seccomp/ && $r->{message} eq $f)' \
+        < "$work/grade/results/results.json" 2>/dev/null; then
+    ok "prairielearn: on a host without seccomp nothing is graded: gradable false, no score, the reason in format_errors"
+else
+    not_ok "prairielearn: on a host without seccomp nothing is graded: gradable false, no score, the reason in format_errors"
+    head -c 600 "$work/grade/results/results.json" 2>/dev/null | sed 's/^/    /'; sed 's/^/    /' "$work/run.log" | tail -n 10
+fi
 grade_pl "$work/bad"
 set -- $(pl_summary "$work/grade/results/results.json")
 if [ "${1:-}" = valid ] && [ "$2" = not_gradable ] \
@@ -438,5 +503,18 @@ if grep -q "^\*\*$short.*points" "$repo/grade-summary.md" 2>/dev/null && grep -q
     ok "github: the summary page gets the total and the report"
 else
     not_ok "github: the summary page gets the total and the report"; head -n 10 "$repo/grade-summary.md" 2>/dev/null | sed 's/^/    /'
+fi
+# Below the minimum of walls the step fails (exit 2) and grades nothing: the
+# JUnit report holds one error that says why, the summary no points.
+(cd "$repo" && CUDALABS_NO_SECCOMP=1 BACKEND=cpu sh .github/grade.sh "$short") > "$work/gh-refused.log" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q '<testcase [^>]*name="sandbox"><error message="not graded: .*seccomp' "$repo/grade-report.xml" \
+   && [ "$(grep -c '<testcase ' "$repo/grade-report.xml")" = 1 ] && grep -q '^\*\*Not graded: .*seccomp' "$repo/grade-summary.md" \
+   && ! grep -q "^\*\*$short.*points" "$repo/grade-summary.md" && { ! perl -MXML::Parser -e 1 2>/dev/null \
+        || perl -MXML::Parser -e 'XML::Parser->new->parsefile($ARGV[0])' "$repo/grade-report.xml" 2>/dev/null; }; then
+    ok "github: on a runner without seccomp the step fails (exit 2) and grades nothing, both reports say why"
+else
+    not_ok "github: on a runner without seccomp the step fails (exit 2) and grades nothing, both reports say why (exit $rc)"
+    sed 's/^/    /' "$repo/grade-report.xml" "$repo/grade-summary.md" 2>/dev/null | head -n 12
 fi
 finish

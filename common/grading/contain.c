@@ -138,7 +138,8 @@ static void limit(int resource, rlim_t value)
 static char *const *minimal_environment(const char *home)
 {
     static const char *const kept_prefixes[] = {"CUDA_", "CUDAEMU_", "NVIDIA_", "EMU_", "LD_LIBRARY_PATH=",
-                                                "UBSAN_OPTIONS=", "ASAN_OPTIONS=", "TSAN_OPTIONS=", NULL};
+                                                "UBSAN_OPTIONS=", "ASAN_OPTIONS=", "TSAN_OPTIONS=",
+                                                "CUDALABS_NO_SECCOMP=", NULL};
     static char home_line[4200];
     static char *env[64];
     extern char **environ;
@@ -335,45 +336,105 @@ static int kill_children(pid_t keep)
 
 /* ---- what an item leaves outside its processes ------------------------------------- */
 
-/* Removes the SysV objects of one kind whose owner is `uid`, as listed in
- * /proc/sysvipc/KIND (the id is the second column, the owner's uid the
- * fifth for shm and msg, the fourth for sem). */
-static void remove_ipc_objects(const char *kind, int uid_column, uid_t uid)
+/* Where contained programs have no IPC and mount namespaces of their own,
+ * what they leave in /dev/shm and as SysV objects outlives them and reaches
+ * every process of their user.  As root they run as the runner user, all of
+ * whose objects go after each item.  As an ordinary user they run as the
+ * grader's own user, whose other programs (a desktop's, another grader's)
+ * own such things too: then only what appeared since the item began goes
+ * (contain_item_begins). */
+
+typedef struct {
+    long long *keys;
+    size_t count, room;
+    int incomplete; /* memory ran out: not every key is in */
+} key_list;
+
+static void key_add(key_list *list, long long key)
 {
-    char path[64], line[512];
+    if (list->count == list->room) {
+        size_t room = list->room ? 2 * list->room : 64;
+        long long *keys = realloc(list->keys, room * sizeof *keys);
+        if (!keys) {
+            list->incomplete = 1;
+            return;
+        }
+        list->keys = keys, list->room = room;
+    }
+    list->keys[list->count++] = key;
+}
+
+static int key_has(const key_list *list, long long key)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (list->keys[i] == key)
+            return 1;
+    return 0;
+}
+
+/* The kinds of SysV object, as /proc/sysvipc names them. */
+static const char *const ipc_kinds[] = {"shm", "msg", "sem"};
+#define IPC_KINDS 3
+
+/* The ids of the SysV objects of `kind` that `uid` created or owns, from
+ * /proc/sysvipc/KIND (whose columns its header names: the id second, then
+ * "uid" and "cuid" where each kind puts them). */
+static void list_ipc_objects(const char *kind, uid_t uid, key_list *ids)
+{
+    char path[64], line[1024];
     snprintf(path, sizeof path, "/proc/sysvipc/%s", kind);
     FILE *list = fopen(path, "r");
     if (!list)
         return;
-    if (!fgets(line, sizeof line, list)) { /* the header */
-        fclose(list);
-        return;
-    }
-    while (fgets(line, sizeof line, list)) {
-        long column[8];
+    int uid_column = -1, cuid_column = -1, n = 0;
+    if (fgets(line, sizeof line, list))
+        for (char *save = NULL, *name = strtok_r(line, " \t\n", &save); name; name = strtok_r(NULL, " \t\n", &save), n++) {
+            if (strcmp(name, "uid") == 0)
+                uid_column = n;
+            else if (strcmp(name, "cuid") == 0)
+                cuid_column = n;
+        }
+    while (uid_column > 1 && cuid_column > 1 && fgets(line, sizeof line, list)) {
+        long long column[24];
         char *p = line, *end;
-        int n = 0;
-        for (; n < 8; n++, p = end) {
-            column[n] = strtol(p, &end, 10);
+        for (n = 0; n < 24; n++, p = end) {
+            column[n] = strtoll(p, &end, 10);
             if (end == p)
                 break;
         }
-        if (n <= uid_column || (uid_t)column[uid_column] != uid)
-            continue;
-        int id = (int)column[1];
-        if (kind[1] == 'h')
-            shmctl(id, IPC_RMID, NULL);
-        else if (kind[1] == 's')
-            msgctl(id, IPC_RMID, NULL);
-        else
-            semctl(id, 0, IPC_RMID);
+        if (n > uid_column && n > cuid_column && ((uid_t)column[uid_column] == uid || (uid_t)column[cuid_column] == uid))
+            key_add(ids, column[1]);
     }
     fclose(list);
 }
 
-/* The runner user's files in /dev/shm (where they are plain files: a
- * private tmpfs leaves none here).  Never the grader's own user's. */
-static void remove_shm_files(uid_t uid)
+static void remove_ipc_object(int kind, int id)
+{
+    if (kind == 0)
+        shmctl(id, IPC_RMID, NULL);
+    else if (kind == 1)
+        msgctl(id, IPC_RMID, NULL);
+    else
+        semctl(id, 0, IPC_RMID);
+}
+
+/* The SysV objects of `uid`, but those in `kept` (NULL: none kept). */
+static void remove_ipc_objects(uid_t uid, const key_list *kept)
+{
+    for (int kind = 0; kind < IPC_KINDS; kind++) {
+        key_list ids = {0};
+        list_ipc_objects(ipc_kinds[kind], uid, &ids);
+        for (size_t i = 0; i < ids.count; i++)
+            if (!kept || !key_has(&kept[kind], ids.keys[i]))
+                remove_ipc_object(kind, (int)ids.keys[i]);
+        free(ids.keys);
+    }
+}
+
+/* Each entry of /dev/shm of `uid` that is not a folder (files, sockets,
+ * pipes, links: a private tmpfs leaves none here): `visit` with its name
+ * and inode, /dev/shm's descriptor at hand. */
+static void each_shm_entry(uid_t uid, void (*visit)(int dir, const char *name, long long inode, void *data), void *data)
 {
     int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
@@ -386,19 +447,69 @@ static void remove_shm_files(uid_t uid)
     while ((e = readdir(d))) {
         struct stat st;
         if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == uid && !S_ISDIR(st.st_mode))
-            unlinkat(dir, e->d_name, 0);
+            visit(dir, e->d_name, (long long)st.st_ino, data);
     }
     closedir(d);
 }
 
+static void remember_entry(int dir, const char *name, long long inode, void *data)
+{
+    (void)dir, (void)name;
+    key_add(data, inode);
+}
+
+static void remove_entry_unless_kept(int dir, const char *name, long long inode, void *data)
+{
+    const key_list *kept = data;
+    if (!kept || !key_has(kept, inode)) /* (a file removed and made again is a new inode) */
+        unlinkat(dir, name, 0);
+}
+
+/* What the grader's own user had before the item (see above). */
+static struct {
+    int taken;
+    key_list files;
+    key_list ipc[IPC_KINDS];
+} before_item;
+
+/* Whether contained programs share the grader's user and the host's IPC
+ * and /dev/shm: only then is a snapshot needed. */
+static int shares_grader_user(void)
+{
+    return !as_root && !namespaces_available(kit_folder, NULL);
+}
+
+void contain_item_begins(void)
+{
+    before_item.taken = 0;
+    if (!shares_grader_user())
+        return;
+    uid_t me = geteuid();
+    int complete = 1;
+    before_item.files.count = 0, before_item.files.incomplete = 0;
+    each_shm_entry(me, remember_entry, &before_item.files);
+    complete &= !before_item.files.incomplete;
+    for (int kind = 0; kind < IPC_KINDS; kind++) {
+        before_item.ipc[kind].count = 0, before_item.ipc[kind].incomplete = 0;
+        list_ipc_objects(ipc_kinds[kind], me, &before_item.ipc[kind]);
+        complete &= !before_item.ipc[kind].incomplete;
+    }
+    /* (a partial list would take the user's own things for the item's) */
+    before_item.taken = complete;
+}
+
 static void remove_leftovers(void)
 {
-    if (!as_root || runner_uid == 0 || runner_uid == geteuid() || namespaces_available(kit_folder, NULL))
-        return; /* another user's objects only; namespaces took them already */
-    remove_shm_files(runner_uid);
-    remove_ipc_objects("shm", 4, runner_uid);
-    remove_ipc_objects("msg", 4, runner_uid);
-    remove_ipc_objects("sem", 3, runner_uid);
+    if (as_root && runner_uid != 0 && runner_uid != geteuid() && !namespaces_available(kit_folder, NULL)) {
+        /* the runner user's own: all of them */
+        each_shm_entry(runner_uid, remove_entry_unless_kept, NULL);
+        remove_ipc_objects(runner_uid, NULL);
+    } else if (before_item.taken && shares_grader_user()) {
+        /* the grader's own user's: what the item added */
+        each_shm_entry(geteuid(), remove_entry_unless_kept, &before_item.files);
+        remove_ipc_objects(geteuid(), before_item.ipc);
+    }
+    before_item.taken = 0; /* the next item's contain_item_begins() takes it anew */
 }
 
 /* ---- the walls, for the report ------------------------------------------------------ */
@@ -438,6 +549,20 @@ const char *contain_walls_text(void)
         add_wall(missing, sizeof missing, "runner user (student code runs as the grader's user)");
     snprintf(text, sizeof text, "%s%s%s", *have ? have : "none", *missing ? "; missing: " : "", missing);
     return text;
+}
+
+const char *contain_walls_below_minimum(void)
+{
+    static char why[512];
+    namespaces_available(kit_folder, NULL);
+    int seccomp = filter_supported(), apart = namespaces_text() != NULL || as_root;
+    if (seccomp && apart)
+        return NULL;
+    snprintf(why, sizeof why, "%s%s%s", seccomp ? "" : "no seccomp filter (student code could run other programs, "
+             "open network sockets, use SysV IPC and trace or signal other processes)", !seccomp && !apart ? "; " : "",
+             apart ? "" : "neither namespaces nor a runner user (student code would run as the grader's own user, "
+             "with the host's processes, network, /dev/shm and IPC)");
+    return why;
 }
 
 static int reap_children(pid_t keep)

@@ -57,18 +57,33 @@ pid_t contain_spawn(const contain_spec *spec);
  * (the child is left running).  Wakes the moment the child ends. */
 int contain_wait(pid_t pid, int *status, double deadline);
 
+/* In the grader's own process as an item begins (its kept runners
+ * started): where contained programs run as the grader's own user without
+ * IPC and mount namespaces of their own, what that user has in /dev/shm and
+ * as SysV IPC objects now, so that contain_reap_all() removes only what the
+ * item added. */
+void contain_item_begins(void);
+
 /* Kills (SIGKILL) and reaps every child and every orphan that came back to
  * this process, until none is left but `keep` (0: none kept; the grader
  * keeps the reference's runner from item to item).  Where contained
- * programs run as the runner user without IPC and mount namespaces of their
- * own, that user's /dev/shm files and SysV IPC objects go too, so nothing
- * an item left reaches the next.  Returns 1 when `keep` had ended and was
- * reaped too. */
+ * programs run without IPC and mount namespaces of their own, what they
+ * left in /dev/shm and as SysV IPC objects goes too, so nothing an item left
+ * reaches the next item or another process: all of the runner user's (as
+ * root), or what the grader's own user gained since contain_item_begins()
+ * (as an ordinary user).  Returns 1 when `keep` had ended and was reaped
+ * too. */
 int contain_reap_all(pid_t keep);
 
 /* The walls this host gives contained programs, for the report: "seccomp,
  * namespaces (pid, net, ipc, mount), Landlock 6, runner user cudalabs", and
  * "; missing: ..." naming those it lacks. */
 const char *contain_walls_text(void);
+
+/* NULL where this host's walls meet the minimum a grade may rest on (a
+ * seccomp filter, and namespaces or a runner user: docs/instructors.md,
+ * "The walls a grade needs"), else what is missing, in words.  The
+ * platform packages refuse to grade below it (./grader --require-walls). */
+const char *contain_walls_below_minimum(void);
 
 #endif /* CONTAIN_H */

@@ -6,7 +6,9 @@
  *
  *   load stage, before the student's object is loaded: no new programs
  *     (execve), no anonymous executable memory, no memfd, no sockets but
- *     unix ones, no SysV IPC, no tracing or reading other processes, no
+ *     unix ones, and those connect nowhere and send to no address (a
+ *     datagram by sendmsg() still may: its address is out of a filter's
+ *     reach), no SysV IPC, no tracing or reading other processes, no
  *     signals outside the runner's own process and group, no namespaces,
  *     mounts, keys, BPF, perf, userfaultfd or io_uring;
  *   serve stage, once the object is loaded and the device started: no new
@@ -24,7 +26,8 @@ int filter_enter_load_stage(void);
 int filter_enter_serve_stage(void);
 
 /* Whether this build has filters at all (x86_64 only) and this kernel takes
- * them: 1 or 0. */
+ * them: 1 or 0.  CUDALABS_NO_SECCOMP=1 in the environment stands in for a
+ * kernel without them (0), for the kit's tests of a weaker host. */
 int filter_supported(void);
 
 #endif /* FILTER_H */

@@ -362,6 +362,7 @@ static void before_item(void)
     print_items_before(tcase_item[tcase_done]);
     fflush(NULL); /* a child inherits unflushed buffers and would print them twice */
     sides_keep_reference(reference_cpu_seconds, reference_ended, reference_renew);
+    contain_item_begins(); /* what the item leaves outside its processes goes after it */
     item_started = now_s();
 }
 

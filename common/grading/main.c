@@ -54,6 +54,8 @@ static void usage(FILE *out)
           "  --color=auto|always|never\n"
           "  --runner-user=NAME   as root: the unprivileged user that runs student code (default: cudalabs, else nobody)\n"
           "  --hidden-items=ITEM[,ITEM]  gradescope: these items stay hidden from students until grades are published\n"
+          "  --require-walls      grade nothing (exit 2) where the sandbox is below the minimum a grade needs:\n"
+          "                       a seccomp filter, and namespaces or a runner user (the platform packages set it)\n"
           "Exit status: 0 full marks, 1 points lost, 2 could not grade (build error, unknown lab, no item run).\n"
           "On a slow machine, CK_TIMEOUT_MULTIPLIER=2 ./grader ... gives every item twice its time (1 to 20).\n"
           "Student code runs in separate runner processes, sandboxed where the kernel allows.\n",
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
     int n_students = 0, n_references = 0, n_reference_runners = 0, n_failed = 0, n_programs = 0;
     const char *runner_user = NULL, *student_dir = NULL, *backend = NULL;
     int machine_to_stdout = 0;
-    int solution = 0;
+    int solution = 0, require_walls = 0;
     const grade_lab *chosen[64];
     int n_chosen = 0;
 
@@ -382,6 +384,8 @@ int main(int argc, char **argv)
             only = v;
         } else if ((v = OPTION("--hidden-items"))) {
             run.hidden_items = split_names(v);
+        } else if (strcmp(a, "--require-walls") == 0) {
+            require_walls = 1;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             run.verbose = 1;
         } else if ((v = OPTION("--format"))) {
@@ -447,6 +451,17 @@ int main(int argc, char **argv)
     run.time_scale = time_scale();
     contain_init(runner_user);
     contain_protect_kit();
+    if (require_walls) {
+        /* before anything of the submission is built or run: a platform's
+         * grade must not rest on walls below the minimum, and a refusal is
+         * no grade at all (the packages say so in the platform's terms) */
+        const char *below = contain_walls_below_minimum();
+        if (below) {
+            fprintf(stderr, "grader: not grading: this host's sandbox is below the minimum a grade needs: %s\n"
+                    "sandbox: %s\n", below, contain_walls_text());
+            return 2;
+        }
+    }
     run.runner = str_printf("%s/runner", folder);
     if (access(run.runner, X_OK) != 0) {
         fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run.runner);

@@ -130,7 +130,10 @@ short=${labdir%%-*}
 timeout_s=$(left)
 [ -n "${SUBMISSION_TIMEOUT:-}" ] && [ "$SUBMISSION_TIMEOUT" -lt "$timeout_s" ] && timeout_s=$SUBMISSION_TIMEOUT
 [ "$timeout_s" -lt 1 ] && timeout_s=1
-set -- ./grader "$short" --student-dir="$work/student" --format="$platform" --out="$work/results/results.json"
+# --require-walls: on a host whose sandbox is below the minimum a grade
+# needs (docs/instructors.md, "The walls a grade needs") the grader grades
+# nothing, and the results say so: no grade, never a 0.
+set -- ./grader "$short" --require-walls --student-dir="$work/student" --format="$platform" --out="$work/results/results.json"
 [ -n "${BACKEND:-}" ] && set -- "$@" --backend="$BACKEND"
 # the items of the instructor's hidden suite stay hidden until grades are published
 hidden_items="$work/kit/grading/$labdir.hidden-items"
@@ -164,7 +167,12 @@ result="$work/results/results.json"
 common="--lab $labdir --kit $work/kit --hidden $hidden_items --log $work/live"
 # The student knows their files by name, not by this scratch folder.
 scrub() { sed -e "s|$work/student/||g" -e "s|$work/kit/||g" -e "s|$work/||g" "$1" > "$1.scrubbed" && mv "$1.scrubbed" "$1"; }
-if [ -s "$result" ] && results --results "$result" $common 2>>"$log"; then
+refused=$(sed -n 's/^grader: not grading: //p' "$log" | head -n 1)
+if [ -n "$refused" ]; then
+    results --refused "Not graded: the autograder's host cannot sandbox student code well enough to grade it ($refused). This is not your grade and not your fault: tell your instructor, who must move the autograder to a host that meets the minimum and regrade." \
+        --log "$log" || write_failure "Not graded: the autograder's host cannot sandbox student code (tell your instructor)."
+    scrub "$out"
+elif [ -s "$result" ] && results --results "$result" $common 2>>"$log"; then
     scrub "$out"
 elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     results --stopped "$timeout_s" --list "$work/list" $common || write_failure "Grading stopped after $timeout_s s: the submission ran too long."

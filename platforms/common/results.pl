@@ -22,6 +22,10 @@
 # each ends) and its item list: the items graded before the limit keep their
 # points, the others are "not graded: time ran out" at 0 of their points.
 # With --failure: no grade at all; the message and the log's end.
+# With --refused (the grader would not grade: the host's sandbox is below the
+# minimum): no grade and no score, not even 0; the message for the student,
+# the log's end for the staff (Gradescope: the output and no score or test;
+# PrairieLearn: gradable false, so the attempt is not used up).
 use strict;
 use warnings;
 use JSON::PP;
@@ -96,6 +100,19 @@ sub log_tail {
     my @lines = split /\n/, (slurp($opt{log}) // '');
     splice @lines, 0, @lines - 60 if @lines > 60;
     return join "\n", @lines;
+}
+
+# ---- not graded: the host is below the minimum ------------------------------------------
+if (defined $opt{refused}) {
+    if ($platform eq 'gradescope') {
+        write_out({ execution_time => $opt{seconds} + 0, output => $opt{refused}, output_format => 'text',
+                    visibility => 'visible', stdout_visibility => 'hidden', tests => [],
+                    extra_data => { not_graded => JSON::PP::true } });
+    } else {
+        write_out({ gradable => JSON::PP::false, message => $opt{refused}, format_errors => [$opt{refused}],
+                    output => log_tail(), tests => [] });
+    }
+    exit 0;
 }
 
 # ---- no grade at all ---------------------------------------------------------------------

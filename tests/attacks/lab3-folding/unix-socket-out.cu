@@ -2,9 +2,8 @@
  * its own in /dev/shm (which must not outlive the grade) and connects to
  * the listener the test started outside, /dev/shm/cudalabs-attack.sock, at
  * load and at a call.  The test checks that the listener heard nothing
- * (where the host gives namespaces: without them a socket named in a
- * shared folder is reachable while the object loads) and that the bound
- * socket is gone.
+ * (with namespaces or without: the filter refuses connect()) and that the
+ * bound socket is gone.
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
