@@ -123,6 +123,19 @@ static void expect_one_thread_per_element(const char *what, int n)
 
 /* ---- products_exact ---------------------------------------------------------------------- */
 
+/* Calls the student's vector_mult on n random products with c poisoned
+ * (one element past the end too); returns a, b and c to be freed. */
+static void call_vector_mult(int n, uint64_t seed, float **a, float **b, float **c)
+{
+    *a = new_floats(n), *b = new_floats(n), *c = new_floats(n + 1);
+    kit_fill_uniform(*a, (size_t)n, -1.0f, 1.0f, seed);
+    kit_fill_uniform(*b, (size_t)n, -1.0f, 1.0f, seed + 1);
+    poison(*c, n + 1);
+    grade_side *student = grade_student();
+    grade_reset_records(student);
+    GRADE_FN(student, vector_mult)(*a, *b, *c, n);
+}
+
 static void item_products_exact(void)
 {
     int large = grade_on_gpu() ? (1 << 24) + 1 : (1 << 20) + 3;
@@ -130,14 +143,8 @@ static void item_products_exact(void)
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int n = sizes[k];
         uint64_t seed = grade_seed_for((int)k);
-        float *a = new_floats(n), *b = new_floats(n), *c = new_floats(n + 1);
-        kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, seed);
-        kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
-        poison(c, n + 1);
-
-        grade_side *student = grade_student();
-        grade_reset_records(student);
-        GRADE_FN(student, vector_mult)(a, b, c, n);
+        float *a, *b, *c;
+        call_vector_mult(n, seed, &a, &b, &c);
 
         char what[96];
         snprintf(what, sizeof what, "vector_mult with n = %d (seed %llu)", n, (unsigned long long)seed);
@@ -167,14 +174,8 @@ static void item_products_many_blocks(void)
 {
     int capped_end = CAPPED_GRID * LAB2_THREADS_PER_BLOCK, n = capped_end + 100;
     uint64_t seed = grade_seed_for(600);
-    float *a = new_floats(n), *b = new_floats(n), *c = new_floats(n + 1);
-    kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, seed);
-    kit_fill_uniform(b, (size_t)n, -1.0f, 1.0f, seed + 1);
-    poison(c, n + 1);
-
-    grade_side *student = grade_student();
-    grade_reset_records(student);
-    GRADE_FN(student, vector_mult)(a, b, c, n);
+    float *a, *b, *c;
+    call_vector_mult(n, seed, &a, &b, &c);
 
     char what[128];
     snprintf(what, sizeof what, "vector_mult with n = %d = 65,535 x 256 + 100 (seed %llu)", n,

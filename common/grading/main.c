@@ -236,15 +236,14 @@ static char *absolute_path(const char *path)
     return realpath(path, full) ? str_dup(full) : str_dup(path);
 }
 
-/* Copies `from` into the scratch folder as `name`, for the runner user to
- * read (as root the kit's own folders are out of its reach). */
-static char *copy_for_runner(const char *scratch, const char *from, const char *name)
+/* Copies `from` to a new file `to` (never an existing one) with `mode`; a
+ * failure ends the grader (exit 2: the kit's fault, not the student's). */
+static void copy_new_file(const char *from, const char *to, mode_t mode, int give_to_runner)
 {
-    char *to = str_printf("%s/%s", scratch, name);
     FILE *in = fopen(from, "rb");
-    int out = in ? open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0500) : -1;
+    int out = in ? open(to, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC, mode) : -1;
     if (!in || out < 0) {
-        fprintf(stderr, "grader: cannot copy %s for the runner: %s\n", from, strerror(errno));
+        fprintf(stderr, "grader: cannot copy %s to %s: %s\n", from, to, strerror(errno));
         exit(2);
     }
     char buffer[1 << 16];
@@ -255,9 +254,18 @@ static char *copy_for_runner(const char *scratch, const char *from, const char *
             exit(2);
         }
     fclose(in);
-    if (contain_drops_privilege())
-        contain_give_folder(to), fchmod(out, 0500);
+    if (give_to_runner)
+        contain_give_folder(to);
+    fchmod(out, mode); /* whatever the umask */
     close(out);
+}
+
+/* Copies `from` into the scratch folder as `name`, for the runner user to
+ * read (as root the kit's own folders are out of its reach). */
+static char *copy_for_runner(const char *scratch, const char *from, const char *name)
+{
+    char *to = str_printf("%s/%s", scratch, name);
+    copy_new_file(from, to, 0500, contain_drops_privilege());
     return to;
 }
 
@@ -277,22 +285,7 @@ static char *runner_named_as_lab(const char *scratch, const char *runner, const 
     mkdir(folder, 0755);
     char *to = str_printf("%s/lab", folder);
     free(folder);
-    FILE *in = fopen(runner, "rb");
-    int out = in ? open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555) : -1;
-    if (!in || out < 0) {
-        fprintf(stderr, "grader: cannot copy the runner %s to %s: %s\n", runner, to, strerror(errno));
-        exit(2);
-    }
-    char buffer[1 << 16];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
-        if (write(out, buffer, n) != (ssize_t)n) {
-            fprintf(stderr, "grader: cannot write %s\n", to);
-            exit(2);
-        }
-    fclose(in);
-    fchmod(out, 0555); /* whatever the umask */
-    close(out);
+    copy_new_file(runner, to, 0555, 0);
     return to;
 }
 

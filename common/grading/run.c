@@ -276,16 +276,22 @@ static int summary_errors(const char *output)
     return errors;
 }
 
+/* Puts the words of `args` (split at spaces, into `copy`) after the first
+ * `argc` entries of an argv of 32, and ends it with NULL. */
+static void append_words(char *argv[32], int argc, char *copy, size_t copy_size, const char *args)
+{
+    snprintf(copy, copy_size, "%s", args);
+    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
+        argv[argc++] = word;
+    argv[argc] = NULL;
+}
+
 static void sanitizer_tool(const char *tool, const char *program, const char *program_args)
 {
     char *argv[32] = {(char *)the_run->sanitizer, "--tool", (char *)tool, "--report-api-errors", "no",
                       "--error-exitcode", "97", "--print-limit", "4", (char *)program};
-    int argc = 10;
     char copy[256];
-    snprintf(copy, sizeof copy, "%s", program_args);
-    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
-        argv[argc++] = word;
-    argv[argc] = NULL;
+    append_words(argv, 10, copy, sizeof copy, program_args);
     char *output, report[REPORT_KEEP];
     int code = run_contained(argv, "the lab program under compute-sanitizer", 0, &output);
     int errors = summary_errors(output);
@@ -313,12 +319,8 @@ static int cpu_backend_run(const char *program_args)
         return 0;
     }
     char *argv[32] = {(char *)program};
-    int argc = 1;
     char copy[256];
-    snprintf(copy, sizeof copy, "%s", program_args);
-    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
-        argv[argc++] = word;
-    argv[argc] = NULL;
+    append_words(argv, 1, copy, sizeof copy, program_args);
     char *output, report[REPORT_KEEP];
     int code = run_contained(argv, "the lab program on the cpu backend", 1, &output);
     /* the backend's diagnostics ("file:line: error: ..."), the program's own verdict */
