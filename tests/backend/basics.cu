@@ -139,6 +139,18 @@ int main(void)
     float ms = -1;
     EXPECT_OK(cudaEventElapsedTime(&ms, start, stop));
     EXPECT(ms >= 0, "elapsed %f ms", ms);
+    /* an event the host has not waited for is not complete, as on a GPU whose
+     * kernel still runs: no elapsed time until a wait (here a query) */
+    EXPECT_OK(cudaEventRecord(start, stream));
+    write_indices<<<grid, block, 0, stream>>>(d_out);
+    EXPECT_OK(cudaEventRecord(stop, stream));
+    EXPECT(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady, "elapsed time before any wait");
+    cudaGetLastError();
+    EXPECT_OK(cudaEventSynchronize(start));
+    EXPECT(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady, "elapsed time after a wait for the start only");
+    cudaGetLastError();
+    EXPECT_OK(cudaEventQuery(stop));
+    EXPECT_OK(cudaEventElapsedTime(&ms, start, stop));
     EXPECT_OK(cudaEventDestroy(start));
     EXPECT_OK(cudaEventDestroy(stop));
     EXPECT_OK(cudaStreamDestroy(stream));

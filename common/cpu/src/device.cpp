@@ -346,12 +346,14 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
 cudaError_t cudaDeviceSynchronize(void)
 {
     printf_flush();
+    host_waited_for_all();
     return api_result(sticky_error());
 }
 cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
 cudaError_t cudaDeviceReset(void)
 {
     printf_flush();
+    host_waited_for_all();
     memory_reset();
     clear_errors();
     return cudaSuccess;

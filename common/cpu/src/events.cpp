@@ -1,6 +1,14 @@
 /* events.cpp: events and streams.  Work runs when it is issued, so a
  * stream is only a handle and an event records the wall clock
- * (CLOCK_MONOTONIC): its times measure the emulator, not a GPU. */
+ * (CLOCK_MONOTONIC): its times measure the emulator, not a GPU.
+ *
+ * One thing of a GPU's order is kept: an event is complete for the host
+ * only once the host has waited for it (cudaEventSynchronize or
+ * cudaEventQuery of it or of a later event, a stream's or the device's
+ * synchronization, a blocking cudaMemcpy, cudaFree).  cudaEventElapsedTime
+ * of an event not yet waited for fails with cudaErrorNotReady, as it does
+ * on a GPU whose kernel is still running; otherwise a program that times a
+ * kernel without waiting for it would be right here and wrong there. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -9,6 +17,7 @@
 struct CUevent_st {
     double ms;
     bool recorded;
+    unsigned long long recorded_as; /* its place among every recording: the host waited for it when <= waited_for */
     unsigned flags;
     unsigned magic;
     CUevent_st *next_live;
@@ -35,6 +44,7 @@ double now_ms(void)
  * LeakSanitizer finds them reachable at exit: CUDA frees them with the
  * context, and no CUDA tool calls one a program never destroys a leak. */
 CUevent_st *live_events;
+unsigned long long recordings, waited_for; /* every event recorded so far; the last the host waited for */
 CUstream_st *live_streams;
 template <class T> T *live(T *&list, T *x)
 {
@@ -58,6 +68,20 @@ bool cudaemu::valid_stream(cudaStream_t s)
     return !s || s == cudaStreamLegacy || s == cudaStreamPerThread || s->magic == STREAM_MAGIC;
 }
 
+/* The host waited for every event recorded up to `recorded_as` (an event
+ * completes after the work before it, which includes earlier events). */
+void cudaemu::host_waited_for(unsigned long long recorded_as)
+{
+    device_lock locked;
+    if (recorded_as > waited_for)
+        waited_for = recorded_as;
+}
+void cudaemu::host_waited_for_all(void)
+{
+    device_lock locked;
+    waited_for = recordings;
+}
+
 using namespace cudaemu;
 
 extern "C" {
@@ -65,7 +89,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     if (!event)
         return api_result(cudaErrorInvalidValue);
-    *event = live(live_events, new CUevent_st{0, false, flags, EVENT_MAGIC, 0});
+    *event = live(live_events, new CUevent_st{0, false, 0, flags, EVENT_MAGIC, 0});
     return cudaSuccess;
 }
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -87,6 +111,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         return cudaSuccess; /* a point in the capture, for streams that wait on it */
     event->ms = now_ms();
     event->recorded = true;
+    device_lock locked;
+    event->recorded_as = ++recordings;
     return cudaSuccess;
 }
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
@@ -100,11 +126,16 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
     if (!valid_event(event))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize of an invalid event");
     printf_flush();
+    host_waited_for(event->recorded_as);
     return api_result(sticky_error());
 }
+/* The work before it is done (it ran when issued), so the event is complete. */
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    return valid_event(event) ? api_result(sticky_error()) : api_result(cudaErrorInvalidResourceHandle);
+    if (!valid_event(event))
+        return api_result(cudaErrorInvalidResourceHandle);
+    host_waited_for(event->recorded_as);
+    return api_result(sticky_error());
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
@@ -115,6 +146,10 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
                         "cudaEventDisableTiming");
     if (!start->recorded || !end->recorded)
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime of an event never recorded");
+    if (end->recorded_as > waited_for || start->recorded_as > waited_for)
+        return api_fail(cudaErrorNotReady, "cudaEventElapsedTime of an event the host has not waited for: on a GPU "
+                        "the work before it may still be running (cudaEventSynchronize(%s event) first)",
+                        end->recorded_as > waited_for ? "the end" : "the start");
     *ms = (float)(end->ms - start->ms);
     return cudaSuccess;
 }
@@ -214,6 +249,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize of an invalid stream");
     printf_flush();
+    host_waited_for_all(); /* (every stream's work ran in issue order) */
     return api_result(sticky_error());
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream)

@@ -160,6 +160,8 @@ bool capture_event_record(cudaEvent_t event, cudaStream_t stream) HIDDEN; /* tru
 bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event) HIDDEN;  /* true: a captured event, the stream joins */
 void capture_invalidate(cudaStream_t stream) HIDDEN;                       /* a call CUDA does not allow in a capture */
 bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
+void host_waited_for(unsigned long long recorded_as) HIDDEN; /* events up to this recording are complete */
+void host_waited_for_all(void) HIDDEN;                       /* every event recorded so far is complete */
 
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
 void memory_reset(void) HIDDEN;

@@ -577,7 +577,11 @@ cudaError_t cudaIpcOpenMemHandle(void **, cudaIpcMemHandle_t, unsigned int) { re
 cudaError_t cudaIpcCloseMemHandle(void *) { return CUDAEMU_NO_IPC("cudaIpcCloseMemHandle"); }
 cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *, cudaEvent_t) { return CUDAEMU_NO_IPC("cudaIpcGetEventHandle"); }
 cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *, cudaIpcEventHandle_t) { return CUDAEMU_NO_IPC("cudaIpcOpenEventHandle"); }
-cudaError_t cudaFree(void *ptr) { return release(ptr, false, "cudaFree"); }
+cudaError_t cudaFree(void *ptr)
+{
+    host_waited_for_all(); /* cudaFree synchronizes with the device */
+    return release(ptr, false, "cudaFree");
+}
 cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost"); }
 /* Registering page-locks a range on a GPU; here it only records the range,
  * so that cudaHostGetDevicePointer accepts it and a second registration is
@@ -633,8 +637,10 @@ cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned
     return cudaSuccess;
 }
 
+/* Blocking: the host waits for the work before it. */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
+    host_waited_for_all();
     return copy(dst, src, count, kind);
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
