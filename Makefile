@@ -4,6 +4,7 @@
 #   make lab3 SOLUTION=1 the same with the reference solution
 #   make all             build every lab, solution and the grader
 #   make test            the kit's own tests (what CI runs)
+#   make check           the quick tier: every lab graded, the cpu backend's features
 #   make bench           performance of every lab on a GPU
 #   make doctor          what this machine has, and what is missing
 #   make handouts        the handouts as HTML (and PDF where possible) in build/handouts
@@ -215,9 +216,9 @@ $(HOST)/runner: $(RUNNER_OBJS)
 -include $(wildcard $(HOST)/*.d $(HOST)/*/*.d $(HOST)/*/*/*.d)
 
 # ---- Top-level targets -------------------------------------------------------------------
-.PHONY: help deps all grader test bench doctor clean
+.PHONY: help deps all grader test check bench doctor clean
 help:
-	@sed -n '1,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,18p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(LABS)"
 deps:
 	@tools/setup.sh
@@ -225,6 +226,8 @@ grader: deps $(HOST)/grader
 all: deps $(HOST)/grader $(addprefix build-,$(LABS))
 test: deps
 	@tests/run.sh
+check: deps
+	@tests/quick.sh
 bench:
 	@tools/bench.sh
 doctor:

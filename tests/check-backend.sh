@@ -69,7 +69,10 @@ trap 'rm -rf "$log"' EXIT
 show() { sed 's/^/#   /' "$1" | head -${2:-15}; }
 
 # ---- build: plain, ASan, TSan ------------------------------------------------------------
-for san in "" address thread; do
+# (CHECK_BACKEND_QUICK=1, make check's tier: the plain build and its features only)
+sanitizers="address thread"
+[ -n "${CHECK_BACKEND_QUICK:-}" ] && sanitizers=""
+for san in "" $sanitizers; do
     if make -s -j2 -f tests/backend/backend.mk SANITIZE=$san tests > "$log/build" 2>&1; then
         ok "backend tests build${san:+ with SANITIZE=$san}"
     else
@@ -99,6 +102,8 @@ if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello fro
 else
     not_ok "kernel printf"; show "$log/out"
 fi
+
+[ -n "${CHECK_BACKEND_QUICK:-}" ] && finish
 
 # ---- a launch's blocks spread over host threads (4, even where there are fewer CPUs) ------------
 for part in results assert far wild endless; do

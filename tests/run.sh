@@ -19,7 +19,10 @@ logs=$(mktemp -d) && trap 'rm -rf "$logs"' EXIT
 in_background() { case " $background " in *" $(basename "$1" .sh) "*) return 0 ;; esac; return 1; }
 
 failed=""
+table="" # one line per check: its time and its verdict, printed at the end
 start=$(date +%s)
+note_time() { table="$table
+$(printf '    %-26s %6s s  %s' "$1" "$2" "$3")"; }
 for backend in $backends; do
     for check in tests/check-*.sh; do
         [ -n "${TEST_ONLY:-}" ] && case "$check" in *"$TEST_ONLY"*) ;; *) continue ;; esac
@@ -38,8 +41,10 @@ for backend in $backends; do
         t0=$(date +%s)
         if BACKEND=$backend sh "$check"; then
             echo "# $name: passed ($(( $(date +%s) - t0 )) s)"
+            note_time "$name" "$(( $(date +%s) - t0 ))" passed
         else
             echo "# $name: FAILED ($(( $(date +%s) - t0 )) s)"
+            note_time "$name" "$(( $(date +%s) - t0 ))" FAILED
             failed="$failed
     $name"
         fi
@@ -55,14 +60,18 @@ for backend in $backends; do
         set -- $(cat "$log.rc" 2>/dev/null)
         if [ "${1:-1}" = 0 ]; then
             echo "# $name: passed (${2:-?} s)"
+            note_time "$name" "${2:-?}" "passed (in the background)"
         else
             echo "# $name: FAILED (${2:-?} s)"
+            note_time "$name" "${2:-?}" "FAILED (in the background)"
             failed="$failed
     $name"
         fi
     done
 done
 
+echo
+echo "make test: the time of each check$table"
 echo
 if [ -n "$failed" ]; then
     echo "make test: FAILED after $(( $(date +%s) - start )) s:$failed"
