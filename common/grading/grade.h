@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "kit.h"
+#include "kit_internal.h"
 
 enum grade_kind {
     GRADE_CORRECTNESS, /* all or nothing */
