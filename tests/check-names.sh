@@ -14,7 +14,9 @@
 # strings, the cpu backend's CUDA headers, the Makefiles and the tools'
 # scripts less comments) does not have.  A few
 # seconds of perl.  Before that it runs itself on a planted file with four
-# wrong names, which it must find.
+# wrong names, which it must find.  And kit.h, the student's header, declares
+# only names that labs/, solutions/ or the handouts use (the grader's and the
+# runner's go in kit_internal.h).
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (source checks: run once, on the cpu pass)"; finish; }
@@ -142,4 +144,23 @@ else
     not_ok "names in comments, strings, handouts and docs that the kit does not have"
     printf '%s\n' "$found" | sed 's/^/    /'
 fi
+
+# ---- kit.h holds only what the labs use ------------------------------------------------
+# Every kit_/KIT_ name that the student's header declares (its code, less
+# comments; its own guards aside) is used in labs/, solutions/ or a handout.
+unused_in() { # unused_in HEADER: the names HEADER declares that no lab, solution or handout uses
+    perl -0777 -ne 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; my %n; $n{$1} = 1 while /\b((?:kit|KIT)_\w+)\b(?!\.)/g;
+                   print "$_\n" for grep { !/^KIT_(H|HAS_CUDA)$/ } sort keys %n' "$1" |
+    while read -r name; do
+        grep -rqw -- "$name" labs solutions handouts || echo "$name"
+    done
+}
+{ cat common/harness/kit.h; echo 'void kit_grader_only(void);'; } > "$work/kit.h"
+planted=$(unused_in "$work/kit.h" | tr '\n' ' ')
+[ "$planted" = "kit_grader_only " ] && ok "the check finds a name planted in a copy of kit.h that no lab uses" \
+    || not_ok "the check finds a name planted in a copy of kit.h that no lab uses (found: ${planted:-nothing})"
+unused=$(unused_in common/harness/kit.h | tr '\n' ' ')
+declared=$(perl -0777 -ne 's{/\*.*?\*/}{}gs; my %n; $n{$1} = 1 while /\b(kit_\w+)\s*[(;]/g; print scalar(keys %n)' common/harness/kit.h)
+[ -z "$unused" ] && ok "kit.h declares only what labs/, solutions/ or the handouts use ($declared names; $(wc -l < common/harness/kit.h) lines)" \
+    || not_ok "kit.h declares names that no lab, solution or handout uses (move them to kit_internal.h): $unused"
 finish
