@@ -44,6 +44,11 @@ endif
 
 CC := gcc
 CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIC -Icommon/harness
+# The harness's headers: a student's code compiles with kit.h and
+# kit_hooks.h (a submission's build has only these, common/grading/build.c);
+# kit_internal.h is the harness's, the runner's and the grader's own.
+KIT_PUBLIC_HEADERS := common/harness/kit.h common/harness/kit_hooks.h
+KIT_HEADERS := $(KIT_PUBLIC_HEADERS) common/harness/kit_internal.h
 
 # ---- The two backends -------------------------------------------------------------
 # Each defines: cu_compile (src, obj, extra flags), so_link (out, objs),
@@ -76,9 +81,9 @@ endif
 # ---- The harness -------------------------------------------------------------------
 HARNESS_OBJS := $(B)/harness/kit.o $(B)/harness/kit_cuda.o
 
-$(B)/harness/kit.o: common/harness/kit.c common/harness/kit.h | $(B)/harness/
+$(B)/harness/kit.o: common/harness/kit.c $(KIT_HEADERS) | $(B)/harness/
 	$(CC) $(CFLAGS) $(EMU_SANITIZE_FLAGS) -c $< -o $@
-$(B)/harness/kit_cuda.o: common/harness/kit_cuda.cu common/harness/kit.h $(BACKEND_DEPS) | $(B)/harness/
+$(B)/harness/kit_cuda.o: common/harness/kit_cuda.cu $(KIT_HEADERS) $(BACKEND_DEPS) | $(B)/harness/
 	$(call cu_compile,$<,$@,)
 
 # ---- The labs ------------------------------------------------------------------------
@@ -107,7 +112,7 @@ $1_SOUT := $$(if $$(STUDENT_TAG),$(B)/submissions/$$(STUDENT_TAG)/$1,$(B)/$1)
 # (prebuilt/<backend>/<lab>/*.o, tools/dist.sh) instead of as source.
 $1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU)) $$(wildcard prebuilt/$(BACKEND)/$1/*.o)
 $1_REFERENCE_OBJS := $$(patsubst %.cu,$(B)/$1/reference/%.o,$$($1_CU))
-$1_HEADERS := $$(wildcard labs/$1/*.h) common/harness/kit.h
+$1_HEADERS := $$(wildcard labs/$1/*.h) $(KIT_PUBLIC_HEADERS)
 $1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
 
 -include labs/$1/lab.mk

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "kit.h"
+#include "kit_internal.h"
 #include "lab8.h"
 #include "libraries.h"
 

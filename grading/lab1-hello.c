@@ -15,7 +15,7 @@
  *   describe_device reports the current device's name, SMs, compute capability and limits -> device_query
  *   hello: each thread of the blocks x threads launch prints its own block/thread line once -> hello_printf
  *   the lines come from the kernel (printf in it), not from the host -> hello_printf (each line reached
- *       stdout while hello() waited for the device, when CUDA shows kernel printf: kit.h part 9, KIT_PRINTED)
+ *       stdout while hello() waited for the device, when CUDA shows kernel printf: the copy record in kit_internal.h, KIT_PRINTED)
  *   hello waits until every line is printed, then returns 0 -> hello_printf
  *   hello returns CUDA's own nonzero error code when the launch is refused -> launch_error_reported
  *   hello prints a message on stderr that names the error -> launch_error_reported (its cudaGetErrorString or
@@ -134,7 +134,7 @@ static void expect_hello_lines(const char *text, int blocks, int threads)
 }
 
 /* Whether bytes [from, to) of what the last call on `side` printed on
- * stdout came out while the host waited for the device (kit.h part 9,
+ * stdout came out while the host waited for the device (the copy record in kit_internal.h,
  * KIT_PRINTED): that is when, and only when, CUDA shows kernel printf, on
  * a GPU (its printf buffer, emptied at synchronization) and on the cpu
  * backend alike. */
@@ -266,7 +266,7 @@ static void item_launch_error_reported(void)
     free(out), free(err);
 
     /* A kernel that fails while it runs: the launch is accepted, and the
-     * error comes from cudaDeviceSynchronize (kit.h part 10 makes it so). */
+     * error comes from cudaDeviceSynchronize (kit_internal.h, the grader's tests, makes it so). */
     grade_spoil(grade_reference(), KIT_SPOIL_SYNC, 0);
     int expected = reference_hello(1, 1);
     grade_spoil(grade_student(), KIT_SPOIL_SYNC, 0);

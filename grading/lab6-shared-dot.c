@@ -18,7 +18,7 @@
  * dropped or doubled element, never rounding.  Random data are judged by
  * the tolerance policy: |s - S| <= 2000 u sum|x_i y_i|, u = 2^-24.
  *
- * Once a result is right, the copy record (kit.h part 9) must show that the
+ * Once a result is right, the copy record (kit_internal.h) must show that the
  * device computed it: the products of steps 1-2 and the partials of steps
  * 3-7 are what came back from the device (the host adds them up, as the
  * lab says), and in step 8 one float comes back and is the result.

@@ -16,7 +16,7 @@
  * every summation order, atomics included, gives the same exact float: any
  * difference is an element dropped or counted twice, never rounding.
  *
- * Once a result is right, the copy record (kit.h part 9) must show that the
+ * Once a result is right, the copy record (kit_internal.h) must show that the
  * device computed it: every function here brings back one value, the
  * result the blocks added their totals into, and returns it.
  *
@@ -123,7 +123,7 @@ enum how { SHARED_TREE, SHUFFLES };
 /* lab7.h: the four atomic versions make ONE launch, of blocks of block_size
  * threads, enough to fill the device; every block adds its total with ONE
  * atomicAdd, and adds up as the function's name says (the cpu backend counts
- * atomics, shuffles and barriers: kit.h part 7). */
+ * atomics, shuffles and barriers: kit.h part 4). */
 static void require_launch_rules(const char *fn, int block_size, int n, int per_thread_floats, enum how how)
 {
     grade_side *you = grade_student();
@@ -472,7 +472,7 @@ static const kit_launch *grid_launch(grade_side *side, const char *who, int n, i
     const kit_launch *l = grade_launch_at(side, 0);
     grade_check(l->cooperative,
                 "dot_grid_sync(n = %d, block_size = %d): %s launched %s as a plain launch; this_grid().sync() needs "
-                "cudaLaunchCooperativeKernel (and kit_record_cooperative_launch to record it)",
+                "a cooperative launch: LAUNCH_COOPERATIVE (kit.h), which calls cudaLaunchCooperativeKernel",
                 n, block_size, who, l->kernel);
     return l;
 }

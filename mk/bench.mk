@@ -11,7 +11,7 @@
 
 BENCH_DIR := build/bench
 BENCH_PROGRAM_LABS := $(filter $(patsubst bench/%.c,%,$(wildcard bench/lab*.c)),$(LABS))
-BENCH_HEADERS := $(wildcard bench/*.h) common/harness/kit.h
+BENCH_HEADERS := $(wildcard bench/*.h) $(KIT_HEADERS)
 BENCH_OBJS := $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/dot.o $(BENCH_DIR)/obj/libraries.o
 
 $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/dot.o: $(BENCH_DIR)/obj/%.o: bench/%.c $(BENCH_HEADERS)
@@ -21,7 +21,7 @@ $(BENCH_DIR)/obj/libraries.o: bench/libraries.cu $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(ARCH) -O3 -std=c++17 -Icommon/harness -Ibench -c $< -o $@
 # The compiler's resource report of each (registers, spills) lands beside its object.
-$(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu common/harness/kit.h
+$(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu $(KIT_PUBLIC_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(ARCH) -O3 -std=c++17 -lineinfo -Xptxas -v -Icommon/harness -c $< -o $@ > $(@:.o=.ptxas.txt) 2>&1 \
 	    || { cat $(@:.o=.ptxas.txt); exit 1; }

@@ -30,7 +30,7 @@ graded_labs=${CHECK_DIST_LABS:-$(echo "$1 $last" | tr ' ' '\n' | sort -u | tr '\
 for path in solutions/lab3-folding/fold.cu tests/mutants/lab3-folding/x.cu grading/hidden/lab3-folding.c platforms/gradescope/setup.sh; do
     tools/dist.sh --excluded "$path" && ok "dist leaves out $path" || not_ok "dist leaves out $path"
 done
-for path in labs/lab3-folding/fold.cu grading/lab3-folding.c common/harness/kit.h grader Makefile; do
+for path in labs/lab3-folding/fold.cu grading/lab3-folding.c common/harness/kit.h common/harness/kit_hooks.h grader Makefile; do
     tools/dist.sh --excluded "$path" && not_ok "dist keeps $path" || ok "dist keeps $path"
 done
 

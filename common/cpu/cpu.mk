@@ -79,7 +79,7 @@ exe_link = $(EMU_CXX) $(EMU_CHECKS) $(EMU_SANITIZE_FLAGS) -o $1 $2 $(EMU_LIB) -l
 # nothing: an nvcc that cannot compile the kit (no host compiler it
 # supports) must not fail students.  NVCC_CHECK=no turns the check off.
 FRONT_CHECK := $(B)/harness/nvcc-check
-$(FRONT_CHECK): common/harness/kit_cuda.cu common/harness/kit.h | $(B)/harness/
+$(FRONT_CHECK): common/harness/kit_cuda.cu $(KIT_HEADERS) | $(B)/harness/
 	@nvcc=$$(command -v nvcc 2>/dev/null); \
 	 if [ -n "$$nvcc" ] && "$$nvcc" -std=c++17 -w -Icommon/harness -x cu -ptx -o /dev/null $< >/dev/null 2>&1; \
 	 then echo "$$nvcc" > $@; else : > $@; fi

@@ -535,7 +535,10 @@ static void scratch_make(const char *backend, const grade_lab *lab)
         scratch_copy("common/cpu/rewrite.pl", NULL);
         scratch_copy("common/cpu/include", NULL);
     }
+    /* the harness's public headers (the Makefile's KIT_PUBLIC_HEADERS): its
+     * sources and kit_internal.h stay out, the objects come built */
     scratch_copy("common/harness/kit.h", NULL);
+    scratch_copy("common/harness/kit_hooks.h", NULL);
     char *lab_dir = str_printf("labs/%s", lab->dir), *given = str_printf("prebuilt/%s/%s", backend, lab->dir);
     scratch_copy(lab_dir, lab_public);
     scratch_copy(given, object); /* a student copy's given files that hold another lab's answer */

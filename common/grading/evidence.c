@@ -113,7 +113,7 @@ void grade_require_bytes_back_at_most(grade_side *side, const char *fn, size_t m
                 fn, total, last ? last->file : "?", last ? last->line : 0, most, why);
 }
 
-/* ---- the code's own checks (kit.h part 10) ---------------------------------------- */
+/* ---- the code's own checks (kit_internal.h, the grader's tests) ------------------ */
 
 void grade_require_host_only(grade_side *side, const char *fn)
 {
@@ -161,7 +161,7 @@ void grade_require_checks_every_state(void (*call)(void *arg), void *arg, int ro
             grade_require_noticed(call, arg, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
 }
 
-/* ---- how a kernel works (the cpu backend's counts, kit.h part 7) ------------------ */
+/* ---- how a kernel works (the cpu backend's counts, kit.h part 4) ------------------ */
 
 int grade_kernel_code_has(grade_side *side, const char *kernel, const char *instruction)
 {

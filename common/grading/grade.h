@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "kit.h"
+#include "kit_internal.h"
 
 enum grade_kind {
     GRADE_CORRECTNESS, /* all or nothing */
@@ -102,7 +102,7 @@ const char *grade_todo_pending(grade_side *side);               /* the first unf
  * skeleton does (`meaning`: "it accepts every state") earns nothing. */
 void grade_require_written(grade_side *side, const char *fn, const char *meaning);
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
-/* kit_spoil(kind, at) on `side` (kit.h part 10): the next call meets one
+/* kit_spoil(kind, at) on `side` (kit_internal.h, the grader's tests): the next call meets one
  * spoiled state or synchronization, to see whether the code's own checks
  * notice. */
 void grade_spoil(grade_side *side, int kind, int at);
@@ -152,7 +152,7 @@ void grade_require_checks_every_state(void (*call)(void *arg), void *arg, int ro
  * student's `fn`) used shared memory and made at least log2(block size)
  * barrier calls per thread, as a shared-memory tree must, a barrier after
  * each level (`rule` says what the lab asks): on the cpu backend, which
- * counts (kit.h part 7); on a GPU, its machine code must hold stores to
+ * counts (kit.h part 4); on a GPU, its machine code must hold stores to
  * shared memory and a barrier. */
 void grade_require_shared_tree(grade_side *side, int launch, const char *fn, const char *rule);
 /* On a GPU: the machine code (SASS, as cuobjdump prints it) of `kernel` in

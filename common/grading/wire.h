@@ -25,7 +25,7 @@ enum wire_tag {
     WIRE_DEVICE,         /* reply: the device's name, whether it is a GPU */
     WIRE_SYNC,           /* u64 token: settings and records back to a new runner's; answered by WIRE_SYNCED
                           * with the token, after every earlier request's answer (a runner kept from item to item) */
-    WIRE_SPOIL,          /* u32 kind, u32 at: kit_spoil() (kit.h part 10) */
+    WIRE_SPOIL,          /* u32 kind, u32 at: kit_spoil() (kit_internal.h, the grader's tests) */
     WIRE_LOAD,           /* the first request (seq 0): string lab folder, string shared object ("" for a runner
                           * with its code built in); answered by "ready" (runner.c says why not argv) */
     /* replies */

@@ -1,7 +1,7 @@
-/* kit.c: the plain-C half of the harness (see kit.h).
+/* kit.c: the plain-C half of the harness (see kit.h and kit_internal.h).
  * Errors, data, references, tolerance, the in-memory records and pictures.
  * Nothing here calls CUDA, so the grader links it too. */
-#include "kit.h"
+#include "kit_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- 1. Errors ------------------------------------------------------------ */
+/* ---- Errors ------------------------------------------------------------ */
 
 static kit_error_handler error_handler;
 
@@ -42,7 +42,7 @@ void kit_not_implemented(const char *todo)
 
 const char *kit_todo_pending(void) { return first_pending_todo; }
 
-/* ---- 2. Timing (host side) ------------------------------------------------ */
+/* ---- Timing (host side) ------------------------------------------------ */
 
 double kit_wall_ms(void)
 {
@@ -65,7 +65,7 @@ double kit_median(double *values, int count)
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
-/* ---- 3. Seeded data (splitmix64: tiny, fast, the same everywhere) ---------- */
+/* ---- Seeded data (splitmix64: tiny, fast, the same everywhere) ---------- */
 
 kit_rng kit_rng_new(uint64_t seed)
 {
@@ -81,7 +81,8 @@ uint64_t kit_rng_next(kit_rng *rng)
     return z ^ (z >> 31);
 }
 
-double kit_rng_uniform(kit_rng *rng) { return (double)(kit_rng_next(rng) >> 11) * 0x1.0p-53; }
+/* in [0, 1) */
+static double rng_uniform(kit_rng *rng) { return (double)(kit_rng_next(rng) >> 11) * 0x1.0p-53; }
 
 static int rng_int(kit_rng *rng, int lo, int hi)
 {
@@ -107,26 +108,10 @@ void kit_fill_uniform(float *a, size_t n, float lo, float hi, uint64_t seed)
 {
     kit_rng rng = kit_rng_new(seed);
     for (size_t i = 0; i < n; i++)
-        a[i] = lo + (hi - lo) * (float)kit_rng_uniform(&rng);
+        a[i] = lo + (hi - lo) * (float)rng_uniform(&rng);
 }
 
-/* ---- 4. References in double precision ------------------------------------ */
-
-double kit_sum_floats(const float *a, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += a[i];
-    return s;
-}
-
-double kit_abs_sum_floats(const float *a, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += fabs((double)a[i]);
-    return s;
-}
+/* ---- References in double precision ------------------------------------ */
 
 long long kit_sum_ints(const int *a, size_t n)
 {
@@ -161,7 +146,7 @@ float kit_max_floats(const float *a, size_t n)
     return m;
 }
 
-/* ---- 5. The tolerance policy ------------------------------------------------ */
+/* ---- The tolerance policy ------------------------------------------------ */
 
 double kit_error_units(double got, double exact, double abs_sum)
 {
@@ -179,7 +164,7 @@ int kit_within_tolerance(double got, double exact, double abs_sum, double c)
     return fabs(got - exact) <= c * KIT_UNIT_ROUNDOFF * abs_sum;
 }
 
-/* ---- 6 and 7. The records: snapshots and launches ---------------------------
+/* ---- The records: snapshots and launches ---------------------------
  * Kept here (plain C) and filled by kit_cuda.cu; each program or shared
  * object has its own. */
 
@@ -207,12 +192,9 @@ int kit_snapshots_on(void) { return snapshots_enabled; }
 int kit_snapshot_count(void) { return snapshot_total; }
 const kit_snapshot *kit_snapshot_at(int i) { return i >= 0 && i < snapshot_total ? &snapshots[i] : NULL; }
 
-/* The record keepers below are the harness's own: hidden from the shared
- * object's exported symbols (kit_cuda.cu calls them; the runner reads the
- * records through the accessors above them).  Code in the same shared
- * object can still reach them, so the grader treats the records as
- * evidence to cross-check, never as a verdict. */
-#define KIT_INTERNAL __attribute__((visibility("hidden")))
+/* The record keepers below are the harness's own (KIT_INTERNAL, in
+ * kit_internal.h): kit_cuda.cu calls them; the runner reads the records
+ * through the accessors above them. */
 
 /* Takes ownership of `data` (malloc'ed by the caller). */
 KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round,
@@ -296,7 +278,7 @@ void kit_reset_records(void)
     timed_total_ms = 0;
 }
 
-/* ---- 8. Pictures ------------------------------------------------------------- */
+/* ---- Pictures ------------------------------------------------------------- */
 
 static void draw_row(FILE *out, const char *prefix, int n, int width, const char *cells, int mark_from, int mark_to)
 {

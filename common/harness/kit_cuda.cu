@@ -1,23 +1,14 @@
-/* kit_cuda.cu: the CUDA half of the harness (see kit.h).
+/* kit_cuda.cu: the CUDA half of the harness (see kit.h, kit_hooks.h and kit_internal.h).
  * Checked calls and launches, event timing, snapshots and the device. */
 #define KIT_HARNESS_SOURCE /* cudaMemcpy here is CUDA's own */
-#include "kit.h"
+#include "kit_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The records themselves live in kit.c (hidden from the exported symbols). */
-#define KIT_INTERNAL __attribute__((visibility("hidden")))
-extern "C" KIT_INTERNAL void kit_keep_snapshot(void *data, size_t count, size_t element_size, int round,
-                                               const void *device_array, const char *file, int line);
-extern "C" KIT_INTERNAL void kit_keep_launch(const kit_launch *launch);
-extern "C" KIT_INTERNAL void kit_add_timed_ms(double ms);
-extern "C" KIT_INTERNAL void kit_keep_copy(const kit_copy *copy);
-extern "C" KIT_INTERNAL kit_launch *kit_latest_launch(void);
-
-/* ---- 1. Checking ---------------------------------------------------------- */
+/* ---- Checking ---------------------------------------------------------- */
 
 extern "C" void kit_check(cudaError_t err, const char *what, const char *file, int line)
 {
@@ -25,7 +16,7 @@ extern "C" void kit_check(cudaError_t err, const char *what, const char *file, i
         kit_fail(file, line, "%s failed: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
-/* ---- 2. Timing: each LAUNCH between two events when timing is on ------------ */
+/* ---- Timing: each LAUNCH between two events when timing is on ------------ */
 
 static int timing_enabled;
 static cudaEvent_t launch_started, launch_finished;
@@ -39,7 +30,7 @@ extern "C" void kit_set_timing(int on)
     timing_enabled = on;
 }
 
-/* ---- 7. The launch record ----------------------------------------------------- */
+/* ---- The launch record ----------------------------------------------------- */
 
 static void record(const char *kernel, dim3 grid, dim3 block, size_t shmem, int cooperative, const char *file, int line)
 {
@@ -100,7 +91,7 @@ extern "C" void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3
         kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
 }
 
-/* ---- 10. The grader's tests of the student's checks ------------------------------ */
+/* ---- The grader's tests of the student's checks ------------------------------ */
 
 static int spoil_kind = KIT_SPOIL_NONE, spoil_at;
 
@@ -142,7 +133,7 @@ static void spoil_words(void *bytes, size_t size)
     }
 }
 
-/* ---- 9. What a wait for the device printed (KIT_PRINTED) ------------------------------
+/* ---- What a wait for the device printed (KIT_PRINTED) ------------------------------
  * CUDA shows kernel printf only when the host waits for the device: the
  * bytes that appear on stdout during such a call are the kernels' lines.
  * stdio's buffer is emptied before the call (what the host printed so far
@@ -194,7 +185,6 @@ extern "C" cudaError_t kit_device_synchronize_at(const char *file, int line)
     return err;
 }
 
-extern "C" cudaError_t kit_device_synchronize(void) { return kit_device_synchronize_at("?", 0); }
 
 extern "C" cudaError_t kit_stream_synchronize(const char *file, int line, cudaStream_t stream)
 {
@@ -220,7 +210,7 @@ extern "C" cudaError_t kit_device_reset(const char *file, int line)
     return err;
 }
 
-/* ---- 6. Snapshots ---------------------------------------------------------------- */
+/* ---- Snapshots ---------------------------------------------------------------- */
 
 extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,
                                   const char *file, int line)
@@ -241,7 +231,7 @@ extern "C" void kit_take_snapshot(const void *device_array, size_t count, size_t
     kit_keep_snapshot(copy, count, element_size, round, device_array, file, line);
 }
 
-/* ---- 9. The copy record ------------------------------------------------------------ */
+/* ---- The copy record ------------------------------------------------------------ */
 
 /* Which way a cudaMemcpyDefault went.  On a GPU the runtime knows; on the
  * cpu backend every address is readable, so the destination is read and the
@@ -451,7 +441,7 @@ extern "C" void kit_set_schedule(const char *order)
 #endif
 }
 
-/* For the grader's runner, not for labs (so not in kit.h): page-lock the
+/* For the grader's runner, not for labs (so in kit_internal.h): page-lock the
  * memory through which the grader passes arrays, so that a lab's copies of
  * them run at the bus's speed (about 5 times a plain page's on an H200),
  * whatever the arrays' size.  A failure only costs that speed. */
@@ -526,7 +516,7 @@ extern "C" long long kit_device_bytes_in_use(void)
 #endif
 }
 
-/* For the grader's runner, not for labs (so not in kit.h): start the device
+/* For the grader's runner, not for labs (so in kit_internal.h): start the device
  * now, while the runner still allows new executable mappings.  CUDA's first
  * call loads the driver's libraries and the program's modules (the runner
  * asks for eager loading); afterwards the runner's filter forbids any new

@@ -11,14 +11,10 @@
 #include <string.h>
 
 #include "code.h"
-#include "kit.h"
+#include "kit_internal.h"
 #include "serve.h"
 
-/* The harness's functions that the runner calls; three of them are
- * defined in kit_cuda.cu and not declared in kit.h (the labs never call them). */
-void kit_pin_host(void *host, size_t bytes);
-void kit_unpin_host(void *host);
-void kit_start_device(void);
+/* The harness's functions that the runner calls (kit.h, kit_internal.h). */
 #define HARNESS_FUNCTIONS(X)                                                                                \
     X(kit_set_error_handler) X(kit_start_device) X(kit_pin_host) X(kit_unpin_host) X(kit_timed_ms)          \
     X(kit_device_bytes_in_use) X(kit_todo_pending) X(kit_launch_count) X(kit_launch_at) X(kit_snapshot_count) \

@@ -33,7 +33,7 @@
 
 #include "code.h"
 #include "filter.h"
-#include "kit.h"
+#include "kit_internal.h"
 #include "serve.h"
 #include "wire.h"
 

@@ -17,7 +17,7 @@
 #include "lab2.h"
 
 #define FEW_BLOCKS 4        /* the grid of part 2, far smaller than n usually */
-#define DOT_TOLERANCE 2000  /* c of the tolerance policy (kit.h part 5) */
+#define DOT_TOLERANCE 2000  /* c of the tolerance policy (kit.h part 9) */
 
 /* The first i where got[i] differs from want[i] bit for bit, or -1. */
 static int first_difference(const float *got, const float *want, int n)

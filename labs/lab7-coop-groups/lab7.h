@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* The tolerance of the lab (kit.h part 5; the handout explains it): a float
+/* The tolerance of the lab (kit.h part 9; the handout explains it): a float
  * dot product s of exact value S passes when
  * |s - S| <= DOT_TOLERANCE_C * u * sum|x_i*y_i|, u = 2^-24. */
 #define DOT_TOLERANCE_C 2000.0
