@@ -878,6 +878,29 @@ static void watchdog_arm(double seconds)
 /* (unused in the TSan build, which has no watchdog) */
 __attribute__((unused)) static void watchdog_forget_after_fork(void) { watchdog_made = false; watchdog_ticking = 0; }
 
+/* A host thread that launched and ends: its timer deleted and its marks
+ * freed (a program that starts thread after thread would otherwise keep
+ * them all).  The timer first, so that no tick comes after the marks go;
+ * no launch runs on a thread that is ending, so a tick already on its way
+ * finds none and reads no marks. */
+static pthread_key_t watchdog_thread_key;
+static pthread_once_t watchdog_key_once = PTHREAD_ONCE_INIT;
+__attribute__((unused)) static void watchdog_thread_ends(void *)
+{
+    if (watchdog_made) {
+        watchdog_made = false;
+        watchdog_ticking = 0;
+        timer_delete(watchdog_timer);
+    }
+    watchdog_marks *marks = watchdog_cpu;
+    watchdog_cpu = 0;
+    free(marks);
+}
+__attribute__((unused)) static void watchdog_make_thread_key(void)
+{
+    pthread_key_create(&watchdog_thread_key, watchdog_thread_ends);
+}
+
 static bool count_running(const thread_state *t, const void *)
 {
     return t->status == T_RUNNING || t->status == T_READY;
@@ -1120,8 +1143,12 @@ static void watchdog_start(void)
     watchdog_limit = env && *env ? atoi(env) : 20;
     if (watchdog_limit <= 0)
         return;
-    if (!watchdog_cpu && !(watchdog_cpu = (watchdog_marks *)calloc(1, sizeof *watchdog_cpu)))
-        return;
+    if (!watchdog_cpu) {
+        if (!(watchdog_cpu = (watchdog_marks *)calloc(1, sizeof *watchdog_cpu)))
+            return;
+        pthread_once(&watchdog_key_once, watchdog_make_thread_key);
+        pthread_setspecific(watchdog_thread_key, watchdog_cpu); /* (a value, so that its end is called) */
+    }
     if (!watchdog_made) {
         static bool atfork_registered;
         if (!atfork_registered)
