@@ -888,7 +888,7 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
     scratch_copy("common/cpu/cpu.mk", NULL);
     scratch_copy("common/cpu/rewrite.pl", NULL);
     scratch_copy("common/cpu/include", NULL);
-    for (char **o = kit_objects("cpu", lab); *o; o++)
+    for (char **o = objects; *o; o++)
         scratch_copy(*o, NULL);
     char *out = str_printf("%s/build/cpu/submissions", build_scratch);
     mkdir(str_printf("%s/build/cpu", build_scratch), 0755);
