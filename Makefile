@@ -166,21 +166,24 @@ $(foreach L,$(LABS),$(eval $(call LAB_RULES,$L)))
 # Two host programs that never call CUDA themselves.  The grader (trusted)
 # runs the suites; the runner loads the student's shared object and serves
 # the calls the grader sends it (common/runner).  Each lab's calls are
-# described once, in grading/labN-name-calls.h, for both.  (The reference
+# described once, in grading/labN-name/lab-calls.h, for both.  (The reference
 # runners, above, are the same runner with a lab's reference linked in.)
-SUITES := $(wildcard grading/lab*.c)
-SUITE_NAMES := $(basename $(notdir $(SUITES)))
+# Each lab's grading lives in its own folder, grading/labN-name/ (its suite,
+# calls, model, known-bad versions and benchmark: docs/developing.md).
+SUITES := $(wildcard grading/lab*/suite.c)
+SUITE_NAMES := $(patsubst grading/%/suite.c,%,$(SUITES))
 GRADER_SRC := $(wildcard common/grading/*.c)
 # A suite's model functions (the answers to its lab's TODOs) are in
-# grading/models/<lab>.c; a student copy has only their objects, in
-# prebuilt/host/grading/models/ (tools/dist.sh), linked where the source is absent.
-MODELS := $(wildcard grading/models/*.c)
-PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/models/*.o))
+# grading/<lab>/model.c; a student copy has only their objects, in
+# prebuilt/host/grading/<lab>/model.o (tools/dist.sh), linked where the source is absent.
+MODELS := $(wildcard grading/lab*/model.c)
+PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/lab*/model.o))
 GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES) $(MODELS)) $(PREBUILT_MODELS) \
                $(HOST)/grading-table.o $(HOST)/kit.o
 RUNNER_OBJS := $(REFERENCE_RUNNER_OBJS) $(HOST)/common/runner/loaded.o $(HOST)/runner-table.o \
                $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
-# (-Igrading: the suites include their models as "models/<lab>.h")
+# (-Igrading: the suites include their lab's files as "<lab>/model.h", "<lab>/lab-calls.h",
+# so that an instructor's hidden suite, kept elsewhere, finds them too)
 HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))
 lab_id = $(firstword $(subst -, ,$1))
 
@@ -204,13 +207,13 @@ $(HOST)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 # One table of calls per lab, from the same source.
-$(HOST)/calls/%.o: common/runner/lab_calls.c grading/%-calls.h
+$(HOST)/calls/%.o: common/runner/lab_calls.c grading/%/lab-calls.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*-calls.h"' -DLAB_DIR='"$*"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
+	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*/lab-calls.h"' -DLAB_DIR='"$*"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
 # A reference runner's table of its lab's entry points, compiled in (common/runner/built_in.c).
-$(HOST)/built-in/%.o: common/runner/built_in.c grading/%-calls.h
+$(HOST)/built-in/%.o: common/runner/built_in.c grading/%/lab-calls.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*-calls.h"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
+	$(CC) $(HOST_CFLAGS) -DLAB_CALLS='"$*/lab-calls.h"' -DLAB_TABLE=serve_$(call lab_id,$*) -c $< -o $@
 $(HOST)/grader: $(GRADER_OBJS) $(HOST)/runner
 	$(CC) -o $@ $(GRADER_OBJS) $(CHECK_LIBS) -ldl
 # (one symbol exported, for the cpu backend's alignment check: see runner.c)

@@ -1,6 +1,6 @@
 /* bench.h: what every bench program shares (plain C).
  *
- * One bench program per lab (bench/labN-name.c) loads the lab's two shared
+ * One bench program per lab (grading/labN-name/bench.c) loads the lab's two shared
  * objects, build/gpu/<lab>/reference.so and student.so, calls their entry
  * points with the harness's timing on, and times the library a professional
  * would call instead (libraries.h).  It writes raw measurements, one CSV row

@@ -3,14 +3,14 @@
 #   make bench           build, check and time every lab on this GPU (tools/bench.sh; BENCH_QUICK=1 for a short run)
 #   make bench-report    docs/performance.md from the last run's results (tools/bench-report.sh)
 #
-# One program per lab, build/bench/bin/<lab>, from bench/<lab>.c (which
+# One program per lab, build/bench/bin/<lab>, from grading/<lab>/bench.c (which
 # includes the lab's fixed header), the shared bench code, the libraries it
 # is compared with (CUB, cuBLAS) and the harness, and the lab's going-further
 # files: every solutions/<lab>/X.cu with no labs/<lab>/X.cu (the fastest
 # versions, beyond what the lab's steps teach; not part of the lab build).
 
 BENCH_DIR := build/bench
-BENCH_PROGRAM_LABS := $(filter $(patsubst bench/%.c,%,$(wildcard bench/lab*.c)),$(LABS))
+BENCH_PROGRAM_LABS := $(filter $(patsubst grading/%/bench.c,%,$(wildcard grading/lab*/bench.c)),$(LABS))
 BENCH_HEADERS := $(wildcard bench/*.h) $(KIT_HEADERS)
 BENCH_OBJS := $(BENCH_DIR)/obj/bench.o $(BENCH_DIR)/obj/ceiling.o $(BENCH_DIR)/obj/dot.o $(BENCH_DIR)/obj/libraries.o
 
@@ -28,7 +28,7 @@ $(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu $(KIT_PUBLIC_HEADERS)
 
 define BENCH_LAB_RULES
 $1_BEYOND := $$(filter-out $$(patsubst labs/%,solutions/%,$$(wildcard labs/$1/*.cu)),$$(wildcard solutions/$1/*.cu))
-$(BENCH_DIR)/obj/$1.o: bench/$1.c $(BENCH_HEADERS) $(wildcard labs/$1/*.h)
+$(BENCH_DIR)/obj/$1.o: grading/$1/bench.c $(BENCH_HEADERS) $(wildcard labs/$1/*.h)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Ibench -Ilabs/$1 -c $$< -o $$@
 $(BENCH_DIR)/bin/$1: $(BENCH_DIR)/obj/$1.o $(BENCH_OBJS) $(HARNESS_OBJS) $$(patsubst solutions/%.cu,$(BENCH_DIR)/obj/beyond/%.o,$$($1_BEYOND))

@@ -36,7 +36,7 @@ ifneq ($(HIDDEN_GRADER),)
 hidden_lab := $(basename $(notdir $(HIDDEN_SUITE)))
 $(dir $(HIDDEN_GRADER))suite.o: $(HIDDEN_SUITE) $(GRADER_OBJS)
 	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
-$(HIDDEN_GRADER): $(filter-out $(HOST)/grading/$(hidden_lab).o,$(GRADER_OBJS)) $(dir $(HIDDEN_GRADER))suite.o $(HOST)/runner
+$(HIDDEN_GRADER): $(filter-out $(HOST)/grading/$(hidden_lab)/suite.o,$(GRADER_OBJS)) $(dir $(HIDDEN_GRADER))suite.o $(HOST)/runner
 	$(CC) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) -ldl
 	cp $(HOST)/runner $(@D)/runner
 endif

@@ -15,7 +15,7 @@ work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 
 lab=""
 for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
-    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate.c" ]; then lab=$candidate; break; fi
+    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate/suite.c" ]; then lab=$candidate; break; fi
 done
 if [ -z "$lab" ]; then
     ok "batch grading # SKIP no lab with a solution and a grading suite yet"
@@ -136,8 +136,8 @@ secret_of=$(perl -MJSON::PP -ne 'my $r = decode_json($_); next if $r->{id} ne "b
     for (@{$r->{items}}) { if ($_->{status} ne "skipped" && $_->{points} < $_->{max_points}) { print "$_->{name}\n"; last } }' \
     "$work/out/grades.jsonl")
 secret="hidden_$secret_of"
-sed "s/{\"$secret_of\",/{\"$secret\",/" "grading/$lab.c" > "$work/hidden/$lab.c"
-grep -q "{\"$secret\"," "$work/hidden/$lab.c" || not_ok "the hidden suite's fixture could not be made from grading/$lab.c"
+sed "s/{\"$secret_of\",/{\"$secret\",/" "grading/$lab/suite.c" > "$work/hidden/$lab.c"
+grep -q "{\"$secret\"," "$work/hidden/$lab.c" || not_ok "the hidden suite's fixture could not be made from grading/$lab/suite.c"
 now() { perl -MTime::HiRes=time -e 'printf "%.1f\n", time'; }
 per_submission() { perl -e 'printf "%.1f", ($ARGV[1] - $ARGV[0]) / 2' "$1" "$2"; }
 t0=$(now)

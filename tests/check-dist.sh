@@ -12,8 +12,8 @@ work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 kit=$(pwd)
 
 labs=""
-for suite in grading/lab*.c; do
-    lab=$(basename "$suite" .c)
+for suite in grading/lab*/suite.c; do
+    lab=$(basename "$(dirname "$suite")")
     [ -d "solutions/$lab" ] && [ -d "labs/$lab" ] && labs="$labs $lab"
 done
 if [ -z "$labs" ]; then
@@ -27,10 +27,10 @@ eval "last=\${$#}"
 graded_labs=${CHECK_DIST_LABS:-$(echo "$1 $last" | tr ' ' '\n' | sort -u | tr '\n' ' ')}
 
 # What stays out, path by path (hidden tests are the instructor's).
-for path in solutions/lab3-folding/fold.cu tests/mutants/lab3-folding/x.cu grading/hidden/lab3-folding.c platforms/gradescope/setup.sh; do
+for path in solutions/lab3-folding/fold.cu grading/lab3-folding/mutants/x.patch grading/lab3-folding/alternatives/x.patch grading/hidden/lab3-folding.c platforms/gradescope/setup.sh; do
     tools/dist.sh --excluded "$path" && ok "dist leaves out $path" || not_ok "dist leaves out $path"
 done
-for path in labs/lab3-folding/fold.cu grading/lab3-folding.c common/harness/kit.h common/harness/kit_hooks.h grader Makefile; do
+for path in labs/lab3-folding/fold.cu grading/lab3-folding/suite.c grading/lab3-folding/lab-calls.h grading/lab3-folding/model.h common/harness/kit.h common/harness/kit_hooks.h grader Makefile; do
     tools/dist.sh --excluded "$path" && not_ok "dist keeps $path" || ok "dist keeps $path"
 done
 
@@ -57,7 +57,7 @@ mkdir -p "$work/unpacked" && tar -xzf "$work/student.tar.gz" -C "$work/unpacked"
 copy="$work/unpacked/cuda-labs"
 
 # ---- no solution inside -------------------------------------------------------------
-leftovers=$(cd "$copy" && ls -d solutions tests/mutants tests/alternatives grading/hidden platforms 2>/dev/null | tr '\n' ' ')
+leftovers=$(cd "$copy" && ls -d solutions grading/*/mutants grading/*/alternatives grading/hidden platforms 2>/dev/null | tr '\n' ' ')
 [ -z "$leftovers" ] && ok "no solutions/, mutants, alternatives, hidden tests or platforms in the copy" \
                     || not_ok "no solutions/, mutants, alternatives, hidden tests or platforms in the copy: $leftovers"
 tools/dist.sh --solution-lines > "$work/solution-lines"
@@ -92,11 +92,11 @@ if command -v readelf >/dev/null 2>&1 && command -v strip >/dev/null 2>&1; then
                          || not_ok "the prebuilt reference runners and objects are stripped:$unstripped"
 fi
 # Nothing in a shipped reference can be looked up: its dynamic symbols (nm -D,
-# readelf --dyn-syms) name none of the lab's entry points (grading/<lab>-calls.h)
+# readelf --dyn-syms) name none of the lab's entry points (grading/<lab>/lab-calls.h)
 # nor the harness's functions, and a program that dlopen()s it and dlsym()s
 # them gets nothing.  Checked first on the kit's own lab 3 reference as a
 # shared object, which exports them: the checks must find them there.
-entry_points() { sed -n 's/^CALL([^,]*, *\([A-Za-z_0-9]*\),.*/\1/p; s/^CALL_VOID(\([A-Za-z_0-9]*\),.*/\1/p' "grading/$1-calls.h"; }
+entry_points() { sed -n 's/^CALL([^,]*, *\([A-Za-z_0-9]*\),.*/\1/p; s/^CALL_VOID(\([A-Za-z_0-9]*\),.*/\1/p' "grading/$1/lab-calls.h"; }
 exported() { # exported FILE LAB: the lab's functions and the harness's among FILE's dynamic symbols
     names=$(entry_points "$2" | tr '\n' '|')
     { nm -D --defined-only "$1" 2>/dev/null; readelf --dyn-syms -W "$1" 2>/dev/null; } \
@@ -156,25 +156,25 @@ if ls handouts/*.md >/dev/null 2>&1 && command -v pandoc >/dev/null 2>&1; then
 fi
 
 # ---- the suites' models come compiled, with their headers --------------------------------
-# grading/models/<lab>.c holds the answers to a lab's TODOs ("dist: compiled only").
-models=$(grep -l 'dist: compiled only' grading/models/*.c 2>/dev/null)
+# grading/<lab>/model.c holds the answers to a lab's TODOs ("dist: compiled only").
+models=$(grep -l 'dist: compiled only' grading/*/model.c 2>/dev/null)
 if [ -z "$models" ]; then
-    ok "the suites' models come compiled # SKIP no grading/models/*.c marked compiled only"
+    ok "the suites' models come compiled # SKIP no grading/*/model.c marked compiled only"
 else
-    sources=$(cd "$copy" && ls grading/models/*.c 2>/dev/null | tr '\n' ' ')
-    [ -z "$sources" ] && ok "no grading/models/*.c in the copy" || not_ok "no grading/models/*.c in the copy: $sources"
+    sources=$(cd "$copy" && ls grading/*/model.c 2>/dev/null | tr '\n' ' ')
+    [ -z "$sources" ] && ok "no grading/*/model.c in the copy" || not_ok "no grading/*/model.c in the copy: $sources"
     missing=""
     for model in $models; do
-        mlab=$(basename "$model" .c)
-        [ -f "$copy/prebuilt/host/grading/models/$mlab.o" ] || missing="$missing $mlab.o"
-        [ -f "$copy/grading/models/$mlab.h" ] || missing="$missing $mlab.h"
+        mlab=$(basename "$(dirname "$model")")
+        [ -f "$copy/prebuilt/host/grading/$mlab/model.o" ] || missing="$missing $mlab/model.o"
+        [ -f "$copy/grading/$mlab/model.h" ] || missing="$missing $mlab/model.h"
     done
-    [ -z "$missing" ] && ok "every model is in the copy as prebuilt/host/grading/models/<lab>.o, with its header" \
+    [ -z "$missing" ] && ok "every model is in the copy as prebuilt/host/grading/<lab>/model.o, with its header" \
                       || not_ok "every model is in the copy as an object, with its header (missing:$missing)"
     if command -v strip >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1; then
         debug=""
-        for o in "$copy"/prebuilt/host/grading/models/*.o; do
-            [ -f "$o" ] && readelf -S "$o" | grep -q '\.debug_' && debug="$debug $(basename "$o")"
+        for o in "$copy"/prebuilt/host/grading/*/model.o; do
+            [ -f "$o" ] && readelf -S "$o" | grep -q '\.debug_' && debug="$debug $(basename "$(dirname "$o")")"
         done
         [ -z "$debug" ] && ok "the prebuilt models carry no debug information" \
                         || not_ok "the prebuilt models carry no debug information:$debug"
@@ -186,7 +186,7 @@ else
             my (%names, %lines, %elsewhere);
             my @models = split " ", shift;
             my $copy = shift;
-            for my $f (grep { !m{^grading/(models|hidden)/} } split /\n/, `find labs common grading -type f -name "*.[ch]*"`) {
+            for my $f (grep { !m{^grading/(hidden/|[^/]+/model\.)} } split /\n/, `find labs common grading -type f -name "*.[ch]*"`) {
                 open my $h, "<", $f or next; while (<$h>) { s/^\s+|\s+$//g; $elsewhere{$_} = 1 } }
             for my $m (@models) {
                 open my $h, "<", $m or die "$m: $!";
@@ -310,7 +310,7 @@ for given in $(grep -l 'dist: compiled only' labs/*/*.cu 2>/dev/null); do
     # The same copy's grader builds (with the suite's prebuilt model where it
     # has one) and grades the untouched skeleton to the end: exit 1, a summary line.
     with_model=""
-    [ -f "$work/given/prebuilt/host/grading/models/$glab.o" ] && with_model=" with its prebuilt model"
+    [ -f "$work/given/prebuilt/host/grading/$glab/model.o" ] && with_model=" with its prebuilt model"
     (cd "$work/given" && ./grader "${glab%%-*}" --backend=cpu) > "$work/given-grade.log" 2>&1
     rc=$?
     if [ "$rc" -eq 1 ] && grep -q -E "^$glab: [0-9.]+/[0-9.]+ points" "$work/given-grade.log"; then

@@ -271,7 +271,7 @@ rc=$?
 expect crashing "a reference that crashes: exit 2, the items it breaks count nothing, blamed on the kit" all_of \
     '[ $rc -eq 2 ]' 'has crashing "the reference solution failed (a fault of the kit"' \
     'has crashing "not graded: the reference solution could not run in"' '! has crashing "/8.0 points"'
-rm "$broken/grading" && mkdir "$broken/grading" && echo "this is not C" >"$broken/grading/lab1-fixture.c"
+rm "$broken/grading" && mkdir -p "$broken/grading/lab1-fixture" && echo "this is not C" >"$broken/grading/lab1-fixture/suite.c"
 (cd "$broken" && ./grader lab1 --backend=cpu) >"$work/broken-grader.out" 2>&1
 rc=$?
 expect broken-grader "a grader that does not build: exit 2 with the compiler's error" all_of '[ $rc -eq 2 ]' \

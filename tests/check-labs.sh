@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
 
-for suite in grading/lab*.c; do
-    lab=$(basename "$suite" .c)
+for suite in grading/lab*/suite.c; do
+    lab=$(basename "$(dirname "$suite")")
     short=${lab%%-*}
 
     ./grader "$short" --solution --backend="$BACKEND" --format=json --out="$out/$lab-solution.json" >"$out/log" 2>&1

@@ -30,7 +30,7 @@ check_one() {
     ok() { echo "ok - $*" >> "$result"; }
     not_ok() { echo "not ok - $*" >> "$result"; }
     [ -f "$file" ] || return
-    lab=$(basename "$(dirname "$file")")
+    lab=$(basename "$(dirname "$(dirname "$file")")") # grading/<lab>/mutants/x.patch
     short=${lab%%-*}
     name="$lab/$(basename "$file" | sed 's/\.[a-z]*$//')"
     only_backend=$(header backend "$file")
@@ -81,7 +81,7 @@ check_one() {
     fi
 
     case "$file" in
-    tests/alternatives/*)
+    */alternatives/*)
         ./grader "$short" --backend="$BACKEND" --student-dir="$dir" --format=json --out="$dir/r.json" >"$dir/log" 2>&1
         rc=$?
         # Every item passes; on a GPU a slower alternative may score part
@@ -152,7 +152,7 @@ for lab_dir in labs/${MUTANTS:-*}/; do
         build/host/grader >/dev/null 2>&1
 done
 
-files=$(ls tests/mutants/${MUTANTS:-*}/*.patch tests/alternatives/${MUTANTS:-*}/*.patch 2>/dev/null)
+files=$(ls grading/${MUTANTS:-lab*}/mutants/*.patch grading/${MUTANTS:-lab*}/alternatives/*.patch 2>/dev/null)
 alone=""
 for file in $files; do
     [ "$(header backend "$file")" = gpu ] && alone="$alone $file"

@@ -92,11 +92,11 @@ with_toolkit() {
 
 # ---- the files -------------------------------------------------------------------------
 # Known-bad versions and alternatives are patches to a solution: compile them patched.
-for patch_file in tests/mutants/*/*.patch tests/alternatives/*/*.patch; do
+for patch_file in grading/*/mutants/*.patch grading/*/alternatives/*.patch; do
     [ -f "$patch_file" ] || continue
-    lab=$(basename "$(dirname "$patch_file")")
+    lab=$(basename "$(dirname "$(dirname "$patch_file")")")
     replaces=$(sed -n 's|^// replaces: *||p' "$patch_file" | head -n 1)
-    kind=$(basename "$(dirname "$(dirname "$patch_file")")")
+    kind=$(basename "$(dirname "$patch_file")")
     mkdir -p "$out/$kind/$lab"
     patch -s -o "$out/$kind/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
 done

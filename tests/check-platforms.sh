@@ -30,7 +30,7 @@ work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 
 lab=""
 for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
-    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate.c" ]; then lab=$candidate; break; fi
+    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate/suite.c" ]; then lab=$candidate; break; fi
 done
 if [ -z "$lab" ]; then
     ok "platforms # SKIP no lab with a solution and a grading suite yet"
@@ -261,12 +261,12 @@ rm -rf "$root/submission"/*
 
 # An instructor's hidden suite takes the public suite's place in a package.
 mkdir -p "$work/hidden"
-{ cat "grading/$lab.c"; echo '/* hidden-suite-marker: {"secret_item", "an item of its own"} */'; } > "$work/hidden/$lab.c"
+{ cat "grading/$lab/suite.c"; echo '/* hidden-suite-marker: {"secret_item", "an item of its own"} */'; } > "$work/hidden/$lab.c"
 HIDDEN_SUITES="$work/hidden" sh platforms/common/package-kit.sh "$lab" "$work/hidden-kit" > /dev/null 2>&1
-if [ "$(cat "$work/hidden-kit/grading/$lab.hidden-items" 2>/dev/null)" = secret_item ]; then
+if [ "$(cat "$work/hidden-kit/grading/$lab/hidden-items" 2>/dev/null)" = secret_item ]; then
     ok "packages list the hidden suite's own items (secret_item), not the public ones"
 else
-    not_ok "packages list the hidden suite's own items (got: $(cat "$work/hidden-kit/grading/$lab.hidden-items" 2>/dev/null | tr '\n' ' '))"
+    not_ok "packages list the hidden suite's own items (got: $(cat "$work/hidden-kit/grading/$lab/hidden-items" 2>/dev/null | tr '\n' ' '))"
 fi
 first_item=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / { print $1; exit }')
 ./grader "$short" --solution --backend=cpu --only="$first_item" --format=gradescope --hidden-items="$first_item" \
@@ -277,7 +277,7 @@ if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); exit !($r->{tests
 else
     not_ok "gradescope: a hidden item is shown only once grades are published"
 fi
-if grep -q 'hidden-suite-marker' "$work/hidden-kit/grading/$lab.c" 2>/dev/null; then
+if grep -q 'hidden-suite-marker' "$work/hidden-kit/grading/$lab/suite.c" 2>/dev/null; then
     ok "packages grade with the instructor's hidden suite where there is one"
 else
     not_ok "packages grade with the instructor's hidden suite where there is one"

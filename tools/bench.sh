@@ -62,7 +62,7 @@ make_vars="BACKEND=gpu ARCH=$ARCH"
 targets=""
 for lab in $labs; do
     targets="$targets build/gpu/$lab/reference.so build/gpu/$lab/student.so"
-    [ -f "bench/$lab.c" ] && targets="$targets $OUT/bin/$lab"
+    [ -f "grading/$lab/bench.c" ] && targets="$targets $OUT/bin/$lab"
 done
 echo "make bench: building$labs (log: $LOGS/build.log)"
 # -k: a lab that does not build must not stop the others; each is checked below.
@@ -87,10 +87,10 @@ skipped=""
 for lab in $labs; do
     program=$OUT/bin/$lab
     raw=$OUT/$lab.raw.csv
-    if [ ! -f "bench/$lab.c" ]; then
+    if [ ! -f "grading/$lab/bench.c" ]; then
         case $lab in
         lab1-*) skipped="$skipped\n  $lab: nothing to time (its kernels print and describe the device)" ;;
-        *) skipped="$skipped\n  $lab: no bench program (bench/$lab.c) yet" ;;
+        *) skipped="$skipped\n  $lab: no bench program (grading/$lab/bench.c) yet" ;;
         esac
         continue
     fi

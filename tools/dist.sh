@@ -22,8 +22,8 @@
 # is a program, the runner with the reference linked in, stripped, that
 # exports none of the lab's functions: a submission that loads it (dlopen)
 # finds nothing to call (common/runner/code.h).  The
-# suites' models (grading/models/<lab>.c, the answers to the labs' TODOs)
-# come as objects too, prebuilt/host/grading/models/<lab>.o, beside their headers.
+# suites' models (grading/<lab>/model.c, the answers to the labs' TODOs)
+# come as objects too, prebuilt/host/grading/<lab>/model.o, beside their headers.
 #
 # Environment:
 #   DIST_GPU=auto|yes|no     build the GPU references (auto: where nvcc exists)
@@ -43,6 +43,7 @@ die() { echo "dist: $*" >&2; exit 2; }
 excluded() {
     case "$1" in
     solutions|solutions/*|tests|tests/*|platforms|platforms/*|dist|dist/*|build|build/*) return 0 ;;
+    grading/*/mutants|grading/*/mutants/*|grading/*/alternatives|grading/*/alternatives/*) return 0 ;;
     grading/hidden|grading/hidden/*|prebuilt|prebuilt/*|.deps|.deps/*|.git|.git/*|.github/*|.ci/*) return 0 ;;
     docs/instructors.md) return 0 ;;
     *solution*) return 0 ;;   # e.g. a going-further solution kept beside a lab
@@ -67,7 +68,7 @@ gencode() {
 # ---- lines that only the solutions hold ------------------------------------------
 # From each solution file, the code lines inside its TODO regions that the
 # skeleton does not have and that appear nowhere in the labs, the harness or
-# the grading suites (the suites' models, grading/models/*.c, count as
+# the grading suites (the suites' models, grading/<lab>/model.c, count as
 # nowhere: the copy holds their objects only).  A copy holding any of them
 # leaks a solution.
 solution_lines() {
@@ -91,7 +92,7 @@ solution_lines() {
                 print "$t\n";
             }
         }' $(find solutions labs common grading -type f \( -name '*.cu' -o -name '*.c' -o -name '*.h' \) \
-             -not -path 'grading/hidden/*' -not -path 'grading/models/*.c' 2>/dev/null | sort) | sort -u
+             -not -path 'grading/hidden/*' -not -path 'grading/*/model.c' 2>/dev/null | sort) | sort -u
 }
 
 # cross_leaks DIR: the given files of DIR's labs that hold another lab's
@@ -145,7 +146,7 @@ cross_leaks() {
                 print "$name: $r->[0] $r->[1] ($found of its $lines lines)\n";
             }
         }' "$1" $(find solutions labs common grading -type f \( -name '*.cu' -o -name '*.c' -o -name '*.h' \) \
-             -not -path 'grading/hidden/*' -not -path 'grading/models/*.c' 2>/dev/null | sort)
+             -not -path 'grading/hidden/*' -not -path 'grading/*/model.c' 2>/dev/null | sort)
 }
 
 # broken_links DIR: the relative links and images of DIR's Markdown files whose
@@ -265,9 +266,9 @@ others=$(echo "$all_labs" | grep -v -x -F "$(echo "$labs" | tr ' ' '\n')")
 not_released() {
     for other in $others; do
         case "$1" in
-        labs/"$other"/*|grading/"$other".c|grading/"$other"-*|grading/models/"$other".*) return 0 ;;
+        labs/"$other"/*|grading/"$other"/*) return 0 ;;
         handouts/"$other".*|handouts/"$other"/*) return 0 ;;
-        bench/"$other".*|docs/performance/*"$other".*) return 0 ;;
+        docs/performance/*"$other".*) return 0 ;;
         esac
     done
     return 1
@@ -275,11 +276,11 @@ not_released() {
 
 # A given file (no TODO) that holds another lab's answer (lab 4's folding.cu
 # is lab 3's), or a suite's model that holds its own lab's answers
-# (grading/models/<lab>.c), says "dist: compiled only" in its first lines:
+# (grading/<lab>/model.c), says "dist: compiled only" in its first lines:
 # the copy gets its object, built below, and not its source.
 compiled_only() {
     case "$1" in
-    labs/*/*.cu|grading/models/*.c) head -n 5 "$1" | grep -q 'dist: compiled only' ;;
+    labs/*/*.cu|grading/*/model.c) head -n 5 "$1" | grep -q 'dist: compiled only' ;;
     *) return 1 ;;
     esac
 }
@@ -338,18 +339,18 @@ say "prebuilt cpu references: $(ls "$stage/prebuilt/cpu" | tr '\n' ' ')"
 # links them where their source is absent), without debug information: it
 # would name their lines and variables.
 for lab in $labs; do
-    model="grading/models/$lab.c"
+    model="grading/$lab/model.c"
     [ -f "$model" ] && compiled_only "$model" || continue
-    object="build/host/grading/models/$lab.o"
+    object="build/host/grading/$lab/model.o"
     make -s --no-print-directory BACKEND=cpu "$object" >"$tmp/build.log" 2>&1 \
         || { cat "$tmp/build.log" >&2; die "$model did not build"; }
-    mkdir -p "$stage/prebuilt/host/grading/models"
-    cp "$object" "$stage/prebuilt/host/grading/models/"
+    mkdir -p "$stage/prebuilt/host/grading/$lab"
+    cp "$object" "$stage/prebuilt/host/grading/$lab/model.o"
     if command -v strip >/dev/null 2>&1; then
-        strip --strip-debug "$stage/prebuilt/host/grading/models/$lab.o" || die "strip failed on $object"
+        strip --strip-debug "$stage/prebuilt/host/grading/$lab/model.o" || die "strip failed on $object"
     fi
 done
-[ -d "$stage/prebuilt/host" ] && say "prebuilt grading models: $(ls "$stage/prebuilt/host/grading/models" | tr '\n' ' ')"
+[ -d "$stage/prebuilt/host" ] && say "prebuilt grading models: $(cd "$stage/prebuilt/host/grading" && ls */model.o | tr '\n' ' ')"
 
 want_gpu=${DIST_GPU:-auto}
 if [ "$want_gpu" = auto ]; then
@@ -409,8 +410,8 @@ reference builds in `prebuilt/` (the `cpu` one on any Linux machine, the
 `gpu` one on an NVIDIA GPU), so grading works as everywhere else;
 `make labN SOLUTION=1` is not available. The grading suites in `grading/`
 are yours to read; the models they compare your work with (answers to the
-TODOs) come compiled, in `prebuilt/host/grading/models/`, and
-`grading/models/*.h` says what each computes. The handouts are in
+TODOs) come compiled, in `prebuilt/host/grading/<lab>/model.o`, and
+`grading/<lab>/model.h` says what each computes. The handouts are in
 `handouts/`, as Markdown and as HTML. `make doctor` tells what your machine
 has and what it lacks.
 EOF

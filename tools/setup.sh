@@ -25,7 +25,7 @@ need gcc gcc
 need g++ g++
 need make make
 need perl perl
-[ -d tests/mutants ] && need patch patch   # only the kit's own tests apply patches (tests/mutants); grading never does
+ls grading/*/mutants >/dev/null 2>&1 && need patch patch   # only the kit's own tests apply patches (grading/<lab>/mutants); grading never does
 
 staged_check=.deps/check/usr/include/check.h   # a copy staged for machines without packages
 if [ ! -f "$staged_check" ]; then

@@ -6,7 +6,7 @@
  * runner process that hosts the student's shared object, and copies back
  * what came out.  The runner unpacks the same arguments and calls the real
  * fold_sum.  Both halves are made from one description per lab,
- * grading/labN-name-calls.h, a list of lines such as
+ * grading/labN-name/lab-calls.h, a list of lines such as
  *
  *     CALL(int, fold_sum, 2, (IN, const int, a, n), (VAL, int, n))
  *     CALL_VOID(fold_unfold, 2, (INOUT, int, a, n), (VAL, int, n))
@@ -89,7 +89,7 @@
     }
 #define CALLS_SAME_TYPE(NAME)                                                                \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&NAME), __typeof__(&NAME##__student)), \
-                   "the description of " #NAME " in grading/lab*-calls.h differs from the lab's header");
+                   "the description of " #NAME " in grading/lab*/lab-calls.h differs from the lab's header");
 
 #define CALL(RET, NAME, N, ...)                                                              \
     CALLS_STUB(student, RET, NAME, N, __VA_ARGS__)                                           \

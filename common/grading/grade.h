@@ -1,6 +1,6 @@
 /* grade.h: the grading library every lab's suite is written with.
  *
- * A suite (grading/labN-name.c) lists scored items.  The grader gives each
+ * A suite (grading/labN-name/suite.c) lists scored items.  The grader gives each
  * item its own Check TCase, runs it in a forked child with a timeout, and
  * turns the results into points.  Inside an item:
  *
@@ -8,7 +8,7 @@
  *     processes of their own: grade_student(), grade_reference();
  *   - GRADE_FN(side, fold_sum)(a, n) calls an entry point on that side, with
  *     its declared type: the arguments travel to the runner and what comes
- *     out travels back, as grading/labN-name-calls.h describes the call;
+ *     out travels back, as grading/labN-name/lab-calls.h describes the call;
  *   - the harness's records (launches, snapshots, timings) come back the same
  *     way, as evidence the item checks;
  *   - grade_fail(...) ends the item with feedback in the student's terms:

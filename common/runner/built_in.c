@@ -1,6 +1,6 @@
 /* built_in.c: a reference runner's code, linked into it (see code.h).
  *
- * The build compiles this once per lab with -DLAB_CALLS='"labN-name-calls.h"'
+ * The build compiles this once per lab with -DLAB_CALLS='"labN-name/lab-calls.h"'
  * and -DLAB_TABLE (the Makefile's reference-runner rule) and links it with
  * runner.c, the lab's table of calls, the reference's objects and the
  * harness.  The lab's entry points and the harness's functions are found

@@ -1,5 +1,5 @@
 /* lab_calls.c: one lab's table of calls for the runner.  The build compiles
- * this once per lab with -DLAB_CALLS='"labN-name-calls.h"', -DLAB_DIR and
+ * this once per lab with -DLAB_CALLS='"labN-name/lab-calls.h"', -DLAB_DIR and
  * -DLAB_TABLE (see the Makefile); the description is included twice: once
  * for the functions that serve each call, once for the table. */
 #define SERVE_STUBS

@@ -136,7 +136,7 @@ timeout_s=$(left)
 set -- ./grader "$short" --require-walls --student-dir="$work/student" --format="$platform" --out="$work/results/results.json"
 [ -n "${BACKEND:-}" ] && set -- "$@" --backend="$BACKEND"
 # the items of the instructor's hidden suite stay hidden until grades are published
-hidden_items="$work/kit/grading/$labdir.hidden-items"
+hidden_items="$work/kit/grading/$labdir/hidden-items"
 [ -s "$hidden_items" ] && set -- "$@" --hidden-items="$(paste -sd, "$hidden_items")"
 as_user=""
 if [ "$(id -u)" = 0 ] && [ -n "$user" ] && id "$user" >/dev/null 2>&1; then

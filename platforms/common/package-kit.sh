@@ -19,6 +19,7 @@ echo "$files" | while IFS= read -r f; do
     [ -f "$f" ] || continue
     case "$f" in
     solutions/"$lab"/*) ;;
+    grading/*/mutants/*|grading/*/alternatives/*) continue ;;
     solutions/*|tests/*|platforms/*|dist/*|build/*|prebuilt/*|.deps/*|.git/*|.github/*|.ci/*) continue ;;
     esac
     mkdir -p "$dest/$(dirname "$f")" && cp -p "$f" "$dest/$f"
@@ -28,12 +29,12 @@ done
 # place.  HIDDEN_SUITES=DIR looks for it elsewhere.
 hidden=${HIDDEN_SUITES:-grading/hidden}/$lab.c
 if [ -f "$hidden" ]; then
-    cp "$hidden" "$dest/grading/$lab.c" || exit 2
+    cp "$hidden" "$dest/grading/$lab/suite.c" || exit 2
     # Its items that the public suite lacks are the hidden ones: Gradescope
     # shows them once grades are published.
     item_names() { perl -ne 'print "$1\n" while /\{\s*"([A-Za-z0-9_]+)",\s*"/g' "$1" | sort -u; }
-    item_names "grading/$lab.c" > "$dest/grading/$lab.public-items"
-    item_names "$hidden" | grep -v -x -F -f "$dest/grading/$lab.public-items" > "$dest/grading/$lab.hidden-items"
-    rm -f "$dest/grading/$lab.public-items"
-    echo "package-kit: $lab graded with the hidden suite $hidden ($(wc -l < "$dest/grading/$lab.hidden-items") hidden items)" >&2
+    item_names "grading/$lab/suite.c" > "$dest/grading/$lab/public-items"
+    item_names "$hidden" | grep -v -x -F -f "$dest/grading/$lab/public-items" > "$dest/grading/$lab/hidden-items"
+    rm -f "$dest/grading/$lab/public-items"
+    echo "package-kit: $lab graded with the hidden suite $hidden ($(wc -l < "$dest/grading/$lab/hidden-items") hidden items)" >&2
 fi

@@ -8,7 +8,7 @@ static int found;
 static void try_kit(int pid, const char *cmdline)
 {
     (void)cmdline;
-    const char *parts[] = {"solutions/lab3-folding/fold.cu", "grading/lab3-folding.c",
+    const char *parts[] = {"solutions/lab3-folding/fold.cu", "grading/lab3-folding/suite.c",
                            "build/cpu/lab3-folding/reference.so", "build/gpu/lab3-folding/reference.so",
                            "build/cpu/lab3-folding/reference-runner", "build/gpu/lab3-folding/reference-runner"};
     char path[4096];
