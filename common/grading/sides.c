@@ -871,6 +871,94 @@ static void send_reset(grade_side *side)
     side->reset_pending = 0;
 }
 
+/* A count of records; more than RECORDS_MAX spoils the reply. */
+static uint32_t get_count(wire_msg *reply)
+{
+    uint32_t n = wire_get_u32(reply);
+    if (n > RECORDS_MAX)
+        reply->bad = 1;
+    return n;
+}
+
+/* A file name the harness recorded, cleaned (to be freed). */
+static char *get_clean_path(wire_msg *reply)
+{
+    char *file = wire_get_str(reply, PATH_MAX);
+    str_clean(file);
+    return file;
+}
+
+static void get_launches(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->launches = calloc(n + 1, sizeof *r->launches);
+    r->launch_files = calloc(n + 1, sizeof *r->launch_files);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_launch *l = &r->launches[i];
+        char *kernel = wire_get_str(reply, sizeof l->kernel - 1);
+        snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
+        str_clean(l->kernel);
+        free(kernel);
+        for (int d = 0; d < 3; d++)
+            l->grid[d] = wire_get_u32(reply);
+        for (int d = 0; d < 3; d++)
+            l->block[d] = wire_get_u32(reply);
+        l->shmem = wire_get_u64(reply);
+        l->cooperative = (int)wire_get_u32(reply);
+        r->launch_files[i] = get_clean_path(reply);
+        l->file = r->launch_files[i];
+        l->line = (int)wire_get_u32(reply);
+        l->atomics = (long long)wire_get_u64(reply);
+        l->shuffles = (long long)wire_get_u64(reply);
+        l->barriers = (long long)wire_get_u64(reply);
+        l->static_shared = (long long)wire_get_u64(reply);
+        r->n_launches = (int)i + 1;
+    }
+}
+
+static void get_snapshots(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->snapshots = calloc(n + 1, sizeof *r->snapshots);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_snapshot *s = &r->snapshots[i];
+        s->round = (int)wire_get_u32(reply);
+        s->count = wire_get_u64(reply);
+        s->element_size = wire_get_u64(reply);
+        size_t size;
+        int present;
+        const void *data = wire_get_block(reply, &size, &present);
+        if (!present || s->element_size == 0 || s->element_size > 64 || size != s->count * s->element_size) {
+            reply->bad = 1;
+            return;
+        }
+        void *copy = malloc(size ? size : 1);
+        memcpy(copy, data, size);
+        s->data = copy;
+        s->device_address = wire_get_u64(reply);
+        s->file = get_clean_path(reply);
+        s->line = (int)wire_get_u32(reply);
+        r->n_snapshots = (int)i + 1;
+    }
+}
+
+static void get_copies(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->copies = calloc(n + 1, sizeof *r->copies);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_copy *c = &r->copies[i];
+        c->direction = (kit_copy_direction)wire_get_u32(reply);
+        c->bytes = wire_get_u64(reply);
+        c->device_address = wire_get_u64(reply);
+        c->launches_before = (int)wire_get_u32(reply);
+        c->checksum = wire_get_u64(reply);
+        c->file = get_clean_path(reply);
+        c->line = (int)wire_get_u32(reply);
+        r->n_copies = (int)i + 1;
+    }
+}
+
 /* The runner sends its records after every call that returned (and on
  * request): one message less to wait for per call. */
 static void read_records(grade_side *side, const char *during)
@@ -898,74 +986,9 @@ static void read_records(grade_side *side, const char *during)
         r->todo = strndup(todo, size);
         str_clean(r->todo);
     }
-    uint32_t n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->launches = calloc(n + 1, sizeof *r->launches);
-    r->launch_files = calloc(n + 1, sizeof *r->launch_files);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_launch *l = &r->launches[i];
-        char *kernel = wire_get_str(&reply, sizeof l->kernel - 1);
-        snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
-        str_clean(l->kernel);
-        free(kernel);
-        for (int d = 0; d < 3; d++)
-            l->grid[d] = wire_get_u32(&reply);
-        for (int d = 0; d < 3; d++)
-            l->block[d] = wire_get_u32(&reply);
-        l->shmem = wire_get_u64(&reply);
-        l->cooperative = (int)wire_get_u32(&reply);
-        r->launch_files[i] = wire_get_str(&reply, PATH_MAX);
-        str_clean(r->launch_files[i]);
-        l->file = r->launch_files[i];
-        l->line = (int)wire_get_u32(&reply);
-        l->atomics = (long long)wire_get_u64(&reply);
-        l->shuffles = (long long)wire_get_u64(&reply);
-        l->barriers = (long long)wire_get_u64(&reply);
-        l->static_shared = (long long)wire_get_u64(&reply);
-        r->n_launches = (int)i + 1;
-    }
-    n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->snapshots = calloc(n + 1, sizeof *r->snapshots);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_snapshot *s = &r->snapshots[i];
-        s->round = (int)wire_get_u32(&reply);
-        s->count = wire_get_u64(&reply);
-        s->element_size = wire_get_u64(&reply);
-        const void *data = wire_get_block(&reply, &size, &present);
-        if (!present || s->element_size == 0 || s->element_size > 64 || size != s->count * s->element_size) {
-            reply.bad = 1;
-            break;
-        }
-        void *copy = malloc(size ? size : 1);
-        memcpy(copy, data, size);
-        s->data = copy;
-        s->device_address = wire_get_u64(&reply);
-        char *file = wire_get_str(&reply, PATH_MAX);
-        str_clean(file);
-        s->file = file;
-        s->line = (int)wire_get_u32(&reply);
-        r->n_snapshots = (int)i + 1;
-    }
-    n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->copies = calloc(n + 1, sizeof *r->copies);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_copy *c = &r->copies[i];
-        c->direction = (kit_copy_direction)wire_get_u32(&reply);
-        c->bytes = wire_get_u64(&reply);
-        c->device_address = wire_get_u64(&reply);
-        c->launches_before = (int)wire_get_u32(&reply);
-        c->checksum = wire_get_u64(&reply);
-        char *file = wire_get_str(&reply, PATH_MAX);
-        str_clean(file);
-        c->file = file;
-        c->line = (int)wire_get_u32(&reply);
-        r->n_copies = (int)i + 1;
-    }
+    get_launches(&reply, r);
+    get_snapshots(&reply, r);
+    get_copies(&reply, r);
     int bad = reply.bad || reply.at != reply.size;
     wire_free(&reply);
     if (bad)
