@@ -97,8 +97,6 @@ typedef struct {
     int locked;                    /* a kit build: take the build lock */
 } make_run;
 
-/* make -s BACKEND=... VARIABLES... TARGET [ALSO]; returns its exit status
- * (124 when stopped by the time limit). */
 /* make's arguments before its variables: make -s --no-print-directory
  * BACKEND=... (the last one allocated); returns their count. */
 static int make_arguments(char **argv, const char *backend)
@@ -111,20 +109,23 @@ static int make_arguments(char **argv, const char *backend)
     return argc;
 }
 
-/* ... and after them: TARGET [ALSO] and the NULL that ends the list. */
-static void make_targets(char **argv, int argc, const char *target, const char *also)
+/* ... and after them: the first `count` targets but the NULL ones, and
+ * the NULL that ends the list. */
+static void make_targets(char **argv, int argc, const char *const targets[], int count)
 {
-    argv[argc++] = (char *)target;
-    if (also)
-        argv[argc++] = (char *)also;
+    for (int i = 0; i < count; i++)
+        if (targets[i])
+            argv[argc++] = (char *)targets[i];
     argv[argc] = NULL;
 }
 
-static int run_make(const make_run *how, const char *backend, const char *target, const char *also)
+/* make -s BACKEND=... TARGETS (up to 4, NULL ones left out); returns its
+ * exit status (124 when stopped by the time limit). */
+static int run_make(const make_run *how, const char *backend, const char *const targets[4])
 {
     char *argv[16];
     int argc = make_arguments(argv, backend);
-    make_targets(argv, argc, target, also);
+    make_targets(argv, argc, targets, 4);
 
     int lock = -1;
     if (how->locked) {
@@ -170,7 +171,15 @@ static int run_make(const make_run *how, const char *backend, const char *target
 static int kit_make(const char *backend, const char *target, const char *also, const char *log)
 {
     make_run how = {log, 0, 1};
-    return run_make(&how, backend, target, also);
+    const char *targets[4] = {target, also, NULL, NULL};
+    return run_make(&how, backend, targets);
+}
+
+/* The same for up to four targets (NULL ones left out). */
+static int kit_make_all(const char *backend, const char *const targets[4], const char *log)
+{
+    make_run how = {log, 0, 1};
+    return run_make(&how, backend, targets);
 }
 
 /* ---- a submission -------------------------------------------------------------------
@@ -838,7 +847,8 @@ static int student_make(const char *backend, const grade_lab *lab, double second
         argv[argc++] = "-o";
         argv[argc++] = *o;
     }
-    make_targets(argv, argc, target, also);
+    const char *targets[2] = {target, also};
+    make_targets(argv, argc, targets, 2);
     char **env = build_environment();
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0)
@@ -970,7 +980,10 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
 
 /* The reference runner: built here in the full kit, prebuilt (make dist)
  * in a student copy, with the lab program's main.o a submission's build
- * reads.  Returns whether this is the full kit (it has the solutions). */
+ * reads.  With --solution the same make (one start of make, not three)
+ * builds the reference's shared object too, and on a GPU its machine code
+ * (the %.sass rule never fails: none where cuobjdump is missing).  Returns
+ * whether this is the full kit (it has the solutions). */
 static int build_reference(const build_plan *plan, const grade_lab *lab, lab_build *out, const char *reference_log)
 {
     const char *backend = plan->backend;
@@ -985,8 +998,13 @@ static int build_reference(const build_plan *plan, const grade_lab *lab, lab_bui
         if (!plan->quiet)
             fprintf(stderr, "building the reference of %s (%s backend)...\n", lab->dir, backend);
         out->reference_runner = str_printf("build/%s/%s/reference-runner", backend, lab->dir);
-        if (kit_make(backend, out->reference_runner, main_o, reference_log) != 0
-            || access(out->reference_runner, X_OK) != 0) {
+        const char *targets[4] = {out->reference_runner, main_o, NULL, NULL};
+        if (plan->solution) {
+            out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
+            targets[2] = out->student_so;
+            targets[3] = strcmp(backend, "gpu") == 0 ? str_printf("build/gpu/%s/reference.sass", lab->dir) : NULL;
+        }
+        if (kit_make_all(backend, targets, reference_log) != 0 || access(out->reference_runner, X_OK) != 0) {
             char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
                                     "kit, not of your code); %s says:", lab->dir, backend, reference_log);
             kit_fault("%s", what, reference_log);
@@ -1016,14 +1034,12 @@ static void build_solution_as_student(const build_plan *plan, const grade_lab *l
                                 "(no solutions/%s): grade your own code with ./grader %s", lab->dir, lab->dir);
         kit_fault("%s", what, NULL);
     }
-    out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
-    if (kit_make(backend, out->student_so, NULL, reference_log) != 0 || access(out->student_so, R_OK) != 0) {
+    /* built with the reference runner (build_reference) */
+    if (access(out->student_so, R_OK) != 0) {
         char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
                                 "kit, not of your code); %s says:", lab->dir, backend, reference_log);
         kit_fault("%s", what, reference_log);
     }
-    if (strcmp(backend, "gpu") == 0) /* its machine code (the grader reads it) */
-        kit_make(backend, str_printf("build/gpu/%s/reference.sass", lab->dir), NULL, reference_log);
     char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
     if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
         out->student_program = program;
@@ -1045,7 +1061,8 @@ static void build_labs_folder(const build_plan *plan, const grade_lab *lab, lab_
     how.log = log;
     /* on a GPU, with the machine code of its kernels, which the grader reads */
     char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", student_base) : NULL;
-    int status = run_make(&how, backend, out->student_so, sass);
+    const char *so_targets[4] = {out->student_so, sass, NULL, NULL};
+    int status = run_make(&how, backend, so_targets);
     if (status != 0 || access(out->student_so, R_OK) != 0) {
         out->failed_log = log;
         return;
@@ -1053,11 +1070,13 @@ static void build_labs_folder(const build_plan *plan, const grade_lab *lab, lab_
     if (plan->lab_programs) {
         char *program = str_printf("%s/lab", student_base);
         how.log = str_printf("%s.program", log);
-        if (run_make(&how, backend, program, NULL) == 0)
+        const char *program_targets[4] = {program, NULL, NULL, NULL};
+        if (run_make(&how, backend, program_targets) == 0)
             out->student_program = program;
         char *cpu_program = str_printf("build/cpu/%s/lab", lab->dir); /* (see submission_cpu_program) */
         how.log = str_printf("%s.cpu-program", log);
-        if (strcmp(backend, "gpu") == 0 && run_make(&how, "cpu", cpu_program, NULL) == 0)
+        const char *cpu_targets[4] = {cpu_program, NULL, NULL, NULL};
+        if (strcmp(backend, "gpu") == 0 && run_make(&how, "cpu", cpu_targets) == 0)
             out->student_cpu_program = cpu_program;
     }
 }
