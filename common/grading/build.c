@@ -1103,13 +1103,9 @@ static void remove_at(int dir, const char *name)
 {
     if (unlinkat(dir, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
         return;
-    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    DIR *d = contain_open_folder(dir, name, O_NOFOLLOW);
+    if (!d)
         return;
-    }
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
