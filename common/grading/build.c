@@ -97,23 +97,35 @@ typedef struct {
     int locked;                    /* a kit build: take the build lock */
 } make_run;
 
-/* make -s BACKEND=... VARIABLES... TARGET [ALSO]; returns its exit status
- * (124 when stopped by the time limit). */
-static int run_make(const make_run *how, const char *backend, const char *target, const char *also,
-                    const char *const vars[])
+/* make's arguments before its variables: make -s --no-print-directory
+ * BACKEND=... (the last one allocated); returns their count. */
+static int make_arguments(char **argv, const char *backend)
 {
-    char *argv[16];
     int argc = 0;
     argv[argc++] = "make";
     argv[argc++] = "-s";
     argv[argc++] = "--no-print-directory";
     argv[argc++] = str_printf("BACKEND=%s", backend);
-    for (int i = 0; vars && vars[i] && argc < 13; i++)
-        argv[argc++] = (char *)vars[i];
-    argv[argc++] = (char *)target;
-    if (also)
-        argv[argc++] = (char *)also;
+    return argc;
+}
+
+/* ... and after them: the first `count` targets but the NULL ones, and
+ * the NULL that ends the list. */
+static void make_targets(char **argv, int argc, const char *const targets[], int count)
+{
+    for (int i = 0; i < count; i++)
+        if (targets[i])
+            argv[argc++] = (char *)targets[i];
     argv[argc] = NULL;
+}
+
+/* make -s BACKEND=... TARGETS (up to 4, NULL ones left out); returns its
+ * exit status (124 when stopped by the time limit). */
+static int run_make(const make_run *how, const char *backend, const char *const targets[4])
+{
+    char *argv[16];
+    int argc = make_arguments(argv, backend);
+    make_targets(argv, argc, targets, 4);
 
     int lock = -1;
     if (how->locked) {
@@ -159,7 +171,15 @@ static int run_make(const make_run *how, const char *backend, const char *target
 static int kit_make(const char *backend, const char *target, const char *also, const char *log)
 {
     make_run how = {log, 0, 1};
-    return run_make(&how, backend, target, also, NULL);
+    const char *targets[4] = {target, also, NULL, NULL};
+    return run_make(&how, backend, targets);
+}
+
+/* The same for up to four targets (NULL ones left out). */
+static int kit_make_all(const char *backend, const char *const targets[4], const char *log)
+{
+    make_run how = {log, 0, 1};
+    return run_make(&how, backend, targets);
 }
 
 /* ---- a submission -------------------------------------------------------------------
@@ -209,20 +229,6 @@ static void child_drop_privilege(void)
         _exit(125);
 }
 
-static int write_all(int fd, const char *data, size_t size)
-{
-    while (size > 0) {
-        ssize_t n = write(fd, data, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        data += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Copies the open file `in` to a new file `to`; -1 past `most` bytes. */
 static int copy_fd_to(int in, const char *to, mode_t mode, long long most)
 {
@@ -235,7 +241,7 @@ static int copy_fd_to(int in, const char *to, mode_t mode, long long most)
         if (n < 0 && errno == EINTR)
             continue;
         total += n;
-        ok = n > 0 && total <= most && write_all(out, buffer, (size_t)n) == 0;
+        ok = n > 0 && total <= most && wire_write_all(out, buffer, (size_t)n) == 0;
     }
     if (out >= 0 && (close(out) != 0 || !ok))
         ok = 0, unlink(to);
@@ -764,6 +770,69 @@ static int read_build_output(int fd, FILE *log, double deadline, long long *said
     }
 }
 
+/* The folders of the PATH stay where they are, even under /tmp, where the
+ * namespaces put a fresh tmpfs (a toolchain unpacked there): the absolute
+ * ones outside the kit, NULL-terminated, in `dirs` (of 64); `path` holds
+ * their text (to be freed). */
+static void tool_folders(const char *kit, const char **dirs, char **path)
+{
+    int tools = 0;
+    *path = str_dup(getenv("PATH") ? getenv("PATH") : "");
+    for (char *save = NULL, *dir = strtok_r(*path, ":", &save); dir && tools < 63; dir = strtok_r(NULL, ":", &save))
+        if (dir[0] == '/' && !sandbox_overlaps(dir, kit))
+            dirs[tools++] = dir;
+    dirs[tools] = NULL;
+}
+
+/* In the forked child: make, its output into `output`, with the limits
+ * above, inside the namespaces where `isolated`. */
+static void exec_student_make(char **argv, char **env, int output, long long memory, int isolated, const char *kit,
+                              const char **tool_dirs) __attribute__((noreturn));
+static void exec_student_make(char **argv, char **env, int output, long long memory, int isolated, const char *kit,
+                              const char **tool_dirs)
+{
+    if (isolated && namespaces_enter(kit, build_scratch, NULL, tool_dirs) != 0)
+        _exit(125);
+    setpgid(0, 0); /* the limits stop make and every compiler it started */
+    int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(output, 1) < 0 || dup2(output, 2) < 0)
+        _exit(125);
+    limit_to(RLIMIT_AS, memory);
+    limit_to(RLIMIT_FSIZE, BUILD_FILE_MAX);
+    limit_to(RLIMIT_CORE, 0);
+    child_drop_privilege();
+    if (contain_drops_privilege())
+        limit_to(RLIMIT_NPROC, BUILD_PROCESSES);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    build_sandbox();
+    if (chdir(build_scratch) != 0)
+        _exit(125);
+    execvpe("make", argv, env);
+    _exit(127);
+}
+
+/* The log the student sees: the build's output as log_for_student shows
+ * it, and why it was stopped, if it was. */
+static void write_student_log(const char *log_path, const char *text, long long said, int too_long, int stopped,
+                              int status, double seconds, long long memory)
+{
+    FILE *log = fopen(log_path, "w");
+    char *shown = log_for_student(text);
+    if (log) {
+        fputs(shown, log);
+        if (said > BUILD_LOG_KEPT)
+            fprintf(log, "\n(the build's log was cut here: %lld more bytes not kept)\n", said - BUILD_LOG_KEPT);
+        if (too_long)
+            fprintf(log, "error: the build said more than %lld MiB and was stopped\n", BUILD_OUTPUT_MAX >> 20);
+        else if (stopped)
+            fprintf(log, "error: the build took longer than %.0f s and was stopped\n", seconds);
+        else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(shown, "memory")))
+            fprintf(log, "error: the build stopped (it may have used more than its %lld GiB of memory)\n", memory >> 30);
+        fclose(log);
+    }
+    free(shown);
+}
+
 /* make in the scratch folder, as the runner user where the grader is root,
  * with the limits above; the log the student sees goes to `log_path`.
  * Returns make's exit status, 124 when stopped. */
@@ -771,21 +840,15 @@ static int student_make(const char *backend, const grade_lab *lab, double second
                         const char *also, const char *log_path)
 {
     char *argv[32];
-    int argc = 0;
-    argv[argc++] = "make";
-    argv[argc++] = "-s";
-    argv[argc++] = "--no-print-directory";
-    argv[argc++] = str_printf("BACKEND=%s", backend);
+    int argc = make_arguments(argv, backend);
     argv[argc++] = str_printf("STUDENT_DIR=%s", submission_name);
     argv[argc++] = str_printf("STUDENT_TAG=%s", submission_tag);
     for (char **o = kit_objects(backend, lab); *o && argc < 26; o++) {
         argv[argc++] = "-o";
         argv[argc++] = *o;
     }
-    argv[argc++] = (char *)target;
-    if (also)
-        argv[argc++] = (char *)also;
-    argv[argc] = NULL;
+    const char *targets[2] = {target, also};
+    make_targets(argv, argc, targets, 2);
     char **env = build_environment();
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0)
@@ -797,39 +860,14 @@ static int student_make(const char *backend, const grade_lab *lab, double second
      * solution by its absolute path */
     char kit[PATH_MAX];
     int isolated = getcwd(kit, sizeof kit) && namespaces_available(kit, build_scratch);
-    /* the folders of the PATH stay where they are, even under /tmp, where
-     * the namespaces put a fresh tmpfs (a toolchain unpacked there) */
     const char *tool_dirs[64];
-    int tools = 0;
-    char *path = str_dup(getenv("PATH") ? getenv("PATH") : "");
-    for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir && tools < 63; dir = strtok_r(NULL, ":", &save))
-        if (dir[0] == '/' && !sandbox_overlaps(dir, kit))
-            tool_dirs[tools++] = dir;
-    tool_dirs[tools] = NULL;
+    char *path;
+    tool_folders(kit, tool_dirs, &path);
     fflush(NULL);
     pid_t pid = isolated ? namespaces_clone() : fork();
-    if (pid == 0) {
-        if (isolated && namespaces_enter(kit, build_scratch, NULL, tool_dirs) != 0)
-            _exit(125);
-        setpgid(0, 0); /* the limits stop make and every compiler it started */
-        int in = open("/dev/null", O_RDONLY);
-        if (in < 0 || dup2(in, 0) < 0 || dup2(pipe_fds[1], 1) < 0 || dup2(pipe_fds[1], 2) < 0)
-            _exit(125);
-        limit_to(RLIMIT_AS, memory);
-        limit_to(RLIMIT_FSIZE, BUILD_FILE_MAX);
-        limit_to(RLIMIT_CORE, 0);
-        child_drop_privilege();
-        if (contain_drops_privilege())
-            limit_to(RLIMIT_NPROC, BUILD_PROCESSES);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        build_sandbox();
-        if (chdir(build_scratch) != 0)
-            _exit(125);
-        execvpe("make", argv, env);
-        _exit(127);
-    }
+    if (pid == 0)
+        exec_student_make(argv, env, pipe_fds[1], memory, isolated, kit, tool_dirs);
     close(pipe_fds[1]);
-    FILE *log = fopen(log_path, "w");
     long long said = 0;
     int too_long = 0, stopped = 0, status = 0;
     double deadline = wire_now() + seconds;
@@ -845,20 +883,7 @@ static int student_make(const char *backend, const grade_lab *lab, double second
     if (stopped)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     fclose(kept);
-    char *shown = log_for_student(text ? text : "");
-    if (log) {
-        fputs(shown, log);
-        if (said > BUILD_LOG_KEPT)
-            fprintf(log, "\n(the build's log was cut here: %lld more bytes not kept)\n", said - BUILD_LOG_KEPT);
-        if (too_long)
-            fprintf(log, "error: the build said more than %lld MiB and was stopped\n", BUILD_OUTPUT_MAX >> 20);
-        else if (stopped)
-            fprintf(log, "error: the build took longer than %.0f s and was stopped\n", seconds);
-        else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(shown, "memory")))
-            fprintf(log, "error: the build stopped (it may have used more than its %lld GiB of memory)\n", memory >> 30);
-        fclose(log);
-    }
-    free(shown);
+    write_student_log(log_path, text ? text : "", said, too_long, stopped, status, seconds, memory);
     free(text);
     for (int i = 3; i < 6; i++)
         free(argv[i]);
@@ -953,13 +978,15 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
 
 /* ---- one lab ----------------------------------------------------------------------------- */
 
-void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
+/* The reference runner: built here in the full kit, prebuilt (make dist)
+ * in a student copy, with the lab program's main.o a submission's build
+ * reads.  With --solution the same make (one start of make, not three)
+ * builds the reference's shared object too, and on a GPU its machine code
+ * (the %.sass rule never fails: none where cuobjdump is missing).  Returns
+ * whether this is the full kit (it has the solutions). */
+static int build_reference(const build_plan *plan, const grade_lab *lab, lab_build *out, const char *reference_log)
 {
     const char *backend = plan->backend;
-    memset(out, 0, sizeof *out);
-    mkdir("build", 0755);
-    mkdir("build/logs", 0755);
-    char *reference_log = str_printf("build/logs/%s-reference.log", lab->dir);
     char *solutions = str_printf("solutions/%s", lab->dir);
     /* what a submission's build reads from the kit's own build (a lab
      * without a program, such as the tests' fixture, has none) */
@@ -971,8 +998,13 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         if (!plan->quiet)
             fprintf(stderr, "building the reference of %s (%s backend)...\n", lab->dir, backend);
         out->reference_runner = str_printf("build/%s/%s/reference-runner", backend, lab->dir);
-        if (kit_make(backend, out->reference_runner, main_o, reference_log) != 0
-            || access(out->reference_runner, X_OK) != 0) {
+        const char *targets[4] = {out->reference_runner, main_o, NULL, NULL};
+        if (plan->solution) {
+            out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
+            targets[2] = out->student_so;
+            targets[3] = strcmp(backend, "gpu") == 0 ? str_printf("build/gpu/%s/reference.sass", lab->dir) : NULL;
+        }
+        if (kit_make_all(backend, targets, reference_log) != 0 || access(out->reference_runner, X_OK) != 0) {
             char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
                                     "kit, not of your code); %s says:", lab->dir, backend, reference_log);
             kit_fault("%s", what, reference_log);
@@ -988,51 +1020,49 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
         if (main_o)
             kit_make(backend, main_o, NULL, reference_log);
     }
+    return full_kit;
+}
 
-    if (plan->solution) {
-        /* the reference graded as a student's code: its shared object, which
-         * only the full kit builds (a student copy's reference exports nothing) */
-        if (!full_kit) {
-            char *what = str_printf("--solution grades the reference solution, and this student copy has none "
-                                    "(no solutions/%s): grade your own code with ./grader %s", lab->dir, lab->dir);
-            kit_fault("%s", what, NULL);
-        }
-        out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
-        if (kit_make(backend, out->student_so, NULL, reference_log) != 0 || access(out->student_so, R_OK) != 0) {
-            char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
-                                    "kit, not of your code); %s says:", lab->dir, backend, reference_log);
-            kit_fault("%s", what, reference_log);
-        }
-        if (strcmp(backend, "gpu") == 0) /* its machine code (the grader reads it) */
-            kit_make(backend, str_printf("build/gpu/%s/reference.sass", lab->dir), NULL, reference_log);
-        char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
-        if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
-            out->student_program = program;
-        char *cpu_program = str_printf("build/cpu/%s/lab-solution", lab->dir); /* (see submission_cpu_program) */
-        if (plan->lab_programs && strcmp(backend, "gpu") == 0 && kit_make("cpu", cpu_program, NULL, reference_log) == 0)
-            out->student_cpu_program = cpu_program;
-        return;
+/* --solution: the reference graded as a student's code: its shared object,
+ * which only the full kit builds (a student copy's reference exports nothing). */
+static void build_solution_as_student(const build_plan *plan, const grade_lab *lab, lab_build *out, int full_kit,
+                                      const char *reference_log)
+{
+    const char *backend = plan->backend;
+    if (!full_kit) {
+        char *what = str_printf("--solution grades the reference solution, and this student copy has none "
+                                "(no solutions/%s): grade your own code with ./grader %s", lab->dir, lab->dir);
+        kit_fault("%s", what, NULL);
     }
+    /* built with the reference runner (build_reference) */
+    if (access(out->student_so, R_OK) != 0) {
+        char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
+                                "kit, not of your code); %s says:", lab->dir, backend, reference_log);
+        kit_fault("%s", what, reference_log);
+    }
+    char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
+    if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
+        out->student_program = program;
+    char *cpu_program = str_printf("build/cpu/%s/lab-solution", lab->dir); /* (see submission_cpu_program) */
+    if (plan->lab_programs && strcmp(backend, "gpu") == 0 && kit_make("cpu", cpu_program, NULL, reference_log) == 0)
+        out->student_cpu_program = cpu_program;
+}
 
-    char *student_base;
-    char *log;
-    make_run how = {NULL, 0, 0};
-    if (plan->student_dir) {
-        build_submission(plan, lab, out);
-        return;
-    } else {
-        student_base = str_printf("build/%s/%s", backend, lab->dir);
-        log = str_printf("build/logs/%s-student.log", lab->dir);
-        how.seconds = STUDENT_BUILD_SECONDS;
-        if (!plan->quiet)
-            fprintf(stderr, "building your code for %s (%s backend)...\n", lab->dir, backend);
-    }
-    const char *vars[] = {NULL};
+/* The student's code in labs/<lab>, built by the kit's make with a time limit. */
+static void build_labs_folder(const build_plan *plan, const grade_lab *lab, lab_build *out)
+{
+    const char *backend = plan->backend;
+    char *student_base = str_printf("build/%s/%s", backend, lab->dir);
+    char *log = str_printf("build/logs/%s-student.log", lab->dir);
+    make_run how = {NULL, STUDENT_BUILD_SECONDS, 0};
+    if (!plan->quiet)
+        fprintf(stderr, "building your code for %s (%s backend)...\n", lab->dir, backend);
     out->student_so = str_printf("%s/student.so", student_base);
     how.log = log;
     /* on a GPU, with the machine code of its kernels, which the grader reads */
     char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", student_base) : NULL;
-    int status = run_make(&how, backend, out->student_so, sass, vars);
+    const char *so_targets[4] = {out->student_so, sass, NULL, NULL};
+    int status = run_make(&how, backend, so_targets);
     if (status != 0 || access(out->student_so, R_OK) != 0) {
         out->failed_log = log;
         return;
@@ -1040,13 +1070,30 @@ void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
     if (plan->lab_programs) {
         char *program = str_printf("%s/lab", student_base);
         how.log = str_printf("%s.program", log);
-        if (run_make(&how, backend, program, NULL, vars) == 0)
+        const char *program_targets[4] = {program, NULL, NULL, NULL};
+        if (run_make(&how, backend, program_targets) == 0)
             out->student_program = program;
         char *cpu_program = str_printf("build/cpu/%s/lab", lab->dir); /* (see submission_cpu_program) */
         how.log = str_printf("%s.cpu-program", log);
-        if (strcmp(backend, "gpu") == 0 && run_make(&how, "cpu", cpu_program, NULL, vars) == 0)
+        const char *cpu_targets[4] = {cpu_program, NULL, NULL, NULL};
+        if (strcmp(backend, "gpu") == 0 && run_make(&how, "cpu", cpu_targets) == 0)
             out->student_cpu_program = cpu_program;
     }
+}
+
+void build_lab(const build_plan *plan, const grade_lab *lab, lab_build *out)
+{
+    memset(out, 0, sizeof *out);
+    mkdir("build", 0755);
+    mkdir("build/logs", 0755);
+    char *reference_log = str_printf("build/logs/%s-reference.log", lab->dir);
+    int full_kit = build_reference(plan, lab, out, reference_log);
+    if (plan->solution)
+        build_solution_as_student(plan, lab, out, full_kit, reference_log);
+    else if (plan->student_dir)
+        build_submission(plan, lab, out);
+    else
+        build_labs_folder(plan, lab, out);
 }
 
 /* Removes `name` in folder `dir` and, for a folder, everything in it,
@@ -1056,13 +1103,9 @@ static void remove_at(int dir, const char *name)
 {
     if (unlinkat(dir, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
         return;
-    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    DIR *d = contain_open_folder(dir, name, O_NOFOLLOW);
+    if (!d)
         return;
-    }
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)

@@ -111,26 +111,23 @@
 #define CALLS_TAKE_OUT(T, name) T *name = (T *)serve_array(s_, sizeof(T));
 #define CALLS_TAKE_INOUT(T, name) T *name = (T *)serve_array(s_, sizeof(T));
 
-#define CALL(RET, NAME, N, ...)                                                              \
+/* One server per entry point: take the arguments, refuse a request that
+ * does not parse, call, reply with the value kept (KEEP: "RET ret_ =") or
+ * none (KEEP empty). */
+#define CALLS_REPLY_VALUE serve_after(s_, &ret_, sizeof ret_);
+#define CALLS_REPLY_NONE serve_after(s_, NULL, 0);
+#define CALLS_SERVER(NAME, KEEP, REPLY, N, ...)                                              \
     static void serve_##NAME(void *fn_, serve_state *s_)                                     \
     {                                                                                        \
         CALLS_EACH_##N(CALLS_TAKE, __VA_ARGS__)                                              \
         if (serve_bad(s_))                                                                   \
             return;                                                                          \
         serve_before(s_);                                                                    \
-        RET ret_ = ((__typeof__(&NAME))fn_)(CALLS_LIST_##N(CALLS_NAME, __VA_ARGS__));        \
-        serve_after(s_, &ret_, sizeof ret_);                                                 \
+        KEEP((__typeof__(&NAME))fn_)(CALLS_LIST_##N(CALLS_NAME, __VA_ARGS__));               \
+        REPLY                                                                                \
     }
-#define CALL_VOID(NAME, N, ...)                                                              \
-    static void serve_##NAME(void *fn_, serve_state *s_)                                     \
-    {                                                                                        \
-        CALLS_EACH_##N(CALLS_TAKE, __VA_ARGS__)                                              \
-        if (serve_bad(s_))                                                                   \
-            return;                                                                          \
-        serve_before(s_);                                                                    \
-        ((__typeof__(&NAME))fn_)(CALLS_LIST_##N(CALLS_NAME, __VA_ARGS__));                   \
-        serve_after(s_, NULL, 0);                                                            \
-    }
+#define CALL(RET, NAME, N, ...) CALLS_SERVER(NAME, RET ret_ =, CALLS_REPLY_VALUE, N, __VA_ARGS__)
+#define CALL_VOID(NAME, N, ...) CALLS_SERVER(NAME, , CALLS_REPLY_NONE, N, __VA_ARGS__)
 #endif /* SERVE_STUBS */
 
 #endif /* CALLS_H */

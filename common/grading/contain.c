@@ -434,15 +434,21 @@ static void remove_ipc_objects(uid_t uid, const key_list *kept)
 /* Each entry of /dev/shm of `uid` that is not a folder (files, sockets,
  * pipes, links: a private tmpfs leaves none here): `visit` with its name
  * and inode, /dev/shm's descriptor at hand. */
+DIR *contain_open_folder(int at, const char *name, int open_flags)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | open_flags);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d && fd >= 0)
+        close(fd);
+    return d;
+}
+
 static void each_shm_entry(uid_t uid, void (*visit)(int dir, const char *name, long long inode, void *data), void *data)
 {
-    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
-    if (!d) {
-        if (dir >= 0)
-            close(dir);
+    DIR *d = contain_open_folder(AT_FDCWD, "/dev/shm", 0);
+    if (!d)
         return;
-    }
+    int dir = dirfd(d);
     struct dirent *e;
     while ((e = readdir(d))) {
         struct stat st;

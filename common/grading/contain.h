@@ -11,6 +11,7 @@
 #ifndef CONTAIN_H
 #define CONTAIN_H
 
+#include <dirent.h>
 #include <sys/types.h>
 
 /* Once, in the grader's first process: subreaper, not dumpable (no process
@@ -79,6 +80,10 @@ int contain_reap_all(pid_t keep);
  * namespaces (pid, net, ipc, mount), Landlock 6, runner user cudalabs", and
  * "; missing: ..." naming those it lacks. */
 const char *contain_walls_text(void);
+
+/* The folder `name` (relative to the folder `at`, or AT_FDCWD) opened for
+ * reading, with `open_flags` added (O_NOFOLLOW), or NULL. */
+DIR *contain_open_folder(int at, const char *name, int open_flags);
 
 /* NULL where this host's walls meet the minimum a grade may rest on (a
  * seccomp filter, and namespaces or a runner user: docs/instructors.md,

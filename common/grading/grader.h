@@ -1,15 +1,19 @@
 /* grader.h: what the parts of the grader program share (not for suites:
  * suites see grade.h only).
  *
- *   main.c     the command line; runs each lab and writes the reports
- *   items.c    one Check suite per lab, one forked item at a time; the
- *              outcome of the item (grade_fail, grade_note, ...) in the child
+ *   main.c     the command line; builds and runs each lab and writes the reports
+ *   build.c    building the student's code (contained) and the lab programs
+ *   items.c    one Check suite per lab, one forked item at a time
  *   sides.c    the student's and the reference's runners, seen from the child
+ *   run.c      seeds, schedules, the current item's time, pictures, the sanitizer item
+ *   outcome.c  the outcome of the item (grade_fail, grade_note, ...) in the child
+ *   text.c     the report people read, and the string helpers
+ *   formats.c  tap, junit, json, gradescope, prairielearn
  *   contain.c  starting untrusted programs contained, and reaping them
  *   wire.c     the messages between the grader and a runner
- *   run.c      seeds, schedules, timing and pictures for suites
- *   text.c     the report people read
- *   formats.c  tap, junit, json, gradescope, prairielearn
+ *
+ * Each uses only those below it in this order: main.c, formats.c, items.c,
+ * sides.c, run.c, outcome.c, text.c (contain.c and wire.c serve them all).
  */
 #ifndef GRADER_H
 #define GRADER_H
@@ -83,21 +87,6 @@ extern const grade_lab *const grade_labs[];
 /* items.c */
 void runner_grade_lab(grade_run *run, lab_result *result);
 void runner_build_failed(grade_run *run, lab_result *result);
-void runner_append_picture(const char *text);
-/* Fails the item for a fault of the reference or the kit: no TODO hint. */
-void runner_fail_not_student(const char *message) __attribute__((noreturn));
-/* Fails the item because the reference could not run: the item counts
- * toward nothing and the lab is "could not grade" (exit 2). */
-void runner_fail_kit(const char *message) __attribute__((noreturn));
-void runner_mark_hung(void); /* the student's code did not finish in time: later items get less */
-int runner_item_shortened(void); /* this item's time was cut because the student's code hung before */
-/* What a side printed: its stderr is kept for the feedback of a failing
- * item; both go to the grader's stderr in --verbose. */
-void runner_add_output(int is_student, const char *out, const char *err);
-/* The item's failure is an error of the code (crash, hang, exit), not a wrong answer. */
-void runner_mark_error(void);
-const char *runner_student_program(void); /* the lab program from the student's code, or NULL */
-const char *runner_student_cpu_program(void); /* on a GPU, the same built with the cpu backend, or NULL */
 
 /* sides.c (in the child) */
 void sides_set_paths(const lab_result *lab, const char *kit_runner, const char *scratch);
@@ -109,17 +98,31 @@ const char *sides_student_so(void);
 
 /* run.c */
 void run_init(grade_run *run);
-void run_enter_item(const grade_lab *lab, const grade_item *item, double seconds); /* in the child */
+void run_enter_item(const lab_result *lab, const grade_item *item, double seconds); /* in the child */
 double run_item_seconds(void);   /* the current item's time limit */
 double run_item_deadline(void);  /* when a call must have answered (CLOCK_MONOTONIC seconds) */
-const grade_run *run_current(void);
 int run_item_selected(const grade_run *run, const grade_item *item);
 int run_item_backend_skip(const grade_run *run, const grade_item *item, const char **reason);
+
+/* outcome.c (in the child; outcome.h has the slot items.c reads) */
+void outcome_append_picture(const char *text);
+/* Fails the item for a fault of the reference or the kit: no TODO hint. */
+void outcome_fail_not_student(const char *message) __attribute__((noreturn));
+/* Fails the item because the reference could not run: the item counts
+ * toward nothing and the lab is "could not grade" (exit 2). */
+void outcome_fail_kit(const char *message) __attribute__((noreturn));
+void outcome_mark_hung(void); /* the student's code did not finish in time: later items get less */
+int outcome_item_shortened(void); /* this item's time was cut because the student's code hung before */
+/* What a side printed: its stderr is kept for the feedback of a failing
+ * item; both go to the grader's stderr in --verbose. */
+void outcome_add_output(int is_student, const char *out, const char *err);
+/* The item's failure is an error of the code (crash, hang, exit), not a wrong answer. */
+void outcome_mark_error(void);
 
 /* text.c */
 void text_lab_header(FILE *out, const grade_run *run, const lab_result *lab, int color);
 void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index, int color, int progress);
-void text_lab_total(FILE *out, const lab_result *lab, int color);
+void text_lab_total(FILE *out, const grade_run *run, const lab_result *lab, int color);
 void text_run_total(FILE *out, const grade_run *run, int color);
 void text_report(FILE *out, const grade_run *run); /* all of it, plain */
 char *text_report_string(const grade_run *run);

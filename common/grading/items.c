@@ -6,14 +6,17 @@
  * student code: the child talks to runner processes (sides.c), so a crash, a
  * hang, an exit() or an attack costs that item only.
  *
- * Pass, failure or error comes from Check's own record.  What Check cannot
- * carry (the full feedback with pictures, notes, a skip, a performance score)
- * the child writes into a slot of a shared mapping that the parent made
- * before forking; no runner ever sees that mapping (runners are new programs,
- * started with nothing of the grader's but their pipes).  After each item
- * the parent kills and reaps every process the item left behind. */
+ * Pass, failure or error comes from Check's own record; what Check cannot
+ * carry the child writes into its item's slot (outcome.c).  After each item
+ * the parent kills and reaps every process the item left behind.
+ *
+ * The grading core uses itself in one direction: items.c (this file, the
+ * grader's side of each item) uses sides.c (the runners), which uses run.c
+ * (the run and the current item), which uses outcome.c (the item's outcome),
+ * which uses text.c (the report and the string helpers). */
 #include "grader.h"
 #include "contain.h"
+#include "outcome.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -26,28 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FEEDBACK_MAX 12288
-#define NOTES_MAX 4096
-#define PICTURES_MAX 8192
-#define REASON_MAX 512
 #define ERROR_LINES 8   /* lines of a failing item's error output shown as feedback */
-#define ERRORS_MAX 4096
-
-typedef struct {
-    int finished;        /* the item returned, failed or skipped */
-    int skipped;
-    int elsewhere;       /* skipped: graded on the other backend */
-    int kit_fault;       /* the reference could not run: not the student's points to lose */
-    int hung;            /* the student's code did not finish within the item's time */
-    int code_error;      /* the student's code crashed, hung or ended its process */
-    double score;        /* grade_score(), or -1 */
-    char errors[ERRORS_MAX]; /* the start of what the student's code wrote to stderr */
-    char todo[128];      /* the first TODO the student's code reported as not implemented */
-    char reason[REASON_MAX];
-    char feedback[FEEDBACK_MAX];
-    char notes[NOTES_MAX];
-    char pictures[PICTURES_MAX];
-} item_slot;
 
 /* The lab being graded: set in the parent, inherited by every child. */
 static grade_run *run;
@@ -66,10 +48,6 @@ static double reference_cpu_seconds; /* the kept reference runner's CPU time lim
 static int student_hung;
 static int reference_ended, reference_renew;
 
-/* In the child only. */
-static item_slot *slot;
-static jmp_buf skip_jump;
-
 static double now_s(void)
 {
     struct timespec t;
@@ -85,163 +63,17 @@ static double item_timeout(const grade_item *item);
 
 START_TEST(run_item)
 {
-    slot = &slots[_i];
+    outcome_enter_item(&slots[_i], student_hung, run->verbose);
     double seconds = item_timeout(lab->items[_i].item);
     if (student_hung)
         seconds = fmin(seconds / 4, AFTER_HANG_SECONDS * run->time_scale);
-    run_enter_item(lab->lab, lab->items[_i].item, seconds);
-    if (setjmp(skip_jump) == 0)
+    run_enter_item(lab, lab->items[_i].item, seconds);
+    if (setjmp(outcome_skip_jump) == 0)
         lab->items[_i].item->run();
     sides_stop();
-    slot->finished = 1;
+    slots[_i].finished = 1;
 }
 END_TEST
-
-static void append(char *buffer, size_t size, const char *text)
-{
-    size_t used = strlen(buffer);
-    if (used + 1 < size)
-        snprintf(buffer + used, size - used, "%s", text);
-}
-
-/* Ends the item as failed with `message` (and the pictures drawn so far);
- * `todo_hint`: add the student's pending TODO, when there is one. */
-static void fail_item(const char *message, int todo_hint) __attribute__((noreturn));
-static void fail_item(const char *message, int todo_hint)
-{
-    if (!slot) {
-        fprintf(stderr, "grader: grade_fail() outside an item: %s\n", message);
-        _exit(2);
-    }
-    slot->feedback[0] = 0;
-    append(slot->feedback, FEEDBACK_MAX, message);
-    if (slot->pictures[0]) {
-        append(slot->feedback, FEEDBACK_MAX, "\n");
-        append(slot->feedback, FEEDBACK_MAX, slot->pictures);
-    }
-    size_t end = strlen(slot->feedback);
-    while (end && slot->feedback[end - 1] == '\n')
-        slot->feedback[--end] = 0;
-    const char *todo = todo_hint && slot->todo[0] ? slot->todo : NULL;
-    if (todo) {
-        char hint[256];
-        snprintf(hint, sizeof hint, "\n(your code says %s is not implemented yet)", todo);
-        append(slot->feedback, FEEDBACK_MAX, hint);
-    }
-    slot->finished = 1;
-    /* Check caps its messages at 4 KB; the slot has it all */
-    ck_abort_msg("%.3000s", message);
-    _exit(1); /* not reached: Check ends a failing child */
-}
-
-void grade_fail(const char *fmt, ...)
-{
-    /* static: this may run deep in an emulated thread's small stack */
-    static char message[FEEDBACK_MAX];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
-    fail_item(message, 1);
-}
-
-void runner_fail_kit(const char *message)
-{
-    if (slot)
-        slot->kit_fault = 1;
-    fail_item(message, 0);
-}
-
-void runner_fail_not_student(const char *message)
-{
-    fail_item(message, 0);
-}
-
-void grade_skip(const char *reason)
-{
-    if (!slot) {
-        fprintf(stderr, "grader: grade_skip() outside an item\n");
-        _exit(2);
-    }
-    snprintf(slot->reason, REASON_MAX, "%s", reason);
-    slot->skipped = 1;
-    longjmp(skip_jump, 1);
-}
-
-void grade_skip_elsewhere(const char *reason)
-{
-    if (slot)
-        slot->elsewhere = 1;
-    grade_skip(reason);
-}
-
-void grade_note(const char *fmt, ...)
-{
-    if (!slot)
-        return;
-    char line[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(line, sizeof line, fmt, args);
-    va_end(args);
-    if (slot->notes[0])
-        append(slot->notes, NOTES_MAX, "\n");
-    append(slot->notes, NOTES_MAX, line);
-}
-
-void grade_score(double fraction)
-{
-    if (!slot)
-        return;
-    if (!(fraction >= 0)) /* NaN too */
-        fraction = 0;
-    slot->score = fraction > 1 ? 1 : fraction;
-}
-
-/* Keeps the start of the student's stderr; notes the first "TODO n is not
- * implemented yet" reminder of the kit's, for hints (a hint, never a grade).
- * In --verbose, everything a side printed goes to the grader's stderr. */
-void runner_add_output(int is_student, const char *out, const char *text)
-{
-    if (!slot)
-        return;
-    for (int k = 0; run->verbose && k < 2; k++) {
-        char *clean = str_dup(k ? text : out);
-        str_clean(clean);
-        fprintf(stderr, "%s", clean);
-        free(clean);
-    }
-    if (!is_student || !text || !*text)
-        return;
-    append(slot->errors, ERRORS_MAX, text);
-    const char *note = strstr(text, "note: ");
-    const char *end = note ? strstr(note, " is not implemented yet") : NULL;
-    if (!slot->todo[0] && end && end - note - 6 < (long)sizeof slot->todo && !memchr(note, '\n', (size_t)(end - note)))
-        snprintf(slot->todo, sizeof slot->todo, "%.*s", (int)(end - note - 6), note + 6);
-}
-
-void runner_mark_error(void)
-{
-    if (slot)
-        slot->code_error = 1;
-}
-
-void runner_mark_hung(void)
-{
-    if (slot)
-        slot->hung = 1;
-}
-
-int runner_item_shortened(void) { return student_hung; }
-
-const char *runner_student_program(void) { return lab ? lab->student_program : NULL; }
-const char *runner_student_cpu_program(void) { return lab ? lab->student_cpu_program : NULL; }
-
-void runner_append_picture(const char *text)
-{
-    if (slot)
-        append(slot->pictures, PICTURES_MAX, text);
-}
 
 /* ---- in the parent ------------------------------------------------------------- */
 
@@ -399,11 +231,6 @@ static void select_items(lab_result *result)
             result->items[result->count++].item = &l->items[i];
 }
 
-int grade_item_going_further(const grade_item *item)
-{
-    return item && item->title && strcasestr(item->title, "going further") != NULL;
-}
-
 /* The lab's total leaves the going-further items out, attempted or not, so
  * that its maximum is the same for every student (grade.h). */
 static void total(lab_result *result)
@@ -437,35 +264,40 @@ static void skip_in_parent(item_result *r, const char *reason)
     r->notes = str_dup("");
 }
 
-void runner_grade_lab(grade_run *the_run, lab_result *result)
+/* Results are matched to items by name: two items of one name end the grader. */
+static void require_unique_names(const lab_result *result)
 {
-    run = the_run;
-    lab = result;
-    select_items(result);
     for (int k = 0; k < result->count; k++)
         for (int j = 0; j < k; j++)
             if (strcmp(result->items[j].item->name, result->items[k].item->name) == 0) {
-                /* results are matched to items by name */
                 fprintf(stderr, "grader: %s has two items named %s; item names must be unique\n",
                         result->lab->dir, result->items[k].item->name);
                 exit(2);
             }
-    result->gradable = 1;
-    sides_set_paths(result, run->runner, run->scratch);
+}
 
+/* The slots the children write their outcomes into, and the parent's
+ * counts for a new lab; 0 where the mapping could not be made. */
+static int prepare_slots(lab_result *result)
+{
     slots = mmap(NULL, (size_t)(result->count + 1) * sizeof *slots, PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (slots == MAP_FAILED) {
         result->gradable = 0;
         result->problem = str_dup("the grader could not map memory for its children");
-        return;
+        return 0;
     }
     tcase_item = calloc((size_t)result->count + 1, sizeof *tcase_item);
     tcase_count = tcase_done = printed = 0;
     reference_cpu_seconds = 10;
     reference_ended = reference_renew = 0;
     student_hung = 0;
+    return 1;
+}
 
+/* One TCase per item this backend grades; the others are skipped here. */
+static Suite *make_suite(lab_result *result)
+{
     Suite *suite = suite_create(result->lab->dir);
     for (int k = 0; k < result->count; k++) {
         const grade_item *item = result->items[k].item;
@@ -483,8 +315,11 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
         suite_add_tcase(suite, tc);
         tcase_item[tcase_count++] = k;
     }
-    text_lab_header(run->live, run, result, run->color);
-    fflush(NULL);
+    return suite;
+}
+
+static void run_suite(Suite *suite)
+{
     runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_FORK);
     if (tcase_count > 0)
@@ -495,8 +330,11 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
     /* A TCase Check never ran (it should not happen) is an error, not a pass. */
     for (int j = tcase_done; j < tcase_count; j++)
         finish_item(tcase_item[j], NULL);
-    print_items_before(result->count);
+}
 
+/* A lab where no item ran, or where the reference could not run, is not graded. */
+static void judge_gradable(lab_result *result)
+{
     int ran = 0;
     for (int k = 0; k < result->count; k++)
         ran += result->items[k].status != ITEM_SKIPPED;
@@ -512,8 +350,26 @@ void runner_grade_lab(grade_run *the_run, lab_result *result)
                                      "fault of the kit or this machine, not of your code: see the item%s)",
                                      faults, faults == 1 ? "" : "s", faults == 1 ? "" : "s");
     }
+}
+
+void runner_grade_lab(grade_run *the_run, lab_result *result)
+{
+    run = the_run;
+    lab = result;
+    select_items(result);
+    require_unique_names(result);
+    result->gradable = 1;
+    sides_set_paths(result, run->runner, run->scratch);
+    if (!prepare_slots(result))
+        return;
+    Suite *suite = make_suite(result);
+    text_lab_header(run->live, run, result, run->color);
+    fflush(NULL);
+    run_suite(suite);
+    print_items_before(result->count);
+    judge_gradable(result);
     total(result);
-    text_lab_total(run->live, result, run->color);
+    text_lab_total(run->live, run, result, run->color);
     fflush(NULL);
     munmap(slots, (size_t)(result->count + 1) * sizeof *slots);
     slots = NULL;
@@ -585,6 +441,6 @@ void runner_build_failed(grade_run *the_run, lab_result *result)
     text_lab_header(run->live, run, result, run->color);
     for (int k = 0; k < result->count; k++)
         text_item(run->live, run, result, k, run->color, run->color);
-    text_lab_total(run->live, result, run->color);
+    text_lab_total(run->live, run, result, run->color);
     fflush(NULL);
 }

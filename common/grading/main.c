@@ -319,302 +319,439 @@ static int write_results(const char *path, const char *format, const grade_run *
     return failed ? -1 : 0;
 }
 
+/* ---- the command line ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *format, *out_path, *color, *only, *seed;
+    const char *runner_user, *student_dir, *backend;
+    const char *const *hidden_items;
+    int verbose, solution, require_walls;
+    /* what to grade directly, building nothing (tests and platforms) */
+    lab_value students[64], references[64], reference_runners[64], failed[64], programs[64];
+    int n_students, n_references, n_reference_runners, n_failed, n_programs;
+    const grade_lab *chosen[64];
+    int n_chosen;
+} options;
+
+static void add_lab_value(lab_value *values, int *n, const char *option, const char *text)
+{
+    if (*n < 64)
+        values[(*n)++] = parse_lab_value(option, text);
+}
+
+/* A lab named on the command line ("all": every lab), each once. */
+static void choose_lab(options *o, const char *name)
+{
+    if (strcmp(name, "all") == 0) {
+        for (int k = 0; grade_labs[k] && o->n_chosen < 64; k++)
+            o->chosen[o->n_chosen++] = grade_labs[k];
+        return;
+    }
+    const grade_lab *lab = find_lab(name);
+    if (!lab)
+        unknown_lab(name);
+    int seen = 0;
+    for (int k = 0; k < o->n_chosen; k++)
+        seen |= o->chosen[k] == lab;
+    if (!seen && o->n_chosen < 64)
+        o->chosen[o->n_chosen++] = lab;
+}
+
+/* The options that take a value ("--name=value"); 0 when `a` is none of them. */
+static int value_option(options *o, const char *start, const char *a)
+{
+#define OPTION(name) (strncmp(a, name "=", sizeof name) == 0 ? (a + sizeof name) : NULL)
+    const char *v;
+    if ((v = OPTION("--student-dir"))) {
+        o->student_dir = from_start(start, v);
+    } else if ((v = OPTION("--student-so"))) {
+        add_lab_value(o->students, &o->n_students, "--student-so", v);
+    } else if ((v = OPTION("--reference-so"))) {
+        add_lab_value(o->references, &o->n_references, "--reference-so", v);
+    } else if ((v = OPTION("--reference-runner"))) {
+        add_lab_value(o->reference_runners, &o->n_reference_runners, "--reference-runner", v);
+    } else if ((v = OPTION("--student-program"))) {
+        add_lab_value(o->programs, &o->n_programs, "--student-program", v);
+    } else if ((v = OPTION("--runner-user"))) {
+        o->runner_user = v;
+    } else if ((v = OPTION("--build-failed"))) {
+        add_lab_value(o->failed, &o->n_failed, "--build-failed", v);
+    } else if ((v = OPTION("--backend"))) {
+        if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0)
+            usage_error("--backend is gpu or cpu, not %s", v);
+        o->backend = v;
+    } else if ((v = OPTION("--seed"))) {
+        o->seed = v;
+    } else if ((v = OPTION("--only"))) {
+        o->only = v;
+    } else if ((v = OPTION("--hidden-items"))) {
+        o->hidden_items = split_names(v);
+    } else if ((v = OPTION("--format"))) {
+        if (!formats_known(v))
+            usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn)", v);
+        o->format = v;
+    } else if ((v = OPTION("--out"))) {
+        o->out_path = from_start(start, v);
+    } else if ((v = OPTION("--color")) || (v = OPTION("--colour"))) {
+        if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
+            usage_error("--color is auto, always or never, not %s", v);
+        o->color = v;
+    } else {
+        return 0;
+    }
+    return 1;
+#undef OPTION
+}
+
+/* Reads the command line; `list` and `--help` answer and end here. */
+static void parse_options(options *o, const char *start, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--list") == 0 || strcmp(a, "list") == 0) {
+            list_labs();
+            exit(0);
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--solution") == 0) {
+            o->solution = 1;
+        } else if (strcmp(a, "--require-walls") == 0) {
+            o->require_walls = 1;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o->verbose = 1;
+        } else if (value_option(o, start, a)) {
+            continue;
+        } else if (a[0] == '-') {
+            usage_error("unknown option %s (./grader --help lists them)", a);
+        } else {
+            choose_lab(o, a);
+        }
+    }
+}
+
+static void check_options(const options *o)
+{
+    if (!o->n_chosen) {
+        usage(stderr);
+        fprintf(stderr, "grader: which lab? (%s)\n", lab_count() ? "for example: ./grader lab1; ./grader list shows them all" : "no lab has a grading suite yet");
+        exit(2);
+    }
+    if (o->solution && o->student_dir)
+        usage_error("--solution and --student-dir exclude each other%s", "");
+    struct stat st;
+    if (o->student_dir && (stat(o->student_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        usage_error("--student-dir: %s is not a folder", o->student_dir);
+}
+
+/* --only: every name must be an item of a chosen lab (labs left with no
+ * item are dropped later). */
+static void check_only(const options *o, const char *const *only)
+{
+    for (const char *const *name = only; *name; name++) {
+        int found = 0;
+        for (int k = 0; k < o->n_chosen; k++)
+            for (int j = 0; j < o->chosen[k]->item_count; j++)
+                found |= strcmp(o->chosen[k]->items[j].name, *name) == 0;
+        if (!found) {
+            fprintf(stderr, "grader: --only=%s matches no item; the items are:", *name);
+            for (int k = 0; k < o->n_chosen; k++)
+                for (int j = 0; j < o->chosen[k]->item_count; j++)
+                    fprintf(stderr, " %s", o->chosen[k]->items[j].name);
+            fprintf(stderr, "\n");
+            exit(2);
+        }
+    }
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+/* From here on the kit's folder is the working folder (the program is
+ * <kit>/build/host/grader); returns the program's folder. */
+static char *enter_kit(void)
+{
+    char *folder = program_folder();
+    char *kit = str_printf("%s/../..", folder);
+    if (chdir(kit) != 0) {
+        fprintf(stderr, "grader: cannot enter the kit's folder %s: %s\n", kit, strerror(errno));
+        exit(2);
+    }
+    return folder;
+}
+
+/* Check obeys these; a stray one would silently drop items. */
+static void clear_check_environment(void)
+{
+    unsetenv("CK_RUN_SUITE");
+    unsetenv("CK_RUN_CASE");
+    unsetenv("CK_INCLUDE_TAGS");
+    unsetenv("CK_EXCLUDE_TAGS");
+    unsetenv("CK_FORK");
+}
+
+/* The walls, before anything of the submission is built or run: with
+ * --require-walls a platform's grade must not rest on walls below the
+ * minimum, and a refusal is no grade at all (the packages say so in the
+ * platform's terms). */
+static void put_up_walls(const options *o)
+{
+    contain_init(o->runner_user);
+    contain_protect_kit();
+    if (!o->require_walls)
+        return;
+    const char *below = contain_walls_below_minimum();
+    if (below) {
+        fprintf(stderr, "grader: not grading: this host's sandbox is below the minimum a grade needs: %s\n"
+                "sandbox: %s\n", below, contain_walls_text());
+        exit(2);
+    }
+}
+
+static void find_runner(grade_run *run, const char *folder)
+{
+    run->runner = str_printf("%s/runner", folder);
+    if (access(run->runner, X_OK) != 0) {
+        fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run->runner);
+        exit(2);
+    }
+}
+
+/* The run's own scratch folder; runners work in a folder of the runner
+ * user's inside it (run->scratch). */
+static char *make_scratch(grade_run *run)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *scratch = str_printf("%s/cudalabs-grader-XXXXXX", tmp && *tmp && access(tmp, W_OK) == 0 ? tmp : "/tmp");
+    if (!mkdtemp(scratch)) {
+        fprintf(stderr, "grader: cannot make a scratch folder %s: %s\n", scratch, strerror(errno));
+        exit(2);
+    }
+    chmod(scratch, 0711);
+    run->scratch = str_printf("%s/work", scratch);
+    if (contain_give_folder(run->scratch) != 0) {
+        fprintf(stderr, "grader: cannot make %s: %s\n", run->scratch, strerror(errno));
+        exit(2);
+    }
+    return scratch;
+}
+
+static unsigned long long choose_seed(const char *seed)
+{
+    if (!seed)
+        return fresh_seed();
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(seed, &end, 10);
+    if (!*seed || *end || errno)
+        usage_error("--seed wants a whole number, not %s", seed);
+    return value;
+}
+
+/* The command that regrades the same labs the same way, without --seed. */
+static char *replay_command(const options *o, const char *backend)
+{
+    char buffer[32];
+    char *replay = str_dup("./grader");
+    for (int k = 0; k < o->n_chosen; k++) {
+        char *more = str_printf("%s %s", replay, short_name(o->chosen[k], buffer, sizeof buffer));
+        free(replay);
+        replay = more;
+    }
+    char *more = str_printf("%s%s%s%s%s%s --backend=%s", replay, o->solution ? " --solution" : "",
+                            o->student_dir ? " --student-dir='" : "", o->student_dir ? o->student_dir : "",
+                            o->student_dir ? "'" : "", "", backend);
+    free(replay);
+    if (o->only) {
+        replay = str_printf("%s --only=%s", more, o->only);
+        free(more);
+        more = replay;
+    }
+    return more;
+}
+
+/* The run as the options describe it, the walls up and the scratch folder made. */
+static char *prepare_run(grade_run *run, const options *o)
+{
+    char *folder = enter_kit();
+    run->backend = o->backend ? o->backend : detect_backend();
+    run->verbose = o->verbose;
+    run->hidden_items = o->hidden_items;
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
+    clear_check_environment();
+    run->on_gpu = strcmp(run->backend, "gpu") == 0;
+    run->sanitizer = on_path("compute-sanitizer");
+    run->have_sanitizer = run->sanitizer != NULL;
+    run->time_scale = time_scale();
+    put_up_walls(o);
+    find_runner(run, folder);
+    char *scratch = make_scratch(run);
+    run->seed = choose_seed(o->seed);
+    run->replay = replay_command(o, run->backend);
+    if (o->only) {
+        run->only = split_names(o->only);
+        check_only(o, run->only);
+    }
+    return scratch;
+}
+
+/* Where the report goes while items run, and in colour or not. */
+static void choose_live_output(grade_run *run, const options *o)
+{
+    int machine_to_stdout = strcmp(o->format, "text") != 0 && !o->out_path;
+    run->live = machine_to_stdout ? stderr : stdout;
+    run->color = strcmp(o->color, "always") == 0
+              || (strcmp(o->color, "auto") == 0 && isatty(fileno(run->live)) && !getenv("NO_COLOR")
+                  && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0));
+}
+
+/* ---- each lab ------------------------------------------------------------------------------ */
+
+static int lab_has_selected_items(const grade_run *run, const grade_lab *lab)
+{
+    int has_items = 0;
+    for (int j = 0; j < lab->item_count; j++)
+        has_items |= run_item_selected(run, &lab->items[j]);
+    return has_items;
+}
+
+/* What to grade for `lab`: built here (build.c), or given on the command line;
+ * the lab programs (the sanitizer item) in *program and *cpu_program. */
+static void find_lab_files(const options *o, const grade_run *run, const build_plan *plan, lab_result *result,
+                           const char **program, const char **cpu_program)
+{
+    const grade_lab *lab = result->lab;
+    const char *student = value_for(o->students, o->n_students, lab);
+    const char *reference = value_for(o->references, o->n_references, lab);
+    const char *reference_runner = value_for(o->reference_runners, o->n_reference_runners, lab);
+    *program = value_for(o->programs, o->n_programs, lab);
+    *cpu_program = NULL;
+    result->build_log = value_for(o->failed, o->n_failed, lab);
+    if (plan) {
+        lab_build built;
+        build_lab(plan, lab, &built);
+        student = built.student_so;
+        reference_runner = built.reference_runner;
+        reference = NULL;
+        *program = built.student_program;
+        *cpu_program = built.student_cpu_program;
+        result->build_log = built.failed_log;
+    }
+    result->student_so = student ? student : str_printf("build/%s/%s/student.so", run->backend, lab->dir);
+    /* the reference's runner: a reference runner unless a shared object was given */
+    if (!reference && !reference_runner)
+        reference_runner = str_printf("build/%s/%s/reference-runner", run->backend, lab->dir);
+    result->reference_runner = reference_runner ? absolute_path(reference_runner) : NULL;
+    result->reference_so = reference ? absolute_path(reference) : NULL;
+}
+
+/* As root, the runner user reads copies in the scratch folder, nothing of the kit. */
+static void copy_student_files_for_runner(const char *scratch, lab_result *result)
+{
+    const char *dir = result->lab->dir;
+    char *name = str_printf("%s-student.so", dir);
+    /* its machine code beside it, where the grader looks (grade_kernel_code) */
+    char *sass = str_printf("%.*s.sass", (int)strlen(result->student_so) - 3, result->student_so);
+    if (access(sass, R_OK) == 0) {
+        char *sass_name = str_printf("%s-student.sass", dir);
+        copy_for_runner(scratch, sass, sass_name);
+        free(sass_name);
+    }
+    free(sass);
+    result->student_so = copy_for_runner(scratch, result->student_so, name);
+    free(name);
+    if (result->student_program) {
+        name = str_printf("%s-lab", dir);
+        result->student_program = copy_for_runner(scratch, result->student_program, name);
+        free(name);
+    }
+    if (result->student_cpu_program) {
+        name = str_printf("%s-lab-cpu", dir);
+        result->student_cpu_program = copy_for_runner(scratch, result->student_cpu_program, name);
+        free(name);
+    }
+}
+
+static void grade_one_lab(grade_run *run, const options *o, const build_plan *plan, const char *scratch,
+                          lab_result *result)
+{
+    const char *program, *cpu_program;
+    find_lab_files(o, run, plan, result, &program, &cpu_program);
+    if (result->build_log) {
+        runner_build_failed(run, result);
+        return;
+    }
+    result->student_so = absolute_path(result->student_so);
+    result->student_runner = runner_named_as_lab(scratch, run->runner, run->backend, result->lab->dir);
+    result->student_shown_as = str_printf("./build/%s/%s/lab", run->backend, result->lab->dir);
+    result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
+    result->student_cpu_program = cpu_program && access(cpu_program, R_OK) == 0 ? absolute_path(cpu_program) : NULL;
+    if (contain_drops_privilege())
+        copy_student_files_for_runner(scratch, result);
+    runner_grade_lab(run, result);
+}
+
+/* Builds (unless told what to grade) and grades each chosen lab that has a selected item. */
+static void grade_labs_chosen(grade_run *run, const options *o, const char *scratch)
+{
+    int direct = o->n_students || o->n_references || o->n_reference_runners || o->n_failed;
+    int machine_to_stdout = strcmp(o->format, "text") != 0 && !o->out_path;
+    if (!direct)
+        build_check_tools(run->backend);
+    build_plan plan = {run->backend, o->solution, o->student_dir, run->on_gpu && run->have_sanitizer,
+                       !isatty(2) || machine_to_stdout};
+    for (int k = 0; k < o->n_chosen; k++) {
+        if (!lab_has_selected_items(run, o->chosen[k]))
+            continue;
+        lab_result *result = &run->labs[run->lab_count++];
+        result->lab = o->chosen[k];
+        grade_one_lab(run, o, direct ? NULL : &plan, scratch, result);
+    }
+}
+
+/* ---- the end -------------------------------------------------------------------------------- */
+
+/* 0 full marks, 1 points lost, 2 could not grade. */
+static int exit_status(const grade_run *run)
+{
+    int gradable = run->lab_count > 0, full = 1;
+    for (int i = 0; i < run->lab_count; i++) {
+        gradable &= run->labs[i].gradable;
+        full &= run->labs[i].points >= run->labs[i].max_points;
+    }
+    return !gradable ? 2 : full ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--sandbox-abi") == 0) {
         printf("%d\n", sandbox_abi());
         return 0;
     }
-    grade_run run = {0};
-    const char *format = "text", *out_path = NULL, *color = "auto", *only = NULL, *seed = NULL;
-    lab_value students[64], references[64], reference_runners[64], failed[64], programs[64];
-    int n_students = 0, n_references = 0, n_reference_runners = 0, n_failed = 0, n_programs = 0;
-    const char *runner_user = NULL, *student_dir = NULL, *backend = NULL;
-    int machine_to_stdout = 0;
-    int solution = 0, require_walls = 0;
-    const grade_lab *chosen[64];
-    int n_chosen = 0;
-
     char start[PATH_MAX];
     if (!getcwd(start, sizeof start)) {
         fprintf(stderr, "grader: cannot tell the current folder: %s\n", strerror(errno));
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-#define OPTION(name) (strncmp(a, name "=", sizeof name) == 0 ? (a + sizeof name) : NULL)
-        const char *v;
-        if (strcmp(a, "--list") == 0 || strcmp(a, "list") == 0) {
-            list_labs();
-            return 0;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--solution") == 0) {
-            solution = 1;
-        } else if ((v = OPTION("--student-dir"))) {
-            student_dir = from_start(start, v);
-        } else if ((v = OPTION("--student-so"))) {
-            if (n_students < 64) students[n_students++] = parse_lab_value("--student-so", v);
-        } else if ((v = OPTION("--reference-so"))) {
-            if (n_references < 64) references[n_references++] = parse_lab_value("--reference-so", v);
-        } else if ((v = OPTION("--reference-runner"))) {
-            if (n_reference_runners < 64)
-                reference_runners[n_reference_runners++] = parse_lab_value("--reference-runner", v);
-        } else if ((v = OPTION("--student-program"))) {
-            if (n_programs < 64) programs[n_programs++] = parse_lab_value("--student-program", v);
-        } else if ((v = OPTION("--runner-user"))) {
-            runner_user = v;
-        } else if ((v = OPTION("--build-failed"))) {
-            if (n_failed < 64) failed[n_failed++] = parse_lab_value("--build-failed", v);
-        } else if ((v = OPTION("--backend"))) {
-            if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0)
-                usage_error("--backend is gpu or cpu, not %s", v);
-            backend = v;
-        } else if ((v = OPTION("--seed"))) {
-            seed = v;
-        } else if ((v = OPTION("--only"))) {
-            only = v;
-        } else if ((v = OPTION("--hidden-items"))) {
-            run.hidden_items = split_names(v);
-        } else if (strcmp(a, "--require-walls") == 0) {
-            require_walls = 1;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            run.verbose = 1;
-        } else if ((v = OPTION("--format"))) {
-            if (!formats_known(v))
-                usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn)", v);
-            format = v;
-        } else if ((v = OPTION("--out"))) {
-            out_path = from_start(start, v);
-        } else if ((v = OPTION("--color")) || (v = OPTION("--colour"))) {
-            if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
-                usage_error("--color is auto, always or never, not %s", v);
-            color = v;
-        } else if (a[0] == '-') {
-            usage_error("unknown option %s (./grader --help lists them)", a);
-        } else if (strcmp(a, "all") == 0) {
-            for (int k = 0; grade_labs[k] && n_chosen < 64; k++)
-                chosen[n_chosen++] = grade_labs[k];
-        } else {
-            const grade_lab *lab = find_lab(a);
-            if (!lab)
-                unknown_lab(a);
-            int seen = 0;
-            for (int k = 0; k < n_chosen; k++)
-                seen |= chosen[k] == lab;
-            if (!seen && n_chosen < 64)
-                chosen[n_chosen++] = lab;
-        }
-#undef OPTION
-    }
-    if (!n_chosen) {
-        usage(stderr);
-        fprintf(stderr, "grader: which lab? (%s)\n", lab_count() ? "for example: ./grader lab1; ./grader list shows them all" : "no lab has a grading suite yet");
-        return 2;
-    }
-    if (solution && student_dir)
-        usage_error("--solution and --student-dir exclude each other%s", "");
-    struct stat st;
-    if (student_dir && (stat(student_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        usage_error("--student-dir: %s is not a folder", student_dir);
+    options o = {.format = "text", .color = "auto"};
+    parse_options(&o, start, argc, argv);
+    check_options(&o);
 
-    /* From here on the kit's folder is the working folder (the program is
-     * <kit>/build/host/grader). */
-    char *folder = program_folder();
-    char *kit = str_printf("%s/../..", folder);
-    if (chdir(kit) != 0) {
-        fprintf(stderr, "grader: cannot enter the kit's folder %s: %s\n", kit, strerror(errno));
-        return 2;
-    }
-    run.backend = backend ? backend : detect_backend();
-    int direct = n_students || n_references || n_reference_runners || n_failed;
-
-    signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
-    /* Check obeys these; a stray one would silently drop items. */
-    unsetenv("CK_RUN_SUITE");
-    unsetenv("CK_RUN_CASE");
-    unsetenv("CK_INCLUDE_TAGS");
-    unsetenv("CK_EXCLUDE_TAGS");
-    unsetenv("CK_FORK");
-
-    run.on_gpu = strcmp(run.backend, "gpu") == 0;
-    run.sanitizer = on_path("compute-sanitizer");
-    run.have_sanitizer = run.sanitizer != NULL;
-    run.time_scale = time_scale();
-    contain_init(runner_user);
-    contain_protect_kit();
-    if (require_walls) {
-        /* before anything of the submission is built or run: a platform's
-         * grade must not rest on walls below the minimum, and a refusal is
-         * no grade at all (the packages say so in the platform's terms) */
-        const char *below = contain_walls_below_minimum();
-        if (below) {
-            fprintf(stderr, "grader: not grading: this host's sandbox is below the minimum a grade needs: %s\n"
-                    "sandbox: %s\n", below, contain_walls_text());
-            return 2;
-        }
-    }
-    run.runner = str_printf("%s/runner", folder);
-    if (access(run.runner, X_OK) != 0) {
-        fprintf(stderr, "grader: the runner program %s is missing (a fault of the kit's build)\n", run.runner);
-        return 2;
-    }
-    const char *tmp = getenv("TMPDIR");
-    char *scratch = str_printf("%s/cudalabs-grader-XXXXXX", tmp && *tmp && access(tmp, W_OK) == 0 ? tmp : "/tmp");
-    if (!mkdtemp(scratch)) {
-        fprintf(stderr, "grader: cannot make a scratch folder %s: %s\n", scratch, strerror(errno));
-        return 2;
-    }
-    chmod(scratch, 0711);
-    /* runners work in a folder of the runner user's inside it */
-    run.scratch = str_printf("%s/work", scratch);
-    if (contain_give_folder(run.scratch) != 0) {
-        fprintf(stderr, "grader: cannot make %s: %s\n", run.scratch, strerror(errno));
-        return 2;
-    }
-    if (seed) {
-        char *end;
-        errno = 0;
-        run.seed = strtoull(seed, &end, 10);
-        if (!*seed || *end || errno)
-            usage_error("--seed wants a whole number, not %s", seed);
-    } else {
-        run.seed = fresh_seed();
-    }
-    {
-        char buffer[32];
-        char *replay = str_dup("./grader");
-        for (int k = 0; k < n_chosen; k++) {
-            char *more = str_printf("%s %s", replay, short_name(chosen[k], buffer, sizeof buffer));
-            free(replay);
-            replay = more;
-        }
-        char *more = str_printf("%s%s%s%s%s%s --backend=%s", replay, solution ? " --solution" : "",
-                                student_dir ? " --student-dir='" : "", student_dir ? student_dir : "",
-                                student_dir ? "'" : "", "", run.backend);
-        free(replay);
-        if (only) {
-            replay = str_printf("%s --only=%s", more, only);
-            free(more);
-            more = replay;
-        }
-        run.replay = more;
-    }
-
-    /* --only: every name must be an item of a chosen lab; labs left with no
-     * item are dropped. */
-    if (only) {
-        run.only = split_names(only);
-        for (const char *const *name = run.only; *name; name++) {
-            int found = 0;
-            for (int k = 0; k < n_chosen; k++)
-                for (int j = 0; j < chosen[k]->item_count; j++)
-                    found |= strcmp(chosen[k]->items[j].name, *name) == 0;
-            if (!found) {
-                fprintf(stderr, "grader: --only=%s matches no item; the items are:", *name);
-                for (int k = 0; k < n_chosen; k++)
-                    for (int j = 0; j < chosen[k]->item_count; j++)
-                        fprintf(stderr, " %s", chosen[k]->items[j].name);
-                fprintf(stderr, "\n");
-                return 2;
-            }
-        }
-    }
-
-    machine_to_stdout = strcmp(format, "text") != 0 && !out_path;
-    run.live = machine_to_stdout ? stderr : stdout;
-    run.color = strcmp(color, "always") == 0
-             || (strcmp(color, "auto") == 0 && isatty(fileno(run.live)) && !getenv("NO_COLOR")
-                 && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0));
-    run.labs = calloc((size_t)n_chosen, sizeof *run.labs);
+    grade_run run = {0};
+    char *scratch = prepare_run(&run, &o);
+    choose_live_output(&run, &o);
+    run.labs = calloc((size_t)o.n_chosen, sizeof *run.labs);
     run_init(&run);
-
-    if (!direct)
-        build_check_tools(run.backend);
-    build_plan plan = {run.backend, solution, student_dir, run.on_gpu && run.have_sanitizer,
-                       !isatty(2) || machine_to_stdout};
-    for (int k = 0; k < n_chosen; k++) {
-        const grade_lab *lab = chosen[k];
-        int has_items = 0;
-        for (int j = 0; j < lab->item_count; j++)
-            has_items |= run_item_selected(&run, &lab->items[j]);
-        if (!has_items)
-            continue;
-        lab_result *result = &run.labs[run.lab_count++];
-        result->lab = lab;
-        const char *student = value_for(students, n_students, lab);
-        const char *reference = value_for(references, n_references, lab);
-        const char *reference_runner = value_for(reference_runners, n_reference_runners, lab);
-        const char *program = value_for(programs, n_programs, lab), *cpu_program = NULL;
-        result->build_log = value_for(failed, n_failed, lab);
-        if (!direct) {
-            lab_build built;
-            build_lab(&plan, lab, &built);
-            student = built.student_so;
-            reference_runner = built.reference_runner;
-            reference = NULL;
-            program = built.student_program;
-            cpu_program = built.student_cpu_program;
-            result->build_log = built.failed_log;
-        }
-        result->student_so = student ? student : str_printf("build/%s/%s/student.so", run.backend, lab->dir);
-        /* the reference's runner: a reference runner unless a shared object was given */
-        if (!reference && !reference_runner)
-            reference_runner = str_printf("build/%s/%s/reference-runner", run.backend, lab->dir);
-        result->reference_runner = reference_runner ? absolute_path(reference_runner) : NULL;
-        result->reference_so = reference ? absolute_path(reference) : NULL;
-        if (result->build_log) {
-            runner_build_failed(&run, result);
-            continue;
-        }
-        result->student_so = absolute_path(result->student_so);
-        result->student_runner = runner_named_as_lab(scratch, run.runner, run.backend, lab->dir);
-        result->student_shown_as = str_printf("./build/%s/%s/lab", run.backend, lab->dir);
-        result->student_program = program && access(program, R_OK) == 0 ? absolute_path(program) : NULL;
-        result->student_cpu_program = cpu_program && access(cpu_program, R_OK) == 0 ? absolute_path(cpu_program) : NULL;
-        if (contain_drops_privilege()) {
-            /* the runner user reads copies in the scratch folder, nothing of the kit */
-            char *name = str_printf("%s-student.so", lab->dir);
-            /* its machine code beside it, where the grader looks (grade_kernel_code) */
-            char *sass = str_printf("%.*s.sass", (int)strlen(result->student_so) - 3, result->student_so);
-            if (access(sass, R_OK) == 0) {
-                char *sass_name = str_printf("%s-student.sass", lab->dir);
-                copy_for_runner(scratch, sass, sass_name);
-                free(sass_name);
-            }
-            free(sass);
-            result->student_so = copy_for_runner(scratch, result->student_so, name);
-            free(name);
-            if (result->student_program) {
-                name = str_printf("%s-lab", lab->dir);
-                result->student_program = copy_for_runner(scratch, result->student_program, name);
-                free(name);
-            }
-            if (result->student_cpu_program) {
-                name = str_printf("%s-lab-cpu", lab->dir);
-                result->student_cpu_program = copy_for_runner(scratch, result->student_cpu_program, name);
-                free(name);
-            }
-        }
-        runner_grade_lab(&run, result);
-    }
+    grade_labs_chosen(&run, &o, scratch);
     contain_reap_all(0);
     build_remove_tree(scratch);
     build_cleanup();
     text_run_total(run.live, &run, run.color);
 
-    if (strcmp(format, "text") != 0 || out_path) {
-        if (write_results(out_path, format, &run) != 0) {
-            fprintf(stderr, "grader: cannot write %s: %s\n", out_path ? out_path : "the results", strerror(errno));
+    if (strcmp(o.format, "text") != 0 || o.out_path) {
+        if (write_results(o.out_path, o.format, &run) != 0) {
+            fprintf(stderr, "grader: cannot write %s: %s\n", o.out_path ? o.out_path : "the results", strerror(errno));
             return 2;
         }
     }
-
-    int gradable = run.lab_count > 0, full = 1;
-    for (int i = 0; i < run.lab_count; i++) {
-        gradable &= run.labs[i].gradable;
-        full &= run.labs[i].points >= run.labs[i].max_points;
-    }
-    return !gradable ? 2 : full ? 0 : 1;
+    return exit_status(&run);
 }

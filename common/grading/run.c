@@ -1,5 +1,6 @@
-/* run.c: what a suite asks about the run (seed, backend, schedules) and the
- * small helpers many suites need (performance fraction, pictures). */
+/* run.c: what a suite asks about the run (seed, backend, schedules), the
+ * current item's time, pictures, and the sanitizer item.  It uses
+ * outcome.c (to end the item) and text.c, never sides.c or items.c. */
 #include "grader.h"
 #include "contain.h"
 #include "wire.h"
@@ -13,14 +14,13 @@
 #include <unistd.h>
 
 static const grade_run *the_run;
-static const grade_lab *current_lab;
+static const lab_result *current_lab;
 static const grade_item *current_item;
 static double item_seconds, item_deadline;
 
 void run_init(grade_run *run) { the_run = run; }
-const grade_run *run_current(void) { return the_run; }
 
-void run_enter_item(const grade_lab *lab, const grade_item *item, double seconds)
+void run_enter_item(const lab_result *lab, const grade_item *item, double seconds)
 {
     current_lab = lab;
     current_item = item;
@@ -32,6 +32,11 @@ void run_enter_item(const grade_lab *lab, const grade_item *item, double seconds
 }
 
 double run_item_seconds(void) { return item_seconds; }
+
+/* the lab program from the student's code, and on a GPU the same built
+ * with the cpu backend (the sanitizer item); NULL where not built */
+static const char *student_program(void) { return current_lab ? current_lab->student_program : NULL; }
+static const char *student_cpu_program(void) { return current_lab ? current_lab->student_cpu_program : NULL; }
 double run_item_deadline(void) { return item_deadline; }
 
 int run_item_selected(const grade_run *run, const grade_item *item)
@@ -86,7 +91,7 @@ uint64_t grade_seed(void) { return the_run ? the_run->seed : 0; }
  * bits so that feedback quoting it stays readable. */
 uint64_t grade_seed_for(int case_number)
 {
-    uint64_t h = mix(grade_seed() ^ hash_text(current_lab ? current_lab->dir : ""));
+    uint64_t h = mix(grade_seed() ^ hash_text(current_lab ? current_lab->lab->dir : ""));
     h = mix(h ^ hash_text(current_item ? current_item->name : ""));
     h = mix(h ^ (uint64_t)(int64_t)case_number);
     return h & 0xffffffffu;
@@ -113,42 +118,6 @@ const char *grade_schedule_name(int i)
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-int grade_depends_on_order(void (*call)(void *arg, void *result), void *arg, size_t size)
-{
-    if (grade_on_gpu() || size == 0)
-        return 0; /* a GPU's order cannot be chosen */
-    unsigned char *first = malloc(size), *other = malloc(size);
-    int differs = 0;
-    for (int s = 0; first && other && s < grade_schedule_count() && !differs; s++) {
-        grade_set_schedule(grade_student(), grade_schedule_name(s));
-        call(arg, s ? other : first);
-        differs = s && memcmp(first, other, size) != 0;
-    }
-    grade_set_schedule(grade_student(), grade_schedule_name(0));
-    free(first);
-    free(other);
-    return differs;
-}
-
-double grade_perf_fraction(double student_ms, double reference_ms)
-{
-    /* the student's recorded time, but never less than the grader's own
-     * clock allows (grade.h): a time its code wrote itself gains nothing */
-    double floor_ms = grade_student_time_floor_ms();
-    if (floor_ms > student_ms) {
-        grade_note("your recorded kernel time, %.3f ms, is less than the grader's clock allows for your calls: %.3f ms "
-                   "is taken", student_ms, floor_ms);
-        student_ms = floor_ms;
-    }
-    if (!(student_ms > 0) || !(reference_ms > 0))
-        return 0;
-    if (student_ms <= 1.2 * reference_ms)
-        return 1;
-    if (student_ms > 10 * reference_ms)
-        return 0;
-    return reference_ms / student_ms;
-}
-
 static void picture(const char *label, const int *ints, const float *floats, int n, int from, int to)
 {
     char *text = NULL;
@@ -162,7 +131,7 @@ static void picture(const char *label, const int *ints, const float *floats, int
     else
         kit_draw_floats(f, "  ", floats, n, from, to);
     fclose(f);
-    runner_append_picture(text);
+    outcome_append_picture(text);
     free(text);
 }
 
@@ -202,13 +171,13 @@ static int run_contained(char *const argv[], const char *what, int sandboxed, ch
 {
     int out = memfd_create("output", MFD_CLOEXEC);
     if (out < 0)
-        runner_fail_not_student("grading error: no in-memory file for the program's output");
+        outcome_fail_not_student("grading error: no in-memory file for the program's output");
     const char *readable[] = {argv[0], NULL};
     contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10,
                          sandboxed ? contain_memory_limit() : 0, 1, sandboxed, sandboxed ? readable : NULL, NULL};
     pid_t pid = contain_spawn(&spec);
     if (pid < 0)
-        runner_fail_not_student("grading error: could not start a program");
+        outcome_fail_not_student("grading error: could not start a program");
     int status = 0;
     if (contain_wait(pid, &status, item_deadline) != 0) {
         kill(-pid, SIGKILL);
@@ -218,7 +187,7 @@ static int run_contained(char *const argv[], const char *what, int sandboxed, ch
     }
     char *text = malloc(OUTPUT_READ + 1);
     if (!text)
-        runner_fail_not_student("grading error: no memory for a program's output");
+        outcome_fail_not_student("grading error: no memory for a program's output");
     ssize_t n = pread(out, text, OUTPUT_READ, 0);
     text[n > 0 ? n : 0] = 0;
     close(out);
@@ -312,7 +281,7 @@ static void sanitizer_tool(const char *tool, const char *program, const char *pr
  * student's file and line ("hello.cu:44: error: barrier divergence ..."). */
 static int cpu_backend_run(const char *program_args)
 {
-    const char *program = runner_student_cpu_program();
+    const char *program = student_cpu_program();
     if (!program || access(program, R_OK) != 0) {
         grade_note("the cpu backend's run of `lab %s` was not made (its build failed or the cpu backend is not "
                    "installed here): the GPU's sanitizer alone judged it", program_args);
@@ -338,9 +307,9 @@ static int cpu_backend_run(const char *program_args)
 void grade_sanitize(const char *program_args)
 {
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
-    const char *program = runner_student_program();
+    const char *program = student_program();
     if (!program || access(program, R_OK) != 0)
-        runner_fail_not_student("the lab program to run under compute-sanitizer was not built");
+        outcome_fail_not_student("the lab program to run under compute-sanitizer was not built");
     for (int t = 0; t < 3; t++)
         sanitizer_tool(tools[t], program, program_args);
     int cpu_ran = cpu_backend_run(program_args);

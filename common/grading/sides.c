@@ -137,7 +137,7 @@ static void side_fail(const grade_side *side, const char *fmt, ...)
         grade_fail("%s", message);
     char *text = str_printf("the reference solution failed (a fault of the kit or this machine, not of your "
                             "code): %s", message);
-    runner_fail_kit(text);
+    outcome_fail_kit(text);
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -186,7 +186,7 @@ static void keep_output(grade_side *side)
     side->last_out = out_size ? read_start(side->out_fd, &total) : str_dup("");
     side->last_err = err_size ? read_start(side->err_fd, &total) : str_dup("");
     side->kept_sizes[0] = out_size, side->kept_sizes[1] = err_size;
-    runner_add_output(side->is_student, side->last_out, side->last_err);
+    outcome_add_output(side->is_student, side->last_out, side->last_err);
 }
 
 const char *grade_output(grade_side *side, int stream)
@@ -242,15 +242,15 @@ static void out_of_time(grade_side *side, const char *during)
     double ran = wire_now() - side->waiting_since;
     stop_side(side);
     keep_output(side);
-    runner_mark_error();
+    outcome_mark_error();
     int digits = run_item_seconds() < 10 ? 1 : 0;
     if (student.used_s >= reference.used_s) {
-        runner_mark_hung();
+        outcome_mark_hung();
         if (side->is_student)
             grade_fail("%s did not finish within %.*f s (the item's time limit%s): an endless loop, a deadlock, or far "
                        "too slow? In this item your code's calls took %.1f s of the item's %.*f s (this one %.1f s), "
                        "the reference's %.1f s", during, digits, run_item_seconds(),
-                       runner_item_shortened() ? ", shortened because your code already hung in an earlier item" : "",
+                       outcome_item_shortened() ? ", shortened because your code already hung in an earlier item" : "",
                        student.used_s, digits, run_item_seconds(), ran, reference.used_s);
         grade_fail("the item ran out of time: your code's calls took %.1f s of the item's %.*f s (the longest, %s, "
                    "%.1f s), so the reference's %s, which the item needs after them, could not finish (it had run "
@@ -270,7 +270,7 @@ static void protocol_error(grade_side *side, const char *during, const char *wha
 {
     stop_side(side);
     keep_output(side);
-    runner_mark_error();
+    outcome_mark_error();
     side_fail(side, "%s wrote into the grader's channel (%s, during %s): only the kit's runner may answer the grader",
               side->is_student ? "something in your code's process" : "something in the reference's process", what,
               during);
@@ -283,7 +283,7 @@ static void too_large(grade_side *side, const char *during, size_t max_size)
 {
     stop_side(side);
     keep_output(side);
-    runner_mark_error();
+    outcome_mark_error();
     if (max_size >= RECORDS_BYTES_MAX)
         side_fail(side, "%s sent more than %zu MB of records during %s (launches, snapshots with their data, and "
                   "copies the harness recorded): the grader reads at most that much per call; SNAPSHOT or a launch "
@@ -299,13 +299,13 @@ static void runner_gone(grade_side *side, const char *during, const char *why)
     if (strcmp(why, "timeout") == 0)
         out_of_time(side, during);
     if (pid <= 0) /* no runner: a request on a side the item already saw stop */
-        runner_fail_not_student(str_printf("grading error: a request to a stopped runner during %s", during));
+        outcome_fail_not_student(str_printf("grading error: a request to a stopped runner during %s", during));
     kill(pid, SIGKILL); /* a runner that closed its channel but lives on is stopped too */
     waitpid(pid, &status, 0);
     side->pid = 0;
     stop_side(side);
     keep_output(side);
-    runner_mark_error();
+    outcome_mark_error();
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *hint = sig == SIGSEGV || sig == SIGBUS ? ": an access outside an array, or a device pointer used on the host?"
@@ -390,7 +390,7 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
          * own name for it, which a failed CHECK or LAUNCH prints; later items
          * get less time */
         if (side->is_student && strstr(message, "cudaErrorLaunchTimeout"))
-            runner_mark_hung();
+            outcome_mark_hung();
         if (side->is_student && error_expected) {
             caught_error = message; /* the caller's answer, not a failure */
             error_expected = 0;
@@ -404,7 +404,7 @@ static void receive_by(grade_side *side, wire_msg *reply, const char *during, si
     if (reply->tag == WIRE_BAD_REQUEST) {
         char *message = wire_get_str(reply, 1024);
         str_clean(message);
-        runner_fail_not_student(str_printf("grading error: the runner refused %s: %s", during, message));
+        outcome_fail_not_student(str_printf("grading error: the runner refused %s: %s", during, message));
     }
 }
 
@@ -454,7 +454,7 @@ static grade_side *open_side(grade_side *side)
         return side;
     const char *problem = spawn_runner(side, 4 * run_item_seconds() + 10);
     if (problem)
-        runner_fail_not_student(str_printf("grading error: %s", problem));
+        outcome_fail_not_student(str_printf("grading error: %s", problem));
     wire_msg ready;
     double by = wire_now() + STARTUP_SECONDS;
     side->waiting_since = wire_now();
@@ -491,7 +491,7 @@ static const char *spawn_runner(grade_side *side, double cpu_seconds)
      * program), 4 s once the student's code has hung in an item, so that
      * one endless loop costs a lab well under a minute in all (the grader's
      * value, whatever the environment says). */
-    if (side->is_student && runner_item_shortened())
+    if (side->is_student && outcome_item_shortened())
         setenv("CUDAEMU_WATCHDOG_SECONDS", "4", 1);
     else if (side->is_student)
         unsetenv("CUDAEMU_WATCHDOG_SECONDS");
@@ -722,7 +722,7 @@ void grade_call_array(grade_call *c, const char *name, const void *array, long l
     }
     if (back) {
         if (c->n_back == ARRAYS_MAX)
-            runner_fail_not_student("grading error: too many output arrays in one call");
+            outcome_fail_not_student("grading error: too many output arrays in one call");
         c->back[c->n_back].data = (void *)array;
         c->back[c->n_back].size = size;
         c->back[c->n_back].offset = offset;
@@ -761,7 +761,7 @@ void grade_call_finish(grade_call *c, void *ret, size_t ret_size)
     side->records_valid = 0;
     clear_output(side);
     if (c->failed_write)
-        runner_fail_not_student(str_printf("grading error: no memory for the arrays of %s", during));
+        outcome_fail_not_student(str_printf("grading error: no memory for the arrays of %s", during));
     double started = wire_now();
     send_request(side, &c->request, during);
 
@@ -871,6 +871,94 @@ static void send_reset(grade_side *side)
     side->reset_pending = 0;
 }
 
+/* A count of records; more than RECORDS_MAX spoils the reply. */
+static uint32_t get_count(wire_msg *reply)
+{
+    uint32_t n = wire_get_u32(reply);
+    if (n > RECORDS_MAX)
+        reply->bad = 1;
+    return n;
+}
+
+/* A file name the harness recorded, cleaned (to be freed). */
+static char *get_clean_path(wire_msg *reply)
+{
+    char *file = wire_get_str(reply, PATH_MAX);
+    str_clean(file);
+    return file;
+}
+
+static void get_launches(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->launches = calloc(n + 1, sizeof *r->launches);
+    r->launch_files = calloc(n + 1, sizeof *r->launch_files);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_launch *l = &r->launches[i];
+        char *kernel = wire_get_str(reply, sizeof l->kernel - 1);
+        snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
+        str_clean(l->kernel);
+        free(kernel);
+        for (int d = 0; d < 3; d++)
+            l->grid[d] = wire_get_u32(reply);
+        for (int d = 0; d < 3; d++)
+            l->block[d] = wire_get_u32(reply);
+        l->shmem = wire_get_u64(reply);
+        l->cooperative = (int)wire_get_u32(reply);
+        r->launch_files[i] = get_clean_path(reply);
+        l->file = r->launch_files[i];
+        l->line = (int)wire_get_u32(reply);
+        l->atomics = (long long)wire_get_u64(reply);
+        l->shuffles = (long long)wire_get_u64(reply);
+        l->barriers = (long long)wire_get_u64(reply);
+        l->static_shared = (long long)wire_get_u64(reply);
+        r->n_launches = (int)i + 1;
+    }
+}
+
+static void get_snapshots(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->snapshots = calloc(n + 1, sizeof *r->snapshots);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_snapshot *s = &r->snapshots[i];
+        s->round = (int)wire_get_u32(reply);
+        s->count = wire_get_u64(reply);
+        s->element_size = wire_get_u64(reply);
+        size_t size;
+        int present;
+        const void *data = wire_get_block(reply, &size, &present);
+        if (!present || s->element_size == 0 || s->element_size > 64 || size != s->count * s->element_size) {
+            reply->bad = 1;
+            return;
+        }
+        void *copy = malloc(size ? size : 1);
+        memcpy(copy, data, size);
+        s->data = copy;
+        s->device_address = wire_get_u64(reply);
+        s->file = get_clean_path(reply);
+        s->line = (int)wire_get_u32(reply);
+        r->n_snapshots = (int)i + 1;
+    }
+}
+
+static void get_copies(wire_msg *reply, records *r)
+{
+    uint32_t n = get_count(reply);
+    r->copies = calloc(n + 1, sizeof *r->copies);
+    for (uint32_t i = 0; i < n && !reply->bad; i++) {
+        kit_copy *c = &r->copies[i];
+        c->direction = (kit_copy_direction)wire_get_u32(reply);
+        c->bytes = wire_get_u64(reply);
+        c->device_address = wire_get_u64(reply);
+        c->launches_before = (int)wire_get_u32(reply);
+        c->checksum = wire_get_u64(reply);
+        c->file = get_clean_path(reply);
+        c->line = (int)wire_get_u32(reply);
+        r->n_copies = (int)i + 1;
+    }
+}
+
 /* The runner sends its records after every call that returned (and on
  * request): one message less to wait for per call. */
 static void read_records(grade_side *side, const char *during)
@@ -883,7 +971,7 @@ static void read_records(grade_side *side, const char *during)
     if (side->records_read > RECORDS_ITEM_MAX) {
         wire_free(&reply);
         stop_side(side);
-        runner_mark_error();
+        outcome_mark_error();
         side_fail(side, "%s sent more than %.0f MB of records in this item, the last during %s (launches, snapshots "
                   "with their data, and copies the harness recorded): SNAPSHOT or a launch in a loop?",
                   side->is_student ? "your code" : "it", RECORDS_ITEM_MAX / (1 << 20), during);
@@ -898,74 +986,9 @@ static void read_records(grade_side *side, const char *during)
         r->todo = strndup(todo, size);
         str_clean(r->todo);
     }
-    uint32_t n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->launches = calloc(n + 1, sizeof *r->launches);
-    r->launch_files = calloc(n + 1, sizeof *r->launch_files);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_launch *l = &r->launches[i];
-        char *kernel = wire_get_str(&reply, sizeof l->kernel - 1);
-        snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
-        str_clean(l->kernel);
-        free(kernel);
-        for (int d = 0; d < 3; d++)
-            l->grid[d] = wire_get_u32(&reply);
-        for (int d = 0; d < 3; d++)
-            l->block[d] = wire_get_u32(&reply);
-        l->shmem = wire_get_u64(&reply);
-        l->cooperative = (int)wire_get_u32(&reply);
-        r->launch_files[i] = wire_get_str(&reply, PATH_MAX);
-        str_clean(r->launch_files[i]);
-        l->file = r->launch_files[i];
-        l->line = (int)wire_get_u32(&reply);
-        l->atomics = (long long)wire_get_u64(&reply);
-        l->shuffles = (long long)wire_get_u64(&reply);
-        l->barriers = (long long)wire_get_u64(&reply);
-        l->static_shared = (long long)wire_get_u64(&reply);
-        r->n_launches = (int)i + 1;
-    }
-    n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->snapshots = calloc(n + 1, sizeof *r->snapshots);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_snapshot *s = &r->snapshots[i];
-        s->round = (int)wire_get_u32(&reply);
-        s->count = wire_get_u64(&reply);
-        s->element_size = wire_get_u64(&reply);
-        const void *data = wire_get_block(&reply, &size, &present);
-        if (!present || s->element_size == 0 || s->element_size > 64 || size != s->count * s->element_size) {
-            reply.bad = 1;
-            break;
-        }
-        void *copy = malloc(size ? size : 1);
-        memcpy(copy, data, size);
-        s->data = copy;
-        s->device_address = wire_get_u64(&reply);
-        char *file = wire_get_str(&reply, PATH_MAX);
-        str_clean(file);
-        s->file = file;
-        s->line = (int)wire_get_u32(&reply);
-        r->n_snapshots = (int)i + 1;
-    }
-    n = wire_get_u32(&reply);
-    if (n > RECORDS_MAX)
-        reply.bad = 1;
-    r->copies = calloc(n + 1, sizeof *r->copies);
-    for (uint32_t i = 0; i < n && !reply.bad; i++) {
-        kit_copy *c = &r->copies[i];
-        c->direction = (kit_copy_direction)wire_get_u32(&reply);
-        c->bytes = wire_get_u64(&reply);
-        c->device_address = wire_get_u64(&reply);
-        c->launches_before = (int)wire_get_u32(&reply);
-        c->checksum = wire_get_u64(&reply);
-        char *file = wire_get_str(&reply, PATH_MAX);
-        str_clean(file);
-        c->file = file;
-        c->line = (int)wire_get_u32(&reply);
-        r->n_copies = (int)i + 1;
-    }
+    get_launches(&reply, r);
+    get_snapshots(&reply, r);
+    get_copies(&reply, r);
     int bad = reply.bad || reply.at != reply.size;
     wire_free(&reply);
     if (bad)
@@ -1004,7 +1027,7 @@ const kit_launch *grade_launch_at(grade_side *side, int i)
 {
     records *r = fetch(side);
     if (i < 0 || i >= r->n_launches)
-        runner_fail_not_student(str_printf("grading error: launch %d asked for, %d recorded", i, r->n_launches));
+        outcome_fail_not_student(str_printf("grading error: launch %d asked for, %d recorded", i, r->n_launches));
     return &r->launches[i];
 }
 
@@ -1014,7 +1037,7 @@ const kit_copy *grade_copy_at(grade_side *side, int i)
 {
     records *r = fetch(side);
     if (i < 0 || i >= r->n_copies)
-        runner_fail_not_student(str_printf("grading error: copy %d asked for, %d recorded", i, r->n_copies));
+        outcome_fail_not_student(str_printf("grading error: copy %d asked for, %d recorded", i, r->n_copies));
     return &r->copies[i];
 }
 
@@ -1022,7 +1045,7 @@ const kit_snapshot *grade_snapshot_at(grade_side *side, int i)
 {
     records *r = fetch(side);
     if (i < 0 || i >= r->n_snapshots)
-        runner_fail_not_student(str_printf("grading error: snapshot %d asked for, %d taken", i, r->n_snapshots));
+        outcome_fail_not_student(str_printf("grading error: snapshot %d asked for, %d taken", i, r->n_snapshots));
     return &r->snapshots[i];
 }
 
@@ -1205,7 +1228,7 @@ double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int w
         reps = 1;
     double *times = calloc((size_t)reps, sizeof *times), *outside = calloc((size_t)reps, sizeof *outside);
     if (!times || !outside)
-        runner_fail_not_student("grading error: out of memory");
+        outcome_fail_not_student("grading error: out of memory");
     grade_set_timing(side, 1);
     for (int i = 0; i < warmup; i++)
         call(arg);
@@ -1243,4 +1266,42 @@ double grade_student_time_floor_ms(void)
     if (!student.timed || !reference.timed)
         return 0;
     return grade_speed_floor_ms(student.timed_outside_ms, reference.timed_outside_ms, reference.timed_recorded_ms);
+}
+
+/* ---- helpers on the student's side ----------------------------------------------------- */
+
+int grade_depends_on_order(void (*call)(void *arg, void *result), void *arg, size_t size)
+{
+    if (grade_on_gpu() || size == 0)
+        return 0; /* a GPU's order cannot be chosen */
+    unsigned char *first = malloc(size), *other = malloc(size);
+    int differs = 0;
+    for (int s = 0; first && other && s < grade_schedule_count() && !differs; s++) {
+        grade_set_schedule(grade_student(), grade_schedule_name(s));
+        call(arg, s ? other : first);
+        differs = s && memcmp(first, other, size) != 0;
+    }
+    grade_set_schedule(grade_student(), grade_schedule_name(0));
+    free(first);
+    free(other);
+    return differs;
+}
+
+double grade_perf_fraction(double student_ms, double reference_ms)
+{
+    /* the student's recorded time, but never less than the grader's own
+     * clock allows (grade.h): a time its code wrote itself gains nothing */
+    double floor_ms = grade_student_time_floor_ms();
+    if (floor_ms > student_ms) {
+        grade_note("your recorded kernel time, %.3f ms, is less than the grader's clock allows for your calls: %.3f ms "
+                   "is taken", student_ms, floor_ms);
+        student_ms = floor_ms;
+    }
+    if (!(student_ms > 0) || !(reference_ms > 0))
+        return 0;
+    if (student_ms <= 1.2 * reference_ms)
+        return 1;
+    if (student_ms > 10 * reference_ms)
+        return 0;
+    return reference_ms / student_ms;
 }

@@ -1,5 +1,6 @@
 /* text.c: the report people read, one line per item and a total, plus the
- * string helpers every report shares. */
+ * string helpers every report shares.  The lowest part of the grading core:
+ * it uses none of items.c, sides.c, run.c or outcome.c. */
 #include "grader.h"
 #include "contain.h"
 
@@ -63,6 +64,12 @@ void str_clean(char *s)
         }
         p += 1 + extra;
     }
+}
+
+/* A going-further item says so in its title (grade.h); the reports set it apart. */
+int grade_item_going_further(const grade_item *item)
+{
+    return item && item->title && strcasestr(item->title, "going further") != NULL;
 }
 
 const char *status_word(item_status status)
@@ -137,7 +144,7 @@ void text_item(FILE *out, const grade_run *run, const lab_result *lab, int index
         indented(out, r->notes, "      note: ");
 }
 
-void text_lab_total(FILE *out, const lab_result *lab, int color)
+void text_lab_total(FILE *out, const grade_run *run, const lab_result *lab, int color)
 {
     char got[32], max[32];
     fprintf(out, "%s%s: %s/%s points%s", color ? BOLD : "", lab->lab->dir, points_text(lab->points, got, sizeof got),
@@ -148,7 +155,7 @@ void text_lab_total(FILE *out, const lab_result *lab, int color)
                 points_text(lab->further_max_points, max, sizeof max));
     if (lab->gradable && lab->elsewhere_points > 0)
         fprintf(out, " (%s more are graded %s)", points_text(lab->elsewhere_points, max, sizeof max),
-                run_current() && run_current()->on_gpu ? "elsewhere: see the items not graded here" : "on a GPU");
+                run->on_gpu ? "elsewhere: see the items not graded here" : "on a GPU");
     if (!lab->gradable)
         fprintf(out, " (not graded: %s)", lab->problem ? lab->problem : "?");
     fprintf(out, "\n");
@@ -177,7 +184,7 @@ void text_report(FILE *out, const grade_run *run)
         text_lab_header(out, run, lab, 0);
         for (int k = 0; k < lab->count; k++)
             text_item(out, run, lab, k, 0, 0);
-        text_lab_total(out, lab, 0);
+        text_lab_total(out, run, lab, 0);
     }
     text_run_total(out, run, 0);
 }

@@ -164,7 +164,7 @@ const void *wire_get_block(wire_msg *m, size_t *size, int *present)
 
 /* ---- sending and receiving ---------------------------------------------------------- */
 
-static int write_all(int fd, const void *bytes, size_t size)
+int wire_write_all(int fd, const void *bytes, size_t size)
 {
     const unsigned char *p = bytes;
     while (size) {
@@ -194,9 +194,9 @@ int wire_send(int fd, const wire_msg *m)
         return -1;
     size_t sent = (size_t)n;
     if (sent < sizeof header)
-        return write_all(fd, (unsigned char *)header + sent, sizeof header - sent) != 0 ? -1
-             : write_all(fd, m->data, m->size);
-    return write_all(fd, m->data + (sent - sizeof header), m->size - (sent - sizeof header));
+        return wire_write_all(fd, (unsigned char *)header + sent, sizeof header - sent) != 0 ? -1
+             : wire_write_all(fd, m->data, m->size);
+    return wire_write_all(fd, m->data + (sent - sizeof header), m->size - (sent - sizeof header));
 }
 
 /* Reads exactly `size` bytes before `deadline`. */

@@ -88,6 +88,8 @@ const void *wire_get_block(wire_msg *m, size_t *size, int *present);
  * "too large", "read error".  A message longer than `max_size` is refused
  * from its header, before any of it is read or memory taken for it. */
 int wire_send(int fd, const wire_msg *m);
+/* Writes all `size` bytes (again after a signal); 0 or -1. */
+int wire_write_all(int fd, const void *bytes, size_t size);
 int wire_receive(int fd, wire_msg *m, double deadline, const char **why, size_t max_size);
 
 double wire_now(void);

@@ -127,6 +127,69 @@ static void *harness(const char *name)
     return fn;
 }
 
+static void put_launches(wire_msg *m)
+{
+    int launches = ((int (*)(void))harness("kit_launch_count"))();
+    const kit_launch *(*launch_at)(int) = (const kit_launch *(*)(int))harness("kit_launch_at");
+    wire_put_u32(m, (uint32_t)launches);
+    for (int i = 0; i < launches; i++) {
+        const kit_launch *l = launch_at(i);
+        wire_put_str(m, l->kernel);
+        for (int d = 0; d < 3; d++)
+            wire_put_u32(m, l->grid[d]);
+        for (int d = 0; d < 3; d++)
+            wire_put_u32(m, l->block[d]);
+        wire_put_u64(m, l->shmem);
+        wire_put_u32(m, (uint32_t)l->cooperative);
+        wire_put_str(m, l->file);
+        wire_put_u32(m, (uint32_t)l->line);
+        wire_put_u64(m, (uint64_t)l->atomics);
+        wire_put_u64(m, (uint64_t)l->shuffles);
+        wire_put_u64(m, (uint64_t)l->barriers);
+        wire_put_u64(m, (uint64_t)l->static_shared);
+    }
+}
+
+/* Where the harness recorded something: its file and line. */
+static void put_place(wire_msg *m, const char *file, int line)
+{
+    wire_put_str(m, file);
+    wire_put_u32(m, (uint32_t)line);
+}
+
+static void put_snapshots(wire_msg *m)
+{
+    int snapshots = ((int (*)(void))harness("kit_snapshot_count"))();
+    const kit_snapshot *(*snapshot_at)(int) = (const kit_snapshot *(*)(int))harness("kit_snapshot_at");
+    wire_put_u32(m, (uint32_t)snapshots);
+    for (int i = 0; i < snapshots; i++) {
+        const kit_snapshot *s = snapshot_at(i);
+        wire_put_u32(m, (uint32_t)s->round);
+        wire_put_u64(m, s->count);
+        wire_put_u64(m, s->element_size);
+        wire_put_block(m, s->data, s->count * s->element_size);
+        wire_put_u64(m, s->device_address);
+        put_place(m, s->file, s->line);
+    }
+}
+
+static void put_copies(wire_msg *m)
+{
+    int copies = ((int (*)(void))harness("kit_copy_count"))();
+    const kit_copy *(*copy_at)(int) = (const kit_copy *(*)(int))harness("kit_copy_at");
+    wire_put_u32(m, (uint32_t)copies);
+    for (int i = 0; i < copies; i++) {
+        const kit_copy *c = copy_at(i);
+        wire_put_u32(m, (uint32_t)c->direction);
+        wire_put_u64(m, c->bytes);
+        wire_put_u64(m, c->device_address);
+        wire_put_u32(m, (uint32_t)c->launches_before);
+        wire_put_u64(m, c->checksum);
+        put_place(m, c->file, c->line);
+    }
+}
+
+/* The harness's records (sides.c reads them in the same order). */
 static void send_records(void)
 {
     wire_msg m;
@@ -135,54 +198,9 @@ static void send_records(void)
     wire_put_u64(&m, (uint64_t)((long long (*)(void))harness("kit_device_bytes_in_use"))());
     const char *todo = ((const char *(*)(void))harness("kit_todo_pending"))();
     wire_put_block(&m, todo, todo ? strlen(todo) : 0);
-
-    int launches = ((int (*)(void))harness("kit_launch_count"))();
-    const kit_launch *(*launch_at)(int) = (const kit_launch *(*)(int))harness("kit_launch_at");
-    wire_put_u32(&m, (uint32_t)launches);
-    for (int i = 0; i < launches; i++) {
-        const kit_launch *l = launch_at(i);
-        wire_put_str(&m, l->kernel);
-        for (int d = 0; d < 3; d++)
-            wire_put_u32(&m, l->grid[d]);
-        for (int d = 0; d < 3; d++)
-            wire_put_u32(&m, l->block[d]);
-        wire_put_u64(&m, l->shmem);
-        wire_put_u32(&m, (uint32_t)l->cooperative);
-        wire_put_str(&m, l->file);
-        wire_put_u32(&m, (uint32_t)l->line);
-        wire_put_u64(&m, (uint64_t)l->atomics);
-        wire_put_u64(&m, (uint64_t)l->shuffles);
-        wire_put_u64(&m, (uint64_t)l->barriers);
-        wire_put_u64(&m, (uint64_t)l->static_shared);
-    }
-
-    int snapshots = ((int (*)(void))harness("kit_snapshot_count"))();
-    const kit_snapshot *(*snapshot_at)(int) = (const kit_snapshot *(*)(int))harness("kit_snapshot_at");
-    wire_put_u32(&m, (uint32_t)snapshots);
-    for (int i = 0; i < snapshots; i++) {
-        const kit_snapshot *s = snapshot_at(i);
-        wire_put_u32(&m, (uint32_t)s->round);
-        wire_put_u64(&m, s->count);
-        wire_put_u64(&m, s->element_size);
-        wire_put_block(&m, s->data, s->count * s->element_size);
-        wire_put_u64(&m, s->device_address);
-        wire_put_str(&m, s->file);
-        wire_put_u32(&m, (uint32_t)s->line);
-    }
-
-    int copies = ((int (*)(void))harness("kit_copy_count"))();
-    const kit_copy *(*copy_at)(int) = (const kit_copy *(*)(int))harness("kit_copy_at");
-    wire_put_u32(&m, (uint32_t)copies);
-    for (int i = 0; i < copies; i++) {
-        const kit_copy *c = copy_at(i);
-        wire_put_u32(&m, (uint32_t)c->direction);
-        wire_put_u64(&m, c->bytes);
-        wire_put_u64(&m, c->device_address);
-        wire_put_u32(&m, (uint32_t)c->launches_before);
-        wire_put_u64(&m, c->checksum);
-        wire_put_str(&m, c->file);
-        wire_put_u32(&m, (uint32_t)c->line);
-    }
+    put_launches(&m);
+    put_snapshots(&m);
+    put_copies(&m);
     send_or_die(&m);
 }
 
@@ -444,6 +462,128 @@ static void eager_modules_while_loading(int loading)
     }
 }
 
+/* The lab the load request named, among those this runner serves. */
+static const serve_lab *find_lab(const char *lab_dir)
+{
+    const serve_lab *lab = NULL;
+    for (int i = 0; serve_labs[i]; i++)
+        if (strcmp(serve_labs[i]->dir, lab_dir) == 0)
+            lab = serve_labs[i];
+    if (!lab) {
+        send_text(WIRE_ERROR, code_built_in() ? "grading error: this reference runner is another lab's"
+                                              : "the runner knows no such lab");
+        exit(2);
+    }
+    return lab;
+}
+
+/* Loads the code (`object`, or the code built in) under the load stage's
+ * filter, refuses code that brought in foreign code, then enters the
+ * serve stage's filter. */
+static void load_code(const char *object)
+{
+    eager_modules_while_loading(1);
+    signals_in_words_as_pid_1();
+    int filtered = filter_supported();
+    if (filtered && filter_enter_load_stage() != 0)
+        refuse_without_filter("first");
+    const char *why = code_load(object);
+    if (why) {
+        char text[4096];
+        snprintf(text, sizeof text, "the shared object could not be loaded:\n%s", why);
+        send_text(WIRE_ERROR, text);
+        exit(0);
+    }
+    ((void (*)(kit_error_handler))harness("kit_set_error_handler"))(on_kit_error);
+    finish_loading();
+    eager_modules_while_loading(0);
+    const char *foreign = foreign_code(object);
+    if (foreign) {
+        char text[4400];
+        snprintf(text, sizeof text, "the shared object loaded code from %s while it was loaded; "
+                 "only its own code and the system's libraries may run", foreign);
+        send_text(WIRE_ERROR, text);
+        _exit(0);
+    }
+    if (filtered && filter_enter_serve_stage() != 0)
+        refuse_without_filter("second");
+}
+
+/* WIRE_SYNC: the harness back to a new runner's state, the output flushed,
+ * and the token sent back (a kept reference runner, at an item's start). */
+static void serve_sync(wire_msg *request)
+{
+    uint64_t token = wire_get_u64(request);
+    ((void (*)(void))harness("kit_reset_records"))();
+    ((void (*)(int))harness("kit_set_snapshots"))(0);
+    ((void (*)(int))harness("kit_set_timing"))(0);
+    ((void (*)(int, int))harness("kit_spoil"))(KIT_SPOIL_NONE, 0);
+    ((void (*)(const char *))harness("kit_set_schedule"))(getenv("EMU_SCHED") ? getenv("EMU_SCHED") : "fwd");
+    flush_output();
+    wire_msg m;
+    wire_begin(&m, WIRE_SYNCED);
+    wire_put_u64(&m, token);
+    send_or_die(&m);
+}
+
+static void send_device(void)
+{
+    wire_msg m;
+    wire_begin(&m, WIRE_OK);
+    wire_put_str(&m, ((const char *(*)(void))harness("kit_device_name"))());
+    wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_on_gpu"))());
+    wire_put_f64(&m, ((double (*)(void))harness("kit_device_peak_gbs"))());
+    wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_device_multiprocessors"))());
+    send_or_die(&m);
+}
+
+/* One request, one reply. */
+static void serve_request(const serve_lab *lab, wire_msg *request)
+{
+    switch (request->tag) {
+    case WIRE_CALL:
+        serve_call(lab, request);
+        break;
+    case WIRE_RESET:
+        ((void (*)(void))harness("kit_reset_records"))();
+        send_text(WIRE_OK, "");
+        break;
+    case WIRE_SNAPSHOTS:
+        ((void (*)(int))harness("kit_set_snapshots"))((int)wire_get_u32(request));
+        send_text(WIRE_OK, "");
+        break;
+    case WIRE_TIMING:
+        ((void (*)(int))harness("kit_set_timing"))((int)wire_get_u32(request));
+        send_text(WIRE_OK, "");
+        break;
+    case WIRE_SCHEDULE: {
+        static char *order; /* kept: the harness may keep the pointer */
+        free(order);
+        order = wire_get_str(request, 64);
+        ((void (*)(const char *))harness("kit_set_schedule"))(order);
+        send_text(WIRE_OK, "");
+        break;
+    }
+    case WIRE_SPOIL: {
+        int kind = (int)wire_get_u32(request), at = (int)wire_get_u32(request);
+        ((void (*)(int, int))harness("kit_spoil"))(kind, at);
+        send_text(WIRE_OK, "");
+        break;
+    }
+    case WIRE_RECORDS:
+        send_records();
+        break;
+    case WIRE_SYNC:
+        serve_sync(request);
+        break;
+    case WIRE_DEVICE:
+        send_device();
+        break;
+    default:
+        send_text(WIRE_BAD_REQUEST, "unknown request");
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -460,112 +600,20 @@ int main(int argc, char **argv)
         send_text(WIRE_ERROR, "grading error: the runner's first request did not name its lab and code");
         return 2;
     }
-    const serve_lab *lab = NULL;
-    for (int i = 0; serve_labs[i]; i++)
-        if (strcmp(serve_labs[i]->dir, lab_dir) == 0)
-            lab = serve_labs[i];
-    if (!lab) {
-        send_text(WIRE_ERROR, code_built_in() ? "grading error: this reference runner is another lab's"
-                                              : "the runner knows no such lab");
-        return 2;
-    }
-    eager_modules_while_loading(1);
-    signals_in_words_as_pid_1();
-    int filtered = filter_supported();
-    if (filtered && filter_enter_load_stage() != 0)
-        refuse_without_filter("first");
-    const char *why = code_load(object);
-    if (why) {
-        char text[4096];
-        snprintf(text, sizeof text, "the shared object could not be loaded:\n%s", why);
-        send_text(WIRE_ERROR, text);
-        return 0;
-    }
-    ((void (*)(kit_error_handler))harness("kit_set_error_handler"))(on_kit_error);
-    finish_loading();
-    eager_modules_while_loading(0);
-    const char *foreign = foreign_code(object);
-    if (foreign) {
-        char text[4400];
-        snprintf(text, sizeof text, "the shared object loaded code from %s while it was loaded; "
-                 "only its own code and the system's libraries may run", foreign);
-        send_text(WIRE_ERROR, text);
-        _exit(0);
-    }
-    if (filtered && filter_enter_serve_stage() != 0)
-        refuse_without_filter("second");
+    const serve_lab *lab = find_lab(lab_dir);
+    load_code(object);
 
     wire_msg ready;
     wire_begin(&ready, WIRE_OK);
     flush_output();
     send_or_die(&ready);
-
     for (;;) {
         wire_msg request;
         const char *why;
         if (wire_receive(REQUEST_FD, &request, 0, &why, WIRE_MESSAGE_MAX) != 0)
             _exit(0); /* the grader closed the channel: done */
         answering = request.seq;
-        switch (request.tag) {
-        case WIRE_CALL:
-            serve_call(lab, &request);
-            break;
-        case WIRE_RESET:
-            ((void (*)(void))harness("kit_reset_records"))();
-            send_text(WIRE_OK, "");
-            break;
-        case WIRE_SNAPSHOTS:
-            ((void (*)(int))harness("kit_set_snapshots"))((int)wire_get_u32(&request));
-            send_text(WIRE_OK, "");
-            break;
-        case WIRE_TIMING:
-            ((void (*)(int))harness("kit_set_timing"))((int)wire_get_u32(&request));
-            send_text(WIRE_OK, "");
-            break;
-        case WIRE_SCHEDULE: {
-            static char *order; /* kept: the harness may keep the pointer */
-            free(order);
-            order = wire_get_str(&request, 64);
-            ((void (*)(const char *))harness("kit_set_schedule"))(order);
-            send_text(WIRE_OK, "");
-            break;
-        }
-        case WIRE_SPOIL: {
-            int kind = (int)wire_get_u32(&request), at = (int)wire_get_u32(&request);
-            ((void (*)(int, int))harness("kit_spoil"))(kind, at);
-            send_text(WIRE_OK, "");
-            break;
-        }
-        case WIRE_RECORDS:
-            send_records();
-            break;
-        case WIRE_SYNC: {
-            uint64_t token = wire_get_u64(&request);
-            ((void (*)(void))harness("kit_reset_records"))();
-            ((void (*)(int))harness("kit_set_snapshots"))(0);
-            ((void (*)(int))harness("kit_set_timing"))(0);
-            ((void (*)(int, int))harness("kit_spoil"))(KIT_SPOIL_NONE, 0);
-            ((void (*)(const char *))harness("kit_set_schedule"))(getenv("EMU_SCHED") ? getenv("EMU_SCHED") : "fwd");
-            flush_output();
-            wire_msg m;
-            wire_begin(&m, WIRE_SYNCED);
-            wire_put_u64(&m, token);
-            send_or_die(&m);
-            break;
-        }
-        case WIRE_DEVICE: {
-            wire_msg m;
-            wire_begin(&m, WIRE_OK);
-            wire_put_str(&m, ((const char *(*)(void))harness("kit_device_name"))());
-            wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_on_gpu"))());
-            wire_put_f64(&m, ((double (*)(void))harness("kit_device_peak_gbs"))());
-            wire_put_u32(&m, (uint32_t)((int (*)(void))harness("kit_device_multiprocessors"))());
-            send_or_die(&m);
-            break;
-        }
-        default:
-            send_text(WIRE_BAD_REQUEST, "unknown request");
-        }
+        serve_request(lab, &request);
         wire_free(&request);
     }
 }
