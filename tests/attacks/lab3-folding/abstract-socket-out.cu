@@ -8,6 +8,7 @@
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
+// lane: listeners (the test's listeners must hear nothing from it)
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/un.h>

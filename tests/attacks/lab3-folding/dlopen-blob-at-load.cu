@@ -7,6 +7,7 @@
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: all
+// lane: shared-files (writes fixed names in /tmp, /var/tmp and /dev/shm where a wall is missing)
 static const unsigned char attack_blob[] = {@BLOB_BYTES@};
 static int (*attack_blob_sum)(const int *, int);
 __attribute__((constructor)) static void attack_load_blob(void)

@@ -9,6 +9,7 @@
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
+// lane: alone leftovers (makes the /dev/shm files and SysV objects that every grade's check looks for, and that the grader removes after any item of their user without namespaces: another grade's too)
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>

@@ -4,6 +4,7 @@
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
+// lane: alone (signals every process its runner user may: another grade's too, were a wall to fail)
 static void attack_kill_everyone(void)
 {
     pid_t parent = getppid();

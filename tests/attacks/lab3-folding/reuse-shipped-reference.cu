@@ -15,6 +15,7 @@
  * HIJACKS fold_sum */
 // walls: yes (with each wall missing, the kit's reference runners are in reach: they must give nothing)
 // costs: none
+// lane: shared-files (writes fixed names in /tmp, /var/tmp and /dev/shm where a wall is missing)
 #include <elf.h>
 static const char attack_reference[] = @REFERENCE_BYTES@;
 static const char *const attack_entry_points[] = {"fold_sum", "fold_invariant_holds", "fold_unfold"};

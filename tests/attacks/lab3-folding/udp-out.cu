@@ -3,6 +3,7 @@
  * listener heard nothing. */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
+// lane: listeners (the test's listeners must hear nothing from it)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

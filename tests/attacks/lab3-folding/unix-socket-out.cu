@@ -7,6 +7,7 @@
  * HIJACKS fold_sum */
 // walls: yes (the runner's walls: plain runs, as root and as an ordinary user, with each switch)
 // costs: none
+// lane: alone leftovers listeners (binds a socket in /dev/shm that every grade's check looks for; the test's listeners must hear nothing from it)
 #include <sys/socket.h>
 #include <sys/un.h>
 static void attack_unix_socket(const char *when)
