@@ -161,8 +161,13 @@ static void check_invariant(int compact)
     }
 }
 
-static void naive_invariant(void) { check_invariant(0); }
-static void compact_invariant(void) { check_invariant(1); }
+GRADE_ITEM(naive_invariant, 12, GRADE_CORRECTNESS, 60, "1,4", "naive mapping: the invariant holds after every round",
+           "the grader's own invariant on every round's snapshot of the naive tournament (cpu backend: every "
+           "thread order)")
+{ check_invariant(0); }
+GRADE_ITEM(compact_invariant, 12, GRADE_CORRECTNESS, 60, "2,5", "compact mapping: the invariant holds after every round",
+           "the same for the compact tournament")
+{ check_invariant(1); }
 
 /* ---- sums -------------------------------------------------------------------------- */
 
@@ -201,8 +206,12 @@ static void check_sums(int compact)
         check_sum(compact, primes_above[k], grade_seed_for(2000 + k), -9, 9);
 }
 
-static void naive_sums_exact(void) { check_sums(0); }
-static void compact_sums_exact(void) { check_sums(1); }
+GRADE_ITEM(naive_sums_exact, 8, GRADE_CORRECTNESS, 60, "1,4", "naive mapping: exact sums for n = 1..1050 and primes above",
+           "naive: the sum for every n from 1 to 1050 and primes up to 65537")
+{ check_sums(0); }
+GRADE_ITEM(compact_sums_exact, 8, GRADE_CORRECTNESS, 60, "2,5", "compact mapping: exact sums for n = 1..1050 and primes above",
+           "compact: the same")
+{ check_sums(1); }
 
 /* Above 2^23 elements a round plays at D = 2^23, where 2Dt passes 2^31 from
  * t = 128 on: a compact thread past the pairs (the last block has up to
@@ -211,7 +220,10 @@ static void compact_sums_exact(void) { check_sums(1); }
  * compact tournament once over 2^23 + 5 too: its threads number about n in
  * all (0.2 s); the naive one's, n in every round (4 s), would cost too much
  * for an overflow it cannot have. */
-static void tournament_large(void)
+GRADE_ITEM(tournament_large, 8, GRADE_CORRECTNESS, 60, "1,2,4,5", "both mappings: exact sums for large n",
+           "both, for n = 2^20 + 7 (cpu backend) or 2^24, 2^24 + 3, 2^25 + 1 (GPU); on the cpu backend the "
+           "compact one for n = 2^23 + 5 too, whose round at d = 2^23 overflows an int where 2dt is computed "
+           "before t < pairs is tested")
 {
     static const int cpu_sizes[] = {(1 << 20) + 7};
     static const int gpu_sizes[] = {1 << 24, (1 << 24) + 3, (1 << 25) + 1};
@@ -281,8 +293,13 @@ static void check_launches(int compact)
     }
 }
 
-static void naive_launches(void) { check_launches(0); }
-static void compact_launches(void) { check_launches(1); }
+GRADE_ITEM(naive_launches, 6, GRADE_CORRECTNESS, 30, "4", "naive mapping: one launch per round, ceil(log2 n) rounds",
+           "ceil(log2 n) launches, one per round")
+{ check_launches(0); }
+GRADE_ITEM(compact_launches, 14, GRADE_CORRECTNESS, 30, "5", "compact mapping: one launch per round, no warp without work",
+           "the same, and no launched block without a pair to play (the grader reads the grid and block "
+           "sizes of each launch)")
+{ check_launches(1); }
 
 /* ---- the student's predicate ---------------------------------------------------- */
 
@@ -295,7 +312,8 @@ static invariant_check tournament_check(void)
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
-static void tournament_predicate_accepts(void)
+GRADE_ITEM(tournament_predicate_accepts, 8, GRADE_CORRECTNESS, 30, "3", "your invariant accepts every correct state",
+           "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
     invariant_check check = tournament_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
@@ -309,7 +327,9 @@ static void tournament_predicate_accepts(void)
     }
 }
 
-static void tournament_predicate_rejects(void)
+GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "your invariant rejects wrong states",
+           "... and rejects wrong states; and both sums, with snapshots on, report a state that breaks the "
+           "invariant (the grader spoils one in device memory)")
 {
     invariant_check check = tournament_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
@@ -375,20 +395,9 @@ static void tournament_predicate_rejects(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab4`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"naive_invariant", "naive mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, naive_invariant},
-    {"compact_invariant", "compact mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, compact_invariant},
-    {"naive_sums_exact", "naive mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, naive_sums_exact},
-    {"compact_sums_exact", "compact mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, compact_sums_exact},
-    {"tournament_large", "both mappings: exact sums for large n", 8, GRADE_CORRECTNESS, 60, tournament_large},
-    {"naive_launches", "naive mapping: one launch per round, ceil(log2 n) rounds", 6, GRADE_CORRECTNESS, 30, naive_launches},
-    {"compact_launches", "compact mapping: one launch per round, no warp without work", 14, GRADE_CORRECTNESS, 30, compact_launches},
-    {"tournament_predicate_accepts", "your invariant accepts every correct state", 8, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
-    {"tournament_predicate_rejects", "your invariant rejects wrong states", 14, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab4 = {4, "tournament", "lab4-tournament", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(4, "tournament", "lab4-tournament")
