@@ -75,6 +75,11 @@ typedef struct {
         __attribute__((used, section("grade_items"), aligned(sizeof(void *)))) = &grade_item_##name;            \
     static void item_##name(void)
 
+/* A constant's value as a string, for an item's title or words that quote it
+ * ("c = " GRADE_STR(DOT_TOLERANCE)): written once, where it is defined. */
+#define GRADE_STR(x) GRADE_STR_(x)
+#define GRADE_STR_(x) #x
+
 /* Defines grade_labN from the items this file declared, in their order; it is
  * filled before main() runs. */
 #define GRADE_LAB(number, name, dir)                                                                           \
@@ -239,6 +244,9 @@ int grade_schedule_count(void);
 const char *grade_schedule_name(int i);
 
 /* ---- helpers that many suites need ----------------------------------------- */
+/* ceil(log2 n): the rounds of a pairwise reduction of n elements (0 for
+ * n <= 1), as labs 3, 4 and 5 play them (round_states.c). */
+int log2_rounds(int n);
 /* Performance: median kernel time (ms) of `call(arg)` on `side`, timing on,
  * after `warmup` calls, over `reps` calls. */
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps);

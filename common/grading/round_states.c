@@ -166,3 +166,24 @@ void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, 
             grade_require_noticed(call_run, &c, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
     free((void *)c.a);
 }
+
+int log2_rounds(int n)
+{
+    int rounds = 0;
+    while ((1LL << rounds) < n)
+        rounds++;
+    return rounds;
+}
+
+void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count)
+{
+    for (int k = 0; k < count; k++) {
+        int n = sizes[k], rounds = log2_rounds(n);
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int **states = reference_states(run, a, n, rounds);
+        expect_accepts(c, a, n, states, rounds, seed);
+        free_states(states, rounds);
+        free(a);
+    }
+}

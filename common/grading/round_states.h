@@ -26,6 +26,10 @@ void free_states(int **states, int rounds);
 
 /* Fails the item unless the student's predicate accepts every state. */
 void expect_accepts(const invariant_check *c, const int *a, int n, int **states, int rounds, uint64_t seed);
+/* The same for the state of every round of the reference's `run` on seeded
+ * whole numbers in [1, 9], for each of the `count` sizes (case k: seed
+ * grade_seed_for(k)). */
+void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count);
 /* Fails the item if the student's predicate accepts `wrong` as the state
  * after `round` (a state the grader's invariant rejects), drawing both
  * with element `mark` starred. */

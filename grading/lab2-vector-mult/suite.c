@@ -443,8 +443,8 @@ GRADE_ITEM(dot_exact, 15, GRADE_CORRECTNESS, 60, "7,8", "dot_product exact on sm
     }
 }
 
-GRADE_ITEM(dot_random, 15, GRADE_CORRECTNESS, 60, "7,8", "dot_product on random data within the tolerance (c = 2000)",
-           "`dot_product` on uniform data in [-1, 1) within the tolerance, c = 2000")
+GRADE_ITEM(dot_random, 15, GRADE_CORRECTNESS, 60, "7,8", "dot_product on random data within the tolerance (c = " GRADE_STR(DOT_TOLERANCE) ")",
+           "`dot_product` on uniform data in [-1, 1) within the tolerance, c = " GRADE_STR(DOT_TOLERANCE))
 {
     int large = grade_on_gpu() ? (1 << 22) + 7 : (1 << 20) + 7;
     const int sizes[] = {1, 1000, 65537, large};

@@ -54,8 +54,6 @@ static int power_of_two_above(int n)
     return p;
 }
 
-static int round_count(int n) { return n > 1 ? __builtin_ctz((unsigned)power_of_two_above(n)) : 0; }
-
 /* The model of the rounds (the class of each element, the state after a
  * round, the invariant itself) is in lab3-folding/model.h. */
 
@@ -94,7 +92,7 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
     grade_set_snapshots(you, 0);
     grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);
 
-    int rounds = round_count(n), top = power_of_two_above(n);
+    int rounds = log2_rounds(n), top = power_of_two_above(n);
     int taken = grade_snapshot_count(you);
     char where[96];
     snprintf(where, sizeof where, "n = %d, seed %llu%s%s", n, (unsigned long long)seed,
@@ -169,7 +167,7 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
         const char *hint = grade_guard_hint_int(got, expected, "A", n);
-        if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == round_count(n))
+        if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == log2_rounds(n))
             hint = " (n is not a power of two: does the first round fold onto the power of two above n?)";
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): fold_sum returned %d but the sum is %lld%s", n,
                    (unsigned long long)seed, lo, hi, got, expected, hint);
@@ -213,7 +211,7 @@ GRADE_ITEM(fold_launches, 15, GRADE_CORRECTNESS, 30, "3", "one launch per round,
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_sum)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: fold_sum made %d kernel launches, but folding n = %d takes ceil(log2 n) = %d rounds, one "
                     "launch each%s",
@@ -250,15 +248,8 @@ GRADE_ITEM(fold_predicate_accepts, 10, GRADE_CORRECTNESS, 30, "2", "your invaria
            "live part, as plain host code (no launch, no copy)")
 {
     invariant_check check = fold_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, round_count(n));
-        expect_accepts(&check, a, n, states, round_count(n), seed);
-        free_states(states, round_count(n));
-        free(a);
-    }
+    expect_accepts_on_sizes(&check, GRADE_FN(grade_reference(), fold_sum), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
 GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
@@ -270,7 +261,7 @@ GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = round_count(n), top = power_of_two_above(n);
+        int rounds = log2_rounds(n), top = power_of_two_above(n);
         int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
@@ -317,7 +308,7 @@ GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
     }
     /* lab3.h: with snapshots on, fold_sum checks the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), fold_sum), "fold_sum", "fold_invariant_holds", 37,
-                              round_count(37), lab3_live_part_holds);
+                              log2_rounds(37), lab3_live_part_holds);
 }
 
 /* ---- fold_unfold (going further) ----------------------------------------------- */
@@ -332,7 +323,7 @@ GRADE_ITEM(fold_unfold, 5, GRADE_CORRECTNESS, 30, "4,5", "going further: unfoldi
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, -9, 9, seed);
         int *state = new_ints(n);
-        lab3_fold_state(a, n, round_count(n), state);
+        lab3_fold_state(a, n, log2_rounds(n), state);
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_unfold)(state, n);
@@ -342,10 +333,10 @@ GRADE_ITEM(fold_unfold, 5, GRADE_CORRECTNESS, 30, "4,5", "going further: unfoldi
             grade_skip("going further (TODOs 4 and 5) not attempted: it neither adds nor costs points");
         }
         /* lab3.h: on the device, last round first, one launch per round */
-        if (grade_launch_count(you) != round_count(n))
+        if (grade_launch_count(you) != log2_rounds(n))
             grade_fail("n = %d: fold_unfold made %d launch%s, but there are %d rounds to undo: lab3.h asks for one "
                        "launch per round, on the device", n, grade_launch_count(you),
-                       grade_launch_count(you) == 1 ? "" : "es", round_count(n));
+                       grade_launch_count(you) == 1 ? "" : "es", log2_rounds(n));
         grade_require_no_upload_after_launch(you, "fold_unfold", "the rounds are undone where the array is, in "
                                              "device memory; nothing from the host enters it between rounds");
         for (int i = 0; i < n; i++)

@@ -56,14 +56,6 @@ enum { PICTURE_MAX = 40, WARP = 32 };
 
 /* ---- the rounds, as lab4.h defines them ---------------------------------------- */
 
-static int round_count(int n)
-{
-    int rounds = 0;
-    while ((1LL << rounds) < n)
-        rounds++;
-    return rounds;
-}
-
 /* The model of the rounds (the block of each element, the state after a
  * round, the invariant itself) is in lab4-tournament/model.h. */
 
@@ -104,7 +96,7 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
     int got = student_sum(compact)(a, n);
     grade_set_snapshots(you, 0);
 
-    int rounds = round_count(n), taken = grade_snapshot_count(you);
+    int rounds = log2_rounds(n), taken = grade_snapshot_count(you);
     char where[128];
     snprintf(where, sizeof where, "%s, n = %d, seed %llu%s%s", mapping_name(compact), n, (unsigned long long)seed,
              grade_on_gpu() ? "" : ", schedule ", grade_on_gpu() ? "" : schedule);
@@ -254,7 +246,7 @@ static void check_launches(int compact)
         grade_side *you = grade_student();
         grade_reset_records(you);
         student_sum(compact)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
                     "one launch each%s",
@@ -316,15 +308,8 @@ GRADE_ITEM(tournament_predicate_accepts, 8, GRADE_CORRECTNESS, 30, "3", "your in
            "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
     invariant_check check = tournament_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, round_count(n));
-        expect_accepts(&check, a, n, states, round_count(n), seed);
-        free_states(states, round_count(n));
-        free(a);
-    }
+    expect_accepts_on_sizes(&check, GRADE_FN(grade_reference(), tournament_sum_compact), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
 GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "your invariant rejects wrong states",
@@ -336,7 +321,7 @@ GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "yo
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = round_count(n);
+        int rounds = log2_rounds(n);
         int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
@@ -388,9 +373,9 @@ GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "yo
     }
     /* lab4.h: with snapshots on, both check the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_naive), "tournament_sum_naive",
-                              "tournament_invariant_holds", 37, round_count(37), check.truly_holds);
+                              "tournament_invariant_holds", 37, log2_rounds(37), check.truly_holds);
     expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_compact), "tournament_sum_compact",
-                              "tournament_invariant_holds", 37, round_count(37), check.truly_holds);
+                              "tournament_invariant_holds", 37, log2_rounds(37), check.truly_holds);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */

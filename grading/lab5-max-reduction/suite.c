@@ -68,14 +68,6 @@ enum { PICTURE_MAX = 40 };
 
 /* ---- the rounds, as lab5.h defines them ---------------------------------------- */
 
-static int round_count(int n)
-{
-    int rounds = 0;
-    while ((1LL << rounds) < n)
-        rounds++;
-    return rounds;
-}
-
 static int values_after(int n, int round) { return (int)((n + (1LL << round) - 1) >> round); }
 
 /* The largest of a[from, to) and where it first is. */
@@ -118,7 +110,7 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
     float got = GRADE_FN(you, tournament_max)(a, n);
     grade_set_snapshots(you, 0);
 
-    int rounds = round_count(n), taken = grade_snapshot_count(you);
+    int rounds = log2_rounds(n), taken = grade_snapshot_count(you);
     char where[96];
     snprintf(where, sizeof where, "n = %d, seed %llu%s%s", n, (unsigned long long)seed,
              grade_on_gpu() ? "" : ", schedule ", grade_on_gpu() ? "" : schedule);
@@ -307,7 +299,7 @@ GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, tournament_max)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: tournament_max made %d kernel launches, but n = %d takes ceil(log2 n) = %d rounds, one "
                     "launch each%s",
@@ -337,7 +329,7 @@ static float **reference_states(const float *a, int n)
     grade_reset_records(ref);
     grade_set_snapshots(ref, 1);
     GRADE_FN(ref, tournament_max)(a, n);
-    int rounds = round_count(n);
+    int rounds = log2_rounds(n);
     grade_check(grade_snapshot_count(ref) == rounds + 1, "internal: the reference took %d snapshots for n = %d",
                 grade_snapshot_count(ref), n);
     float **states = calloc((size_t)rounds + 1, sizeof *states);
@@ -351,7 +343,7 @@ static float **reference_states(const float *a, int n)
 
 static void free_states(float **states, int n)
 {
-    for (int r = 0; r <= round_count(n); r++)
+    for (int r = 0; r <= log2_rounds(n); r++)
         free(states[r]);
     free(states);
 }
@@ -388,7 +380,7 @@ GRADE_ITEM(tmax_predicate_accepts, 5, GRADE_CORRECTNESS, 30, "2", "your invarian
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
         float **states = reference_states(a, n);
-        for (int r = 0; r <= round_count(n); r++)
+        for (int r = 0; r <= log2_rounds(n); r++)
             if (!student_says(a, states[r], n, r)) {
                 if (n <= PICTURE_MAX) {
                     grade_picture_floats("original a[]", a, n, -1, -1);
@@ -439,7 +431,7 @@ GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
-        int rounds = round_count(n);
+        int rounds = log2_rounds(n);
         float **states = reference_states(a, n);
         float *wrong = new_floats(n);
         char what[200];
@@ -486,7 +478,7 @@ GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
     }
     /* lab5.h: with snapshots on, tournament_max checks the invariant after every round */
     max_call c = {student_tournament(), distinct_floats(37, grade_seed_for(90)), 37};
-    grade_require_checks_every_state(call_tournament_max, &c, round_count(37), "tournament_max",
+    grade_require_checks_every_state(call_tournament_max, &c, log2_rounds(37), "tournament_max",
                                      "max_invariant_holds");
     free((void *)c.a);
 }
