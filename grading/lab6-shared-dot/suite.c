@@ -16,7 +16,7 @@
  * Exact data are whole numbers whose partial sums all stay below 2^24, so
  * every summation order gives the same, exact float: any difference is a
  * dropped or doubled element, never rounding.  Random data are judged by
- * the tolerance policy: |s - S| <= 2000 u sum|x_i y_i|, u = 2^-24.
+ * the tolerance policy: |s - S| <= c u sum|x_i y_i|, u = 2^-24, c = DOT_TOLERANCE_C (lab6.h).
  *
  * Once a result is right, the copy record (kit_internal.h) must show that the
  * device computed it: the products of steps 1-2 and the partials of steps
@@ -32,7 +32,7 @@
  *   every block size, a power of two from 32 to 1024, works -> partials_invariant, host_finish_exact,
  *       device_finish_exact
  *   ownership: a grid-stride loop, block b owns the i with (i / B) % G == b -> partials_invariant
- *   float results stay within |s - S| <= 2000 u sum|x_i y_i| -> host_sum_random, host_finish_random,
+ *   float results stay within |s - S| <= c u sum|x_i y_i| -> host_sum_random, host_finish_random,
  *       device_finish_random
  *   dot_sum_on_host: products on the device, copied back, added up on the host -> host_sum_exact,
  *       host_sum_random
@@ -509,8 +509,12 @@ static void require_device_finish_shape(const char *call)
 /* The invariant as dot_partials_hold must decide it: lab6_invariant_holds, in
  * lab6-shared-dot/model.h. */
 
-/* Shapes where each block owns few enough elements that a partial off by
- * one is outside the tolerance (2000 u * 9 * 400 < 1/2). */
+/* Shapes where each block owns few enough elements (at most 400, each
+ * product at most 9) that a partial off by one is outside the tolerance:
+ * DOT_TOLERANCE_C u * 9 * 400 < 1/2, which the build checks, so that a
+ * larger tolerance cannot make predicate_rejects check nothing. */
+_Static_assert(DOT_TOLERANCE_C * 9 * 400 * 0x1p-24 < 0.5,
+               "lab6.h's DOT_TOLERANCE_C is too large for predicate_shapes: take smaller blocks' shares there");
 static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128, 9}, {33, 32, 2}, {4000, 256, 13},
                                          {100, 32, 1}};
 #define PREDICATE_SHAPES ((int)(sizeof predicate_shapes / sizeof predicate_shapes[0]))

@@ -29,7 +29,7 @@
  *       vector_random, grid_sync
  *   every block size, a power of two from 32 to 1024, works -> block_sync_exact, tile_shuffle_exact,
  *       cg_reduce_exact, vector_tail
- *   float results stay within the tolerance (c = 2000) -> block_sync_random, tile_shuffle_random,
+ *   float results stay within the tolerance (c = DOT_TOLERANCE_C) -> block_sync_random, tile_shuffle_random,
  *       cg_reduce_random, vector_random, grid_sync
  *   the four atomic versions make a single launch -> block_sync_exact, tile_shuffle_exact, cg_reduce_exact,
  *       vector_tail
