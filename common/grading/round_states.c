@@ -1,6 +1,7 @@
 /* round_states.c: see round_states.h. */
 #include "round_states.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,4 +187,14 @@ void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, 
         free_states(states, rounds);
         free(a);
     }
+}
+
+void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed)
+{
+    int other = r < rounds ? r + 1 : r - 1;
+    if (other < 0)
+        return;
+    char what[160];
+    snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
+    offer_wrong(c, a, states[other], n, r, seed, what, -1);
 }

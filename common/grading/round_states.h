@@ -36,6 +36,10 @@ void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, 
 void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,
                  const char *what, int mark);
 
+/* offer_wrong with the state after the round next to `r` (r + 1, or r - 1
+ * after the last of `rounds`) as the state after round r. */
+void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed);
+
 /* Fails the item unless `run`, the student's `fn` on n seeded elements in
  * `rounds` rounds, with snapshots on, reports a state spoiled in device
  * memory (grade_require_checks_every_state) after round 0, 1, a middle one and

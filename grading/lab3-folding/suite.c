@@ -292,11 +292,7 @@ GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
                     break;
                 }
 
-            int other = r < rounds ? r + 1 : r - 1;
-            if (other >= 0) {
-                snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
-            }
+            offer_other_round(&check, a, states, n, r, rounds, seed);
 
             lab3_tournament_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);

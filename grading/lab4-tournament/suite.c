@@ -357,11 +357,7 @@ GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "yo
                 break;
             }
 
-            int other = r < rounds ? r + 1 : r - 1;
-            if (other >= 0) {
-                snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
-            }
+            offer_other_round(&check, a, states, n, r, rounds, seed);
 
             lab4_folding_state(a, n, r, wrong);
             snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
