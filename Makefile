@@ -189,7 +189,7 @@ lab_id = $(firstword $(subst -, ,$1))
 
 $(HOST)/grading-table.c: $(SUITES) Makefile | $(HOST)/
 	@{ echo '#include "grade.h"'; \
-	   for s in $(SUITE_NAMES); do echo "extern const grade_lab grade_$${s%%-*};"; done; \
+	   for s in $(SUITE_NAMES); do echo "extern grade_lab grade_$${s%%-*};"; done; \
 	   echo 'const grade_lab *const grade_labs[] = {'; \
 	   for s in $(SUITE_NAMES); do echo "    &grade_$${s%%-*},"; done; \
 	   echo '    0 };'; } > $@

@@ -136,8 +136,8 @@ secret_of=$(perl -MJSON::PP -ne 'my $r = decode_json($_); next if $r->{id} ne "b
     for (@{$r->{items}}) { if ($_->{status} ne "skipped" && $_->{points} < $_->{max_points}) { print "$_->{name}\n"; last } }' \
     "$work/out/grades.jsonl")
 secret="hidden_$secret_of"
-sed "s/{\"$secret_of\",/{\"$secret\",/" "grading/$lab/suite.c" > "$work/hidden/$lab.c"
-grep -q "{\"$secret\"," "$work/hidden/$lab.c" || not_ok "the hidden suite's fixture could not be made from grading/$lab/suite.c"
+sed "s/^GRADE_ITEM($secret_of,/GRADE_ITEM($secret,/" "grading/$lab/suite.c" > "$work/hidden/$lab.c"
+grep -q "^GRADE_ITEM($secret," "$work/hidden/$lab.c" || not_ok "the hidden suite's fixture could not be made from grading/$lab/suite.c"
 now() { perl -MTime::HiRes=time -e 'printf "%.1f\n", time'; }
 per_submission() { perl -e 'printf "%.1f", ($ARGV[1] - $ARGV[0]) / 2' "$1" "$2"; }
 t0=$(now)

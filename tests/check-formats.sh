@@ -21,9 +21,8 @@ fixture_students "$students" || { not_ok "the student variants can be made from 
 # run says whether it was attempted (FX_GOING_FURTHER, which the item's
 # process inherits from the grader).
 rm "$kit/grading" && cp -R "$FIXTURE/grading" "$kit/grading" && perl -0 -i -pe '
-    s/(static const grade_item items\[\] = \{)/static void further(void)\n{\n    if (!getenv("FX_GOING_FURTHER"))\n        grade_skip("going further not attempted: it neither adds nor costs points");\n    grade_check(GRADE_FN(grade_student(), fx_add)(20, 22) == 42, "fx_add(20, 22) is not 42");\n}\n\n$1/;
-    s/(\n\};\n\nconst grade_lab)/\n    {"further", "going further: fx_add(20, 22) is 42", 3, GRADE_CORRECTNESS, 2, further},$1/;
-' "$kit/grading/lab1-fixture/suite.c" && grep -q '"further"' "$kit/grading/lab1-fixture/suite.c" \
+    s/(\nGRADE_LAB\()/\nGRADE_ITEM(further, 3, GRADE_CORRECTNESS, 2, "", "going further: fx_add(20, 22) is 42", "")\n{\n    if (!getenv("FX_GOING_FURTHER"))\n        grade_skip("going further not attempted: it neither adds nor costs points");\n    grade_check(GRADE_FN(grade_student(), fx_add)(20, 22) == 42, "fx_add(20, 22) is not 42");\n}\n$1/;
+' "$kit/grading/lab1-fixture/suite.c" && grep -q '^GRADE_ITEM(further,' "$kit/grading/lab1-fixture/suite.c" \
     || { not_ok "the test lab gets a going-further item"; finish; }
 
 # results RUN FORMAT ARGS...: writes $work/RUN.FORMAT, the report in $work/RUN.FORMAT.log

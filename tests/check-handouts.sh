@@ -2,7 +2,8 @@
 # The handouts: every one renders to standalone HTML (make handouts), every
 # relative link and image it names exists, and every excerpt marked
 # "<!-- from: FILE -->" is still, line for line, in FILE (and never from
-# solutions/, since handouts go to students).  tools/render-handout.sh
+# solutions/, since handouts go to students), and every table of items and
+# quoted constant is the code's (tools/handout-facts.sh).  tools/render-handout.sh
 # explains the conventions.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
@@ -71,6 +72,34 @@ while IFS= read -r line; do
     *) not_ok "${line#FAIL }" ;;
     esac
 done < "$work/static"
+
+# ---- the facts a handout quotes, from the code (tools/handout-facts.sh) ------------
+tools/handout-facts.sh --check "$@" > "$work/facts" 2>&1
+while IFS= read -r line; do
+    case "$line" in
+    OK\ *) ok "${line#OK }" ;;
+    *) not_ok "${line#FAIL }" ;;
+    esac
+done < "$work/facts"
+# ... and the check sees a hand-edited row of a table of items, and a quoted
+# constant that is no longer the code's.
+mkdir -p "$work/edited"
+perl -pe 's/^(\| `block_max_negative` \| )8 /${1}9 /' handouts/lab5-max-reduction.md > "$work/edited/lab5-max-reduction.md"
+if ! grep -q '^| `block_max_negative` | 9 ' "$work/edited/lab5-max-reduction.md"; then
+    not_ok "handout-facts: the edited table could not be made from handouts/lab5-max-reduction.md"
+elif tools/handout-facts.sh --check "$work/edited/lab5-max-reduction.md" | grep -q '^FAIL .*table of items differs'; then
+    ok "handout-facts: a hand-edited row of a table of items fails the check"
+else
+    not_ok "handout-facts: a hand-edited row of a table of items passes the check"
+fi
+perl -pe 's{(<!-- value: DOT_TOLERANCE_C -->)2000(<!-- /value -->)}{${1}1000$2}' handouts/lab6-shared-dot.md > "$work/edited/lab6-shared-dot.md"
+if ! grep -q 'DOT_TOLERANCE_C -->1000<' "$work/edited/lab6-shared-dot.md"; then
+    not_ok "handout-facts: the edited constant could not be made from handouts/lab6-shared-dot.md"
+elif tools/handout-facts.sh --check "$work/edited/lab6-shared-dot.md" | grep -q '^FAIL .*DOT_TOLERANCE_C is 2000 in the code, 1000 here'; then
+    ok "handout-facts: a quoted constant that differs from the code fails the check"
+else
+    not_ok "handout-facts: a quoted constant that differs from the code passes the check"
+fi
 
 # ---- rendering ---------------------------------------------------------------------
 if ! command -v pandoc >/dev/null 2>&1 && [ "$(id -u)" != 0 ]; then

@@ -261,7 +261,7 @@ rm -rf "$root/submission"/*
 
 # An instructor's hidden suite takes the public suite's place in a package.
 mkdir -p "$work/hidden"
-{ cat "grading/$lab/suite.c"; echo '/* hidden-suite-marker: {"secret_item", "an item of its own"} */'; } > "$work/hidden/$lab.c"
+{ cat "grading/$lab/suite.c"; echo '/* hidden-suite-marker: GRADE_ITEM(secret_item, 1, GRADE_CORRECTNESS, 1, "", "an item of its own", "") */'; } > "$work/hidden/$lab.c"
 HIDDEN_SUITES="$work/hidden" sh platforms/common/package-kit.sh "$lab" "$work/hidden-kit" > /dev/null 2>&1
 if [ "$(cat "$work/hidden-kit/grading/$lab/hidden-items" 2>/dev/null)" = secret_item ]; then
     ok "packages list the hidden suite's own items (secret_item), not the public ones"

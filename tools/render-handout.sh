@@ -25,6 +25,10 @@
 #       pictures included, in the HTML.  Where it cannot (a student copy has
 #       no solutions), the text stored in the Markdown is kept.
 #
+#   <!-- items: LAB --> ... <!-- /items -->, <!-- value: NAME -->...<!-- /value -->
+#       the lab's table of items and a constant, from the code:
+#       tools/handout-facts.sh says how.
+#
 # pandoc comes from Debian's packages (apt-get install pandoc).
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -88,7 +92,10 @@ render() {   # render MD OUT_DIR
     title=$(sed -n 's/^# //p' "$md" | head -n 1)
     backend=${BACKEND:-$(tools/detect-backend.sh)}
     mkdir -p "$out"
-    fill_outputs "$md" "$backend" > "$out/$name.md" || return 1
+    # The tables of items and quoted constants, from the code (tools/handout-facts.sh)
+    tools/handout-facts.sh "$md" > "$out/$name.facts.md" 2>/dev/null || cp "$md" "$out/$name.facts.md"
+    fill_outputs "$out/$name.facts.md" "$backend" > "$out/$name.md" || return 1
+    rm -f "$out/$name.facts.md"
     # pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
     if pandoc --help 2>/dev/null | grep -q -- '--embed-resources'; then
         embed="--embed-resources --standalone"

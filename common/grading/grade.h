@@ -17,8 +17,16 @@
  *     exit() or attack costs that item only, and every verdict is the
  *     grader's own.
  *
- * Each suite defines one `const grade_lab grade_labN = {...};`; the build
- * collects them into the grader's table.
+ * Each item is declared on its own function, where it is checked:
+ *
+ *   GRADE_ITEM(block_max_negative, 8, GRADE_CORRECTNESS, 30, "4,5", "block reduction: all-negative inputs",
+ *              "what the handout's table says it checks")
+ *   { ...the check... }
+ *
+ * and the suite ends with GRADE_LAB(5, "max-reduction", "lab5-max-reduction"),
+ * which collects its items in the order they are written (registry.c).  The
+ * build collects the labs into the grader's table; `./grader list`, the
+ * handouts' tables of items and the lab's total are all made from these.
  */
 #ifndef GRADE_H
 #define GRADE_H
@@ -48,7 +56,38 @@ typedef struct {
     enum grade_kind kind;
     double timeout_s;   /* wall-clock limit of the item (scaled up on the cpu backend) */
     void (*run)(void);
+    const char *todos;  /* the skeleton's TODOs it checks, "3,4"; "" for none */
+    const char *what;   /* what it checks, in the handout's words (Markdown); "": the title */
+    const char *file;   /* where GRADE_ITEM declared it: its suite (__FILE__) ... */
+    int line;           /* ... and line, which orders the items */
 } grade_item;
+
+/* Declares the item `name` (its id for --only and the reports) and starts the
+ * definition of its function, item_<name> (not <name>, which may be the
+ * lab's own function: fold_unfold): the body follows.  The item
+ * goes to the linker section grade_items, whence its suite's GRADE_LAB takes
+ * it. */
+#define GRADE_ITEM(name, points, kind, timeout_s, todos, title, what)                                          \
+    static void item_##name(void);                                                                              \
+    static const grade_item grade_item_##name = {#name, title, points, kind, timeout_s, item_##name, todos,    \
+                                                 what, __FILE__, __LINE__};                                     \
+    static const grade_item *grade_item_entry_##name                                                            \
+        __attribute__((used, section("grade_items"), aligned(sizeof(void *)))) = &grade_item_##name;            \
+    static void item_##name(void)
+
+/* A constant's value as a string, for an item's title or words that quote it
+ * ("c = " GRADE_STR(DOT_TOLERANCE)): written once, where it is defined. */
+#define GRADE_STR(x) GRADE_STR_(x)
+#define GRADE_STR_(x) #x
+
+/* Defines grade_labN from the items this file declared, in their order; it is
+ * filled before main() runs. */
+#define GRADE_LAB(number, name, dir)                                                                           \
+    grade_lab grade_lab##number = {number, name, dir, NULL, 0};                                                 \
+    __attribute__((constructor)) static void grade_lab##number##_collect(void)                                 \
+    {                                                                                                           \
+        grade_registry_collect(&grade_lab##number, __FILE__);                                                   \
+    }
 
 /* 1 for a going-further item (its title says "going further"), else 0. */
 int grade_item_going_further(const grade_item *item);
@@ -60,6 +99,10 @@ typedef struct {
     const grade_item *items;
     int item_count;
 } grade_lab;
+
+/* GRADE_LAB's work (registry.c): `lab`'s items are those GRADE_ITEM declared
+ * in `file`, ordered by line. */
+void grade_registry_collect(grade_lab *lab, const char *file);
 
 /* ---- the two sides ---------------------------------------------------------- */
 typedef struct grade_side grade_side;
@@ -201,6 +244,9 @@ int grade_schedule_count(void);
 const char *grade_schedule_name(int i);
 
 /* ---- helpers that many suites need ----------------------------------------- */
+/* ceil(log2 n): the rounds of a pairwise reduction of n elements (0 for
+ * n <= 1), as labs 3, 4 and 5 play them (round_states.c). */
+int log2_rounds(int n);
 /* Performance: median kernel time (ms) of `call(arg)` on `side`, timing on,
  * after `warmup` calls, over `reps` calls. */
 double grade_time_ms(grade_side *side, void (*call)(void *arg), void *arg, int warmup, int reps);

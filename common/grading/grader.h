@@ -83,6 +83,7 @@ typedef struct {
 } grade_run;
 
 extern const grade_lab *const grade_labs[];
+int grade_list(int argc, char **argv); /* ./grader list [--markdown LAB] (list.c) */
 
 /* items.c */
 void runner_grade_lab(grade_run *run, lab_result *result);

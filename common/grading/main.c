@@ -151,25 +151,6 @@ static void unknown_lab(const char *name)
     exit(2);
 }
 
-static void list_labs(void)
-{
-    for (int i = 0; grade_labs[i]; i++) {
-        const grade_lab *lab = grade_labs[i];
-        double points = 0, further = 0;
-        for (int k = 0; k < lab->item_count; k++)
-            *(grade_item_going_further(&lab->items[k]) ? &further : &points) += lab->items[k].points;
-        printf("%-22s ./grader lab%d   %d items, %g points", lab->dir, lab->number, lab->item_count, points);
-        if (further > 0) /* reported apart, never in a total (grade.h) */
-            printf(" (and %g going further, not counted)", further);
-        printf("\n");
-        for (int k = 0; k < lab->item_count; k++) {
-            const grade_item *item = &lab->items[k];
-            printf("    %-24s %5g  %s%s\n", item->name, item->points, item->title,
-                   item->kind == GRADE_PERFORMANCE ? " (gpu only)" : item->kind == GRADE_SANITIZER ? " (gpu, sanitizer)" : "");
-        }
-    }
-}
-
 /* "LAB:VALUE" options: the value for lab directory `dir`, or NULL. */
 typedef struct { const char *lab; const char *value; } lab_value;
 
@@ -409,8 +390,7 @@ static void parse_options(options *o, const char *start, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--list") == 0 || strcmp(a, "list") == 0) {
-            list_labs();
-            exit(0);
+            exit(grade_list(argc - i - 1, argv + i + 1)); /* list.c */
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0) {
             usage(stdout);
             exit(0);

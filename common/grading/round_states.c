@@ -1,6 +1,7 @@
 /* round_states.c: see round_states.h. */
 #include "round_states.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,4 +166,35 @@ void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, 
         if (spoiled[k] <= rounds && spoiled[k] < states && (k == 0 || spoiled[k] > spoiled[k - 1]))
             grade_require_noticed(call_run, &c, KIT_SPOIL_SNAPSHOT, spoiled[k], fn, predicate);
     free((void *)c.a);
+}
+
+int log2_rounds(int n)
+{
+    int rounds = 0;
+    while ((1LL << rounds) < n)
+        rounds++;
+    return rounds;
+}
+
+void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count)
+{
+    for (int k = 0; k < count; k++) {
+        int n = sizes[k], rounds = log2_rounds(n);
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int **states = reference_states(run, a, n, rounds);
+        expect_accepts(c, a, n, states, rounds, seed);
+        free_states(states, rounds);
+        free(a);
+    }
+}
+
+void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed)
+{
+    int other = r < rounds ? r + 1 : r - 1;
+    if (other < 0)
+        return;
+    char what[160];
+    snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
+    offer_wrong(c, a, states[other], n, r, seed, what, -1);
 }

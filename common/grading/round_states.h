@@ -26,11 +26,19 @@ void free_states(int **states, int rounds);
 
 /* Fails the item unless the student's predicate accepts every state. */
 void expect_accepts(const invariant_check *c, const int *a, int n, int **states, int rounds, uint64_t seed);
+/* The same for the state of every round of the reference's `run` on seeded
+ * whole numbers in [1, 9], for each of the `count` sizes (case k: seed
+ * grade_seed_for(k)). */
+void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count);
 /* Fails the item if the student's predicate accepts `wrong` as the state
  * after `round` (a state the grader's invariant rejects), drawing both
  * with element `mark` starred. */
 void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,
                  const char *what, int mark);
+
+/* offer_wrong with the state after the round next to `r` (r + 1, or r - 1
+ * after the last of `rounds`) as the state after round r. */
+void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed);
 
 /* Fails the item unless `run`, the student's `fn` on n seeded elements in
  * `rounds` rounds, with snapshots on, reports a state spoiled in device

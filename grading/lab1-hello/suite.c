@@ -72,7 +72,9 @@ static const char *first_lines(const char *text, int lines)
 
 /* ---- device_query -------------------------------------------------------------------- */
 
-static void item_device_query(void)
+GRADE_ITEM(device_query, 10, GRADE_CORRECTNESS, 20, "1", "the device query reports the device's name, SMs, compute capability and limits",
+           "`describe_device` reports the same name, SM count, compute capability, warp size, largest block "
+           "and memory size as the reference on the same device")
 {
     lab1_device_info mine, theirs;
     memset(&mine, 0x55, sizeof mine);
@@ -169,7 +171,11 @@ static void require_lines_from_kernel(grade_side *side, const char *text, int bl
     }
 }
 
-static void item_hello_printf(void)
+GRADE_ITEM(hello_printf, 15, GRADE_CORRECTNESS, 30, "2,3", "every thread of hello() prints its own line, exactly once",
+           "`hello(b, t)` returns 0 and prints exactly one `hello from block B, thread T` line for each of "
+           "its b x t threads, for several shapes (1 x 1 up to 4 x 33); the kernel prints them: each line "
+           "must appear while `hello` waits for the device, where kernel `printf` comes out (a line the host "
+           "prints does not count)")
 {
     static const int shapes[][2] = {{1, 1}, {1, 5}, {2, 3}, {3, 32}, {4, 33}};
     grade_side *student = grade_student();
@@ -219,7 +225,11 @@ static void expect_error_named(const char *call, int code, const char *err)
     free(ref);
 }
 
-static void item_launch_error_reported(void)
+GRADE_ITEM(launch_error_reported, 15, GRADE_CORRECTNESS, 30, "3", "a launch CUDA refuses is reported with its error code and a message",
+           "`hello(1, 2048)` and `hello(1, 1025)` return the CUDA error code of the refused launch, print a "
+           "message on stderr and no hello line; a good launch afterwards works again; and when the kernel "
+           "fails while it runs (the grader makes `cudaDeviceSynchronize()` report a launch failure), "
+           "`hello` returns that code too, with a message")
 {
     int (*student_hello)(int, int) = GRADE_FN(grade_student(), hello);
     int (*reference_hello)(int, int) = GRADE_FN(grade_reference(), hello);
@@ -378,7 +388,9 @@ static void check_random_shape(int case_number, int dims, int grid_side, int blo
     check_indices(grid, block, n, why);
 }
 
-static void item_global_index_1d(void)
+GRADE_ITEM(global_index_1d, 15, GRADE_CORRECTNESS, 30, "4,5", "every thread of 1D launches writes its global index",
+           "every thread of one-dimensional launches (1 x 1 up to 300 x 7 and 2 x 1024, plus a random shape) "
+           "writes its index; exactly one launch, with the shape given")
 {
     static const int shapes[][2] = {{1, 1}, {1, 32}, {4, 32}, {3, 100}, {7, 33}, {2, 1024}, {300, 7}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -388,7 +400,8 @@ static void item_global_index_1d(void)
     check_random_shape(1, 1, 50, 300, 0);
 }
 
-static void item_global_index_2d_3d(void)
+GRADE_ITEM(global_index_2d_3d, 20, GRADE_CORRECTNESS, 30, "4,5", "every thread of 2D and 3D launches, odd shapes too, writes its global index",
+           "the same for two- and three-dimensional grids and blocks, odd sizes included, plus random shapes")
 {
     static const lab1_shape shapes[][2] = {
         {{3, 2, 1}, {16, 4, 1}}, {{5, 3, 1}, {7, 3, 1}},  {{1, 4, 1}, {1, 8, 1}}, {{2, 3, 4}, {4, 2, 3}},
@@ -402,7 +415,8 @@ static void item_global_index_2d_3d(void)
     check_random_shape(3, 3, 5, 8, 0);
 }
 
-static void item_global_index_bounds(void)
+GRADE_ITEM(global_index_bounds, 15, GRADE_CORRECTNESS, 30, "4", "threads whose global index is n or more write nothing",
+           "with n below the number of threads, every element from n on keeps its value")
 {
     static const struct { lab1_shape grid, block; int below; } cases[] = {
         {{4, 1, 1}, {32, 1, 1}, 1},  {{3, 1, 1}, {100, 1, 1}, 37}, {{1, 1, 1}, {64, 1, 1}, 63},
@@ -418,23 +432,11 @@ static void item_global_index_bounds(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("2 40"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab1`'s program, and the same program built with the cpu backend "
+           "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
+           "which a GPU runs past)")
+{ grade_sanitize("2 40"); }
 
-static const grade_item items[] = {
-    {"device_query", "the device query reports the device's name, SMs, compute capability and limits", 10,
-     GRADE_CORRECTNESS, 20, item_device_query},
-    {"hello_printf", "every thread of hello() prints its own line, exactly once", 15, GRADE_CORRECTNESS, 30,
-     item_hello_printf},
-    {"launch_error_reported", "a launch CUDA refuses is reported with its error code and a message", 15,
-     GRADE_CORRECTNESS, 30, item_launch_error_reported},
-    {"global_index_1d", "every thread of 1D launches writes its global index", 15, GRADE_CORRECTNESS, 30,
-     item_global_index_1d},
-    {"global_index_2d_3d", "every thread of 2D and 3D launches, odd shapes too, writes its global index", 20,
-     GRADE_CORRECTNESS, 30, item_global_index_2d_3d},
-    {"global_index_bounds", "threads whose global index is n or more write nothing", 15, GRADE_CORRECTNESS, 30,
-     item_global_index_bounds},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab1 = {1, "hello", "lab1-hello", items, sizeof items / sizeof items[0]};
+GRADE_LAB(1, "hello", "lab1-hello")

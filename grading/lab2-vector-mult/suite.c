@@ -136,7 +136,10 @@ static void call_vector_mult(int n, uint64_t seed, float **a, float **b, float *
     GRADE_FN(student, vector_mult)(*a, *b, *c, n);
 }
 
-static void item_products_exact(void)
+GRADE_ITEM(products_exact, 15, GRADE_CORRECTNESS, 60, "1,2,3,4", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n",
+           "`vector_mult` gives every product bit for bit, for n = 0, 1, 2, 3, 31, 255, 256, 257, 1000, "
+           "4099, 65537 and a large n (2^20 + 3 on the cpu backend, 2^24 + 1 on a GPU); nothing past n is "
+           "written; one launch with a thread per element (ceil(n / 256) blocks of 256)")
 {
     int large = grade_on_gpu() ? (1 << 24) + 1 : (1 << 20) + 3;
     const int sizes[] = {0, 1, 2, 3, 31, 255, 256, 257, 1000, 4099, 65537, large};
@@ -170,7 +173,11 @@ static void item_products_exact(void)
 #define CAPPED_GRID 65535
 #define MANY_BLOCKS_SAMPLE_STRIDE 4099
 
-static void item_products_many_blocks(void)
+GRADE_ITEM(products_many_blocks, 5, GRADE_CORRECTNESS, 60, "1,4", "vector_mult: more than 65,535 blocks, n = 65,535 x 256 + 100",
+           "`vector_mult` with n = 65,535 x 256 + 100, which needs more than 65,535 blocks: one launch of "
+           "ceil(n / 256) blocks, and the products right at the end of the array and on a sample of the rest "
+           "(gridDim.x goes up to 2^31 - 1; a grid capped at 65,535 blocks with no grid-stride loop leaves "
+           "the last elements unwritten)")
 {
     int capped_end = CAPPED_GRID * LAB2_THREADS_PER_BLOCK, n = capped_end + 100;
     uint64_t seed = grade_seed_for(600);
@@ -259,7 +266,10 @@ static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
     free(a), free(b), free(original);
 }
 
-static void item_grid_stride_few_blocks(void)
+GRADE_ITEM(grid_stride_few_blocks, 20, GRADE_CORRECTNESS, 60, "5,6", "vector_mult_in_place: a grid-stride loop, right with far fewer threads than n",
+           "`vector_mult_in_place` with 1 to 40 blocks, n from 1 to millions: exactly one launch with the "
+           "given grid, every element multiplied exactly once; on the cpu backend also under several thread "
+           "schedules")
 {
     int large = grade_on_gpu() ? (1 << 22) + 5 : 100003;
     const struct { int n, blocks; } cases[] = {
@@ -326,7 +336,11 @@ static void expect_released(const char *fn, int n, long long before)
     expect_handles_destroyed(call);
 }
 
-static void item_memory_released(void)
+GRADE_ITEM(memory_released, 10, GRADE_CORRECTNESS, 30, "2,3,4,7", "every entry point frees the device memory it allocates and destroys the events it creates",
+           "the device memory your code holds is the same before and after every entry point (the cpu "
+           "backend counts every allocation; on a GPU, `kit.h` counts your `cudaMalloc` and `cudaFree` "
+           "calls), and every event (or stream) a call creates is destroyed before it returns (`kit.h` notes "
+           "each `cudaEventCreate` and `cudaEventDestroy`)")
 {
     grade_side *student = grade_student();
     const int sizes[] = {1, 1000, 65537};
@@ -410,7 +424,10 @@ static void expect_dot(int n, uint64_t seed, const float *a, const float *b, int
     expect_products_from_device(what, a, b, n);
 }
 
-static void item_dot_exact(void)
+GRADE_ITEM(dot_exact, 15, GRADE_CORRECTNESS, 60, "7,8", "dot_product exact on small whole numbers, n = 1 to 2^20 + 3",
+           "`dot_product` exact on whole numbers in [1, 3] or [-3, 3], n = 1 to 2^20 + 3 (every partial sum "
+           "is a whole number below 2^24, so any order is exact); its products kernel launched with a thread "
+           "per element")
 {
     const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 255, 257, 1000, 65539, (1 << 20) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -426,7 +443,8 @@ static void item_dot_exact(void)
     }
 }
 
-static void item_dot_random(void)
+GRADE_ITEM(dot_random, 15, GRADE_CORRECTNESS, 60, "7,8", "dot_product on random data within the tolerance (c = " GRADE_STR(DOT_TOLERANCE) ")",
+           "`dot_product` on uniform data in [-1, 1) within the tolerance, c = " GRADE_STR(DOT_TOLERANCE))
 {
     int large = grade_on_gpu() ? (1 << 22) + 7 : (1 << 20) + 7;
     const int sizes[] = {1, 1000, 65537, large};
@@ -503,7 +521,10 @@ static void require_phases_cover_their_copies(const float *a, const float *b)
                                                                   : "nothing");
 }
 
-static void item_phase_times(void)
+GRADE_ITEM(phase_times, 10, GRADE_CORRECTNESS, 60, "7,8", "dot_product times its copy in, kernel, copy out and host sum",
+           "each of the four times is measured (above 0) and together they fit within the time of the whole "
+           "call; each covers its own work: when the grader makes every `cudaMemcpy` 100 ms slower, "
+           "`copy_in_ms` grows by two copies, `copy_out_ms` by one, the kernel and the host sum not at all")
 {
     int n = grade_on_gpu() ? 1 << 24 : 1 << 20;
     uint64_t seed = grade_seed_for(500);
@@ -542,25 +563,11 @@ static void item_phase_times(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab2`'s program, and the same program built with the cpu backend "
+           "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
+           "which a GPU runs past)")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"products_exact", "vector_mult: every product bit-exact for n = 0, 1, odd sizes and large n", 15,
-     GRADE_CORRECTNESS, 60, item_products_exact},
-    {"products_many_blocks", "vector_mult: more than 65,535 blocks, n = 65,535 x 256 + 100", 5, GRADE_CORRECTNESS,
-     60, item_products_many_blocks},
-    {"grid_stride_few_blocks", "vector_mult_in_place: a grid-stride loop, right with far fewer threads than n", 20,
-     GRADE_CORRECTNESS, 60, item_grid_stride_few_blocks},
-    {"memory_released", "every entry point frees the device memory it allocates and destroys the events it creates",
-     10, GRADE_CORRECTNESS, 30, item_memory_released},
-    {"dot_exact", "dot_product exact on small whole numbers, n = 1 to 2^20 + 3", 15, GRADE_CORRECTNESS, 60,
-     item_dot_exact},
-    {"dot_random", "dot_product on random data within the tolerance (c = 2000)", 15, GRADE_CORRECTNESS, 60,
-     item_dot_random},
-    {"phase_times", "dot_product times its copy in, kernel, copy out and host sum", 10, GRADE_CORRECTNESS, 60,
-     item_phase_times},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab2 = {2, "vector-mult", "lab2-vector-mult", items, sizeof items / sizeof items[0]};
+GRADE_LAB(2, "vector-mult", "lab2-vector-mult")

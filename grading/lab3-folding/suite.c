@@ -54,8 +54,6 @@ static int power_of_two_above(int n)
     return p;
 }
 
-static int round_count(int n) { return n > 1 ? __builtin_ctz((unsigned)power_of_two_above(n)) : 0; }
-
 /* The model of the rounds (the class of each element, the state after a
  * round, the invariant itself) is in lab3-folding/model.h. */
 
@@ -94,7 +92,7 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
     grade_set_snapshots(you, 0);
     grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);
 
-    int rounds = round_count(n), top = power_of_two_above(n);
+    int rounds = log2_rounds(n), top = power_of_two_above(n);
     int taken = grade_snapshot_count(you);
     char where[96];
     snprintf(where, sizeof where, "n = %d, seed %llu%s%s", n, (unsigned long long)seed,
@@ -138,7 +136,9 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
                 "the one the rounds left in A[0], copied back", where, got, last[0]);
 }
 
-static void fold_invariant(void)
+GRADE_ITEM(fold_invariant, 20, GRADE_CORRECTNESS, 60, "1,3", "the invariant holds after every round (checked on each snapshot)",
+           "the grader's own invariant on every round's snapshot, exact, for n from 1 to 1025 (on the cpu "
+           "backend under every thread order)")
 {
     static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32, 33, 100, 255, 256, 257, 1000, 1025};
     int count = (int)(sizeof sizes / sizeof sizes[0]);
@@ -167,7 +167,7 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
         const char *hint = grade_guard_hint_int(got, expected, "A", n);
-        if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == round_count(n))
+        if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == log2_rounds(n))
             hint = " (n is not a power of two: does the first round fold onto the power of two above n?)";
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): fold_sum returned %d but the sum is %lld%s", n,
                    (unsigned long long)seed, lo, hi, got, expected, hint);
@@ -177,7 +177,8 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
     free(a);
 }
 
-static void fold_sums_exact(void)
+GRADE_ITEM(fold_sums_exact, 20, GRADE_CORRECTNESS, 60, "1,3", "exact sums for every n from 1 to 1050 and primes above",
+           "the sum for every n from 1 to 1050 and some primes up to 65537")
 {
     grade_inputs_must_stay(); /* lab3.h: fold_sum leaves the host's a[] as it was */
     static const int primes_above[] = {1031, 2039, 4093, 8191, 65537};
@@ -187,7 +188,8 @@ static void fold_sums_exact(void)
         check_sum(primes_above[k], grade_seed_for(2000 + k), -9, 9);
 }
 
-static void fold_large(void)
+GRADE_ITEM(fold_large, 10, GRADE_CORRECTNESS, 60, "1,3", "exact sums for large n",
+           "the sum for n = 2^20 + 7 (cpu backend) or 2^24, 2^24 + 3, 2^25 + 1 (GPU)")
 {
     static const int cpu_sizes[] = {(1 << 20) + 7};
     static const int gpu_sizes[] = {1 << 24, (1 << 24) + 3, (1 << 25) + 1};
@@ -199,7 +201,8 @@ static void fold_large(void)
 
 /* ---- fold_launches --------------------------------------------------------------- */
 
-static void fold_launches(void)
+GRADE_ITEM(fold_launches, 15, GRADE_CORRECTNESS, 30, "3", "one launch per round, ceil(log2 n) rounds, threads halving",
+           "ceil(log2 n) launches, one per round, and no block without work")
 {
     static const int sizes[] = {1, 2, 3, 5, 8, 13, 256, 257, 1000, 4097};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -208,7 +211,7 @@ static void fold_launches(void)
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_sum)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: fold_sum made %d kernel launches, but folding n = %d takes ceil(log2 n) = %d rounds, one "
                     "launch each%s",
@@ -240,28 +243,25 @@ static invariant_check fold_check(void)
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
-static void fold_predicate_accepts(void)
+GRADE_ITEM(fold_predicate_accepts, 10, GRADE_CORRECTNESS, 30, "2", "your invariant accepts every correct state",
+           "your `fold_invariant_holds` accepts the correct state of every round, whatever lies outside the "
+           "live part, as plain host code (no launch, no copy)")
 {
     invariant_check check = fold_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, round_count(n));
-        expect_accepts(&check, a, n, states, round_count(n), seed);
-        free_states(states, round_count(n));
-        free(a);
-    }
+    expect_accepts_on_sizes(&check, GRADE_FN(grade_reference(), fold_sum), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
-static void fold_predicate_rejects(void)
+GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
+           "... and rejects wrong states; and `fold_sum`, with snapshots on, reports a state that breaks the "
+           "invariant (the grader spoils one in device memory after round 0, 1, a middle round and the last)")
 {
     invariant_check check = fold_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = round_count(n), top = power_of_two_above(n);
+        int rounds = log2_rounds(n), top = power_of_two_above(n);
         int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
@@ -292,11 +292,7 @@ static void fold_predicate_rejects(void)
                     break;
                 }
 
-            int other = r < rounds ? r + 1 : r - 1;
-            if (other >= 0) {
-                snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
-            }
+            offer_other_round(&check, a, states, n, r, rounds, seed);
 
             lab3_tournament_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);
@@ -308,12 +304,14 @@ static void fold_predicate_rejects(void)
     }
     /* lab3.h: with snapshots on, fold_sum checks the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), fold_sum), "fold_sum", "fold_invariant_holds", 37,
-                              round_count(37), lab3_live_part_holds);
+                              log2_rounds(37), lab3_live_part_holds);
 }
 
 /* ---- fold_unfold (going further) ----------------------------------------------- */
 
-static void fold_unfold_item(void)
+GRADE_ITEM(fold_unfold, 5, GRADE_CORRECTNESS, 30, "4,5", "going further: unfolding gives the original array back",
+           "going further: `fold_unfold` gives back the original array. Skipped (no points either way) while "
+           "TODO 5 still says \"not implemented\"")
 {
     static const int sizes[] = {1, 2, 7, 16, 100, 1000, 1025};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -321,7 +319,7 @@ static void fold_unfold_item(void)
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, -9, 9, seed);
         int *state = new_ints(n);
-        lab3_fold_state(a, n, round_count(n), state);
+        lab3_fold_state(a, n, log2_rounds(n), state);
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_unfold)(state, n);
@@ -331,10 +329,10 @@ static void fold_unfold_item(void)
             grade_skip("going further (TODOs 4 and 5) not attempted: it neither adds nor costs points");
         }
         /* lab3.h: on the device, last round first, one launch per round */
-        if (grade_launch_count(you) != round_count(n))
+        if (grade_launch_count(you) != log2_rounds(n))
             grade_fail("n = %d: fold_unfold made %d launch%s, but there are %d rounds to undo: lab3.h asks for one "
                        "launch per round, on the device", n, grade_launch_count(you),
-                       grade_launch_count(you) == 1 ? "" : "es", round_count(n));
+                       grade_launch_count(you) == 1 ? "" : "es", log2_rounds(n));
         grade_require_no_upload_after_launch(you, "fold_unfold", "the rounds are undone where the array is, in "
                                              "device memory; nothing from the host enters it between rounds");
         for (int i = 0; i < n; i++)
@@ -355,18 +353,9 @@ static void fold_unfold_item(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab3`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"fold_invariant", "the invariant holds after every round (checked on each snapshot)", 20, GRADE_CORRECTNESS, 60, fold_invariant},
-    {"fold_sums_exact", "exact sums for every n from 1 to 1050 and primes above", 20, GRADE_CORRECTNESS, 60, fold_sums_exact},
-    {"fold_large", "exact sums for large n", 10, GRADE_CORRECTNESS, 60, fold_large},
-    {"fold_launches", "one launch per round, ceil(log2 n) rounds, threads halving", 15, GRADE_CORRECTNESS, 30, fold_launches},
-    {"fold_predicate_accepts", "your invariant accepts every correct state", 10, GRADE_CORRECTNESS, 30, fold_predicate_accepts},
-    {"fold_predicate_rejects", "your invariant rejects wrong states", 10, GRADE_CORRECTNESS, 30, fold_predicate_rejects},
-    {"fold_unfold", "going further: unfolding gives the original array back", 5, GRADE_CORRECTNESS, 30, fold_unfold_item},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab3 = {3, "folding", "lab3-folding", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(3, "folding", "lab3-folding")

@@ -56,14 +56,6 @@ enum { PICTURE_MAX = 40, WARP = 32 };
 
 /* ---- the rounds, as lab4.h defines them ---------------------------------------- */
 
-static int round_count(int n)
-{
-    int rounds = 0;
-    while ((1LL << rounds) < n)
-        rounds++;
-    return rounds;
-}
-
 /* The model of the rounds (the block of each element, the state after a
  * round, the invariant itself) is in lab4-tournament/model.h. */
 
@@ -104,7 +96,7 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
     int got = student_sum(compact)(a, n);
     grade_set_snapshots(you, 0);
 
-    int rounds = round_count(n), taken = grade_snapshot_count(you);
+    int rounds = log2_rounds(n), taken = grade_snapshot_count(you);
     char where[128];
     snprintf(where, sizeof where, "%s, n = %d, seed %llu%s%s", mapping_name(compact), n, (unsigned long long)seed,
              grade_on_gpu() ? "" : ", schedule ", grade_on_gpu() ? "" : schedule);
@@ -161,8 +153,13 @@ static void check_invariant(int compact)
     }
 }
 
-static void naive_invariant(void) { check_invariant(0); }
-static void compact_invariant(void) { check_invariant(1); }
+GRADE_ITEM(naive_invariant, 12, GRADE_CORRECTNESS, 60, "1,4", "naive mapping: the invariant holds after every round",
+           "the grader's own invariant on every round's snapshot of the naive tournament (cpu backend: every "
+           "thread order)")
+{ check_invariant(0); }
+GRADE_ITEM(compact_invariant, 12, GRADE_CORRECTNESS, 60, "2,5", "compact mapping: the invariant holds after every round",
+           "the same for the compact tournament")
+{ check_invariant(1); }
 
 /* ---- sums -------------------------------------------------------------------------- */
 
@@ -201,8 +198,12 @@ static void check_sums(int compact)
         check_sum(compact, primes_above[k], grade_seed_for(2000 + k), -9, 9);
 }
 
-static void naive_sums_exact(void) { check_sums(0); }
-static void compact_sums_exact(void) { check_sums(1); }
+GRADE_ITEM(naive_sums_exact, 8, GRADE_CORRECTNESS, 60, "1,4", "naive mapping: exact sums for n = 1..1050 and primes above",
+           "naive: the sum for every n from 1 to 1050 and primes up to 65537")
+{ check_sums(0); }
+GRADE_ITEM(compact_sums_exact, 8, GRADE_CORRECTNESS, 60, "2,5", "compact mapping: exact sums for n = 1..1050 and primes above",
+           "compact: the same")
+{ check_sums(1); }
 
 /* Above 2^23 elements a round plays at D = 2^23, where 2Dt passes 2^31 from
  * t = 128 on: a compact thread past the pairs (the last block has up to
@@ -211,7 +212,10 @@ static void compact_sums_exact(void) { check_sums(1); }
  * compact tournament once over 2^23 + 5 too: its threads number about n in
  * all (0.2 s); the naive one's, n in every round (4 s), would cost too much
  * for an overflow it cannot have. */
-static void tournament_large(void)
+GRADE_ITEM(tournament_large, 8, GRADE_CORRECTNESS, 60, "1,2,4,5", "both mappings: exact sums for large n",
+           "both, for n = 2^20 + 7 (cpu backend) or 2^24, 2^24 + 3, 2^25 + 1 (GPU); on the cpu backend the "
+           "compact one for n = 2^23 + 5 too, whose round at d = 2^23 overflows an int where 2dt is computed "
+           "before t < pairs is tested")
 {
     static const int cpu_sizes[] = {(1 << 20) + 7};
     static const int gpu_sizes[] = {1 << 24, (1 << 24) + 3, (1 << 25) + 1};
@@ -242,7 +246,7 @@ static void check_launches(int compact)
         grade_side *you = grade_student();
         grade_reset_records(you);
         student_sum(compact)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
                     "one launch each%s",
@@ -281,8 +285,13 @@ static void check_launches(int compact)
     }
 }
 
-static void naive_launches(void) { check_launches(0); }
-static void compact_launches(void) { check_launches(1); }
+GRADE_ITEM(naive_launches, 6, GRADE_CORRECTNESS, 30, "4", "naive mapping: one launch per round, ceil(log2 n) rounds",
+           "ceil(log2 n) launches, one per round")
+{ check_launches(0); }
+GRADE_ITEM(compact_launches, 14, GRADE_CORRECTNESS, 30, "5", "compact mapping: one launch per round, no warp without work",
+           "the same, and no launched block without a pair to play (the grader reads the grid and block "
+           "sizes of each launch)")
+{ check_launches(1); }
 
 /* ---- the student's predicate ---------------------------------------------------- */
 
@@ -295,28 +304,24 @@ static invariant_check tournament_check(void)
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
-static void tournament_predicate_accepts(void)
+GRADE_ITEM(tournament_predicate_accepts, 8, GRADE_CORRECTNESS, 30, "3", "your invariant accepts every correct state",
+           "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
     invariant_check check = tournament_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, round_count(n));
-        expect_accepts(&check, a, n, states, round_count(n), seed);
-        free_states(states, round_count(n));
-        free(a);
-    }
+    expect_accepts_on_sizes(&check, GRADE_FN(grade_reference(), tournament_sum_compact), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
-static void tournament_predicate_rejects(void)
+GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "your invariant rejects wrong states",
+           "... and rejects wrong states; and both sums, with snapshots on, report a state that breaks the "
+           "invariant (the grader spoils one in device memory)")
 {
     invariant_check check = tournament_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = round_count(n);
+        int rounds = log2_rounds(n);
         int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, rounds);
         int *wrong = new_ints(n);
         char what[200];
@@ -352,11 +357,7 @@ static void tournament_predicate_rejects(void)
                 break;
             }
 
-            int other = r < rounds ? r + 1 : r - 1;
-            if (other >= 0) {
-                snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
-                offer_wrong(&check, a, states[other], n, r, seed, what, -1);
-            }
+            offer_other_round(&check, a, states, n, r, rounds, seed);
 
             lab4_folding_state(a, n, r, wrong);
             snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
@@ -368,27 +369,16 @@ static void tournament_predicate_rejects(void)
     }
     /* lab4.h: with snapshots on, both check the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_naive), "tournament_sum_naive",
-                              "tournament_invariant_holds", 37, round_count(37), check.truly_holds);
+                              "tournament_invariant_holds", 37, log2_rounds(37), check.truly_holds);
     expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_compact), "tournament_sum_compact",
-                              "tournament_invariant_holds", 37, round_count(37), check.truly_holds);
+                              "tournament_invariant_holds", 37, log2_rounds(37), check.truly_holds);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab4`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"naive_invariant", "naive mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, naive_invariant},
-    {"compact_invariant", "compact mapping: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, compact_invariant},
-    {"naive_sums_exact", "naive mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, naive_sums_exact},
-    {"compact_sums_exact", "compact mapping: exact sums for n = 1..1050 and primes above", 8, GRADE_CORRECTNESS, 60, compact_sums_exact},
-    {"tournament_large", "both mappings: exact sums for large n", 8, GRADE_CORRECTNESS, 60, tournament_large},
-    {"naive_launches", "naive mapping: one launch per round, ceil(log2 n) rounds", 6, GRADE_CORRECTNESS, 30, naive_launches},
-    {"compact_launches", "compact mapping: one launch per round, no warp without work", 14, GRADE_CORRECTNESS, 30, compact_launches},
-    {"tournament_predicate_accepts", "your invariant accepts every correct state", 8, GRADE_CORRECTNESS, 30, tournament_predicate_accepts},
-    {"tournament_predicate_rejects", "your invariant rejects wrong states", 14, GRADE_CORRECTNESS, 30, tournament_predicate_rejects},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab4 = {4, "tournament", "lab4-tournament", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(4, "tournament", "lab4-tournament")

@@ -68,14 +68,6 @@ enum { PICTURE_MAX = 40 };
 
 /* ---- the rounds, as lab5.h defines them ---------------------------------------- */
 
-static int round_count(int n)
-{
-    int rounds = 0;
-    while ((1LL << rounds) < n)
-        rounds++;
-    return rounds;
-}
-
 static int values_after(int n, int round) { return (int)((n + (1LL << round) - 1) >> round); }
 
 /* The largest of a[from, to) and where it first is. */
@@ -118,7 +110,7 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
     float got = GRADE_FN(you, tournament_max)(a, n);
     grade_set_snapshots(you, 0);
 
-    int rounds = round_count(n), taken = grade_snapshot_count(you);
+    int rounds = log2_rounds(n), taken = grade_snapshot_count(you);
     char where[96];
     snprintf(where, sizeof where, "n = %d, seed %llu%s%s", n, (unsigned long long)seed,
              grade_on_gpu() ? "" : ", schedule ", grade_on_gpu() ? "" : schedule);
@@ -172,7 +164,9 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
     grade_require_no_upload_after_launch(you, "tournament_max", ROUNDS_STAY_ON_DEVICE);
 }
 
-static void tmax_invariant(void)
+GRADE_ITEM(tmax_invariant, 12, GRADE_CORRECTNESS, 60, "1,3", "tournament: the invariant holds after every round",
+           "the grader's own invariant on every round's snapshot of the tournament, exact; the rounds write "
+           "into two device arrays that swap roles")
 {
     static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32, 33, 100, 255, 256, 257, 1000, 1025};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -270,7 +264,9 @@ static void check_block_max(const float *a, int n, uint64_t seed)
     grade_require_from_device(you, "block_max", "the maximum it returned", &form, sizeof form, n > 1);
 }
 
-static void tmax_results(void)
+GRADE_ITEM(tmax_results, 8, GRADE_CORRECTNESS, 60, "1,3", "tournament: exact maximum for n = 1..1050, primes, negative inputs",
+           "the tournament's maximum for every n from 1 to 1050 (a third of them all negative) and primes up "
+           "to 65537")
 {
     grade_inputs_must_stay(); /* lab5.h: tournament_max takes a const a[]: the host's array stays as it was */
     static const int primes_above[] = {1031, 2039, 4093, 8191, 65537};
@@ -293,7 +289,8 @@ static void tmax_results(void)
 
 /* ---- tmax_launches --------------------------------------------------------------- */
 
-static void tmax_launches(void)
+GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch per round, ceil(log2 n) rounds",
+           "ceil(log2 n) launches, one per round, no block without work")
 {
     static const int sizes[] = {1, 2, 3, 5, 8, 13, 256, 257, 1000, 4097, 100003};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -302,7 +299,7 @@ static void tmax_launches(void)
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, tournament_max)(a, n);
-        int rounds = round_count(n), launched = grade_launch_count(you);
+        int rounds = log2_rounds(n), launched = grade_launch_count(you);
         grade_check(launched == rounds,
                     "n = %d: tournament_max made %d kernel launches, but n = %d takes ceil(log2 n) = %d rounds, one "
                     "launch each%s",
@@ -332,7 +329,7 @@ static float **reference_states(const float *a, int n)
     grade_reset_records(ref);
     grade_set_snapshots(ref, 1);
     GRADE_FN(ref, tournament_max)(a, n);
-    int rounds = round_count(n);
+    int rounds = log2_rounds(n);
     grade_check(grade_snapshot_count(ref) == rounds + 1, "internal: the reference took %d snapshots for n = %d",
                 grade_snapshot_count(ref), n);
     float **states = calloc((size_t)rounds + 1, sizeof *states);
@@ -346,7 +343,7 @@ static float **reference_states(const float *a, int n)
 
 static void free_states(float **states, int n)
 {
-    for (int r = 0; r <= round_count(n); r++)
+    for (int r = 0; r <= log2_rounds(n); r++)
         free(states[r]);
     free(states);
 }
@@ -375,14 +372,15 @@ static int student_says(const float *a, const float *state, int n, int round)
     return holds;
 }
 
-static void tmax_predicate_accepts(void)
+GRADE_ITEM(tmax_predicate_accepts, 5, GRADE_CORRECTNESS, 30, "2", "your invariant accepts every correct state",
+           "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
         float **states = reference_states(a, n);
-        for (int r = 0; r <= round_count(n); r++)
+        for (int r = 0; r <= log2_rounds(n); r++)
             if (!student_says(a, states[r], n, r)) {
                 if (n <= PICTURE_MAX) {
                     grade_picture_floats("original a[]", a, n, -1, -1);
@@ -424,13 +422,16 @@ static void call_tournament_max(void *arg)
     c->fn(c->a, c->n);
 }
 
-static void tmax_predicate_rejects(void)
+GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
+           "... and rejects wrong states (off by one, swapped, another round's winners, lab 4's pattern); "
+           "and `tournament_max`, with snapshots on, reports a state that breaks it (the grader spoils one "
+           "in device memory)")
 {
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
-        int rounds = round_count(n);
+        int rounds = log2_rounds(n);
         float **states = reference_states(a, n);
         float *wrong = new_floats(n);
         char what[200];
@@ -477,14 +478,15 @@ static void tmax_predicate_rejects(void)
     }
     /* lab5.h: with snapshots on, tournament_max checks the invariant after every round */
     max_call c = {student_tournament(), distinct_floats(37, grade_seed_for(90)), 37};
-    grade_require_checks_every_state(call_tournament_max, &c, round_count(37), "tournament_max",
+    grade_require_checks_every_state(call_tournament_max, &c, log2_rounds(37), "tournament_max",
                                      "max_invariant_holds");
     free((void *)c.a);
 }
 
 /* ---- Part 2: block_max ---------------------------------------------------------------- */
 
-static void block_max_negative(void)
+GRADE_ITEM(block_max_negative, 8, GRADE_CORRECTNESS, 30, "4,5,6,7", "block reduction: all-negative inputs",
+           "block reduction: every value negative")
 {
     static const int sizes[] = {1, 2, 5, 31, 100, 255, 256, 257, 1000, 4097, 100001};
     input_kind = "every value negative, uniform in [-1000, -1)";
@@ -497,7 +499,8 @@ static void block_max_negative(void)
     }
 }
 
-static void block_max_edges(void)
+GRADE_ITEM(block_max_edges, 8, GRADE_CORRECTNESS, 30, "4,5,6,7", "block reduction: n = 1, n below a block, maximum first, last, repeated",
+           "n = 1, n smaller than a block, the maximum first, last, repeated, all values equal")
 {
     static const int sizes[] = {1, 2, 3, 31, 32, 33, 100, 255, 256, 257, 1000, 65537};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -528,7 +531,8 @@ static void block_max_edges(void)
     }
 }
 
-static void block_max_random(void)
+GRADE_ITEM(block_max_random, 8, GRADE_CORRECTNESS, 60, "4,5,6,7", "block reduction: random floats, large n",
+           "random floats of tiny and huge magnitude, up to 2^20 + 3 (cpu) or 2^25 (GPU)")
 {
     static const int cpu_sizes[] = {7, 129, 1023, 4099, 65536, (1 << 20) + 3};
     static const int gpu_sizes[] = {7, 129, 1023, 4099, 65536, (1 << 20) + 3, (1 << 24) + 1, 1 << 25};
@@ -548,7 +552,8 @@ static void block_max_random(void)
 /* A missing barrier lets a thread read a shared value before its partner
  * wrote it; which thread runs first decides whether that shows.  The
  * maximum is put in many positions, under every thread order. */
-static void block_max_schedules(void)
+GRADE_ITEM(block_max_schedules, 8, GRADE_CORRECTNESS, 60, "5", "block reduction: right under every thread order (barriers)",
+           "the maximum in many positions under every thread order of the cpu backend")
 {
     static const int sizes[] = {1000, 3000};
     char kind[160];
@@ -600,7 +605,10 @@ static void require_block_tree(grade_side *you, const char *rule)
                 l->kernel, l->file, l->line, l->barriers, threads, levels, per_block, rule);
 }
 
-static void block_max_launches(void)
+GRADE_ITEM(block_max_launches, 5, GRADE_CORRECTNESS, 30, "5,7", "block reduction: a single launch",
+           "one launch (two with a second pass), whose blocks reduce in a shared-memory tree (cpu backend: "
+           "shared memory and a barrier per level; GPU: stores to shared memory and a barrier in the "
+           "kernel's machine code)")
 {
     static const int sizes[] = {1, 100, 256, 257, 100000};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -628,7 +636,8 @@ static void call_max(void *arg)
     in->fn(in->a, in->n);
 }
 
-static void block_max_speed(void)
+GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 60, "4,5,6,7", "block reduction: time against the reference (GPU)",
+           "GPU only: your time against the reference's at n = 2^25, same run")
 {
     int n = 1 << 25;
     float *a = new_floats(n);
@@ -647,22 +656,9 @@ static void block_max_speed(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab5`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"tmax_invariant", "tournament: the invariant holds after every round", 12, GRADE_CORRECTNESS, 60, tmax_invariant},
-    {"tmax_results", "tournament: exact maximum for n = 1..1050, primes, negative inputs", 8, GRADE_CORRECTNESS, 60, tmax_results},
-    {"tmax_launches", "tournament: one launch per round, ceil(log2 n) rounds", 8, GRADE_CORRECTNESS, 30, tmax_launches},
-    {"tmax_predicate_accepts", "your invariant accepts every correct state", 5, GRADE_CORRECTNESS, 30, tmax_predicate_accepts},
-    {"tmax_predicate_rejects", "your invariant rejects wrong states", 10, GRADE_CORRECTNESS, 30, tmax_predicate_rejects},
-    {"block_max_negative", "block reduction: all-negative inputs", 8, GRADE_CORRECTNESS, 30, block_max_negative},
-    {"block_max_edges", "block reduction: n = 1, n below a block, maximum first, last, repeated", 8, GRADE_CORRECTNESS, 30, block_max_edges},
-    {"block_max_random", "block reduction: random floats, large n", 8, GRADE_CORRECTNESS, 60, block_max_random},
-    {"block_max_schedules", "block reduction: right under every thread order (barriers)", 8, GRADE_CORRECTNESS, 60, block_max_schedules},
-    {"block_max_launches", "block reduction: a single launch", 5, GRADE_CORRECTNESS, 30, block_max_launches},
-    {"block_max_speed", "block reduction: time against the reference (GPU)", 10, GRADE_PERFORMANCE, 60, block_max_speed},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab5 = {5, "max-reduction", "lab5-max-reduction", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(5, "max-reduction", "lab5-max-reduction")

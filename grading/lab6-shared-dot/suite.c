@@ -16,7 +16,7 @@
  * Exact data are whole numbers whose partial sums all stay below 2^24, so
  * every summation order gives the same, exact float: any difference is a
  * dropped or doubled element, never rounding.  Random data are judged by
- * the tolerance policy: |s - S| <= 2000 u sum|x_i y_i|, u = 2^-24.
+ * the tolerance policy: |s - S| <= c u sum|x_i y_i|, u = 2^-24, c = DOT_TOLERANCE_C (lab6.h).
  *
  * Once a result is right, the copy record (kit_internal.h) must show that the
  * device computed it: the products of steps 1-2 and the partials of steps
@@ -32,7 +32,7 @@
  *   every block size, a power of two from 32 to 1024, works -> partials_invariant, host_finish_exact,
  *       device_finish_exact
  *   ownership: a grid-stride loop, block b owns the i with (i / B) % G == b -> partials_invariant
- *   float results stay within |s - S| <= 2000 u sum|x_i y_i| -> host_sum_random, host_finish_random,
+ *   float results stay within |s - S| <= c u sum|x_i y_i| -> host_sum_random, host_finish_random,
  *       device_finish_random
  *   dot_sum_on_host: products on the device, copied back, added up on the host -> host_sum_exact,
  *       host_sum_random
@@ -135,7 +135,8 @@ static void require_products_from_device(const vectors *v)
 
 /* ---- host_sum_exact, host_sum_random ------------------------------------------------- */
 
-static void host_sum_exact(void)
+GRADE_ITEM(host_sum_exact, 6, GRADE_CORRECTNESS, 30, "1,2", "steps 1-2: products on the device, sum on the host, exact data",
+           "steps 1-2 on exact data, n from 1 to 10^6")
 {
     static const int sizes[] = {1, 2, 3, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
@@ -151,7 +152,8 @@ static void host_sum_exact(void)
     }
 }
 
-static void host_sum_random(void)
+GRADE_ITEM(host_sum_random, 6, GRADE_CORRECTNESS, 60, "1,2", "steps 1-2: random data up to 2^24 within the tolerance",
+           "steps 1-2 on random data up to n = 2^24, within the tolerance")
 {
     /* 2^24 positive terms: a float running sum loses most of the small ones
      * once it is large; a double one does not. */
@@ -173,7 +175,9 @@ static void host_sum_random(void)
 
 /* ---- block_count ---------------------------------------------------------------------- */
 
-static void block_count(void)
+GRADE_ITEM(block_count, 6, GRADE_CORRECTNESS, 30, "5", "step 5: the block count fills the device, capped by n",
+           "step 5: exactly ceil(n / B) blocks for small n; for n = 2^24, within a factor of 2 of what the "
+           "device holds at once, for every block size")
 {
     grade_side *you = grade_student(), *ref = grade_reference();
     for (int k = 0; k < BLOCK_SIZE_COUNT; k++) {
@@ -296,7 +300,11 @@ static const char *todo7_stop_hint(void)
     return text;
 }
 
-static void partials_invariant(void)
+GRADE_ITEM(partials_invariant, 12, GRADE_CORRECTNESS, 60, "3,4", "steps 3-4: each partial is the dot of exactly the elements its block owns",
+           "the grader's own invariant: every partial equals the dot of exactly the elements its block owns "
+           "(exact data; every block size; grids of 1, 3, 7 blocks and your own; every thread order on the "
+           "cpu backend; and x all 0, where every partial is exactly 0, so a value read past the end of x "
+           "and y shows)")
 {
     grade_hint_on_error(todo7_stop_hint());
     /* Small grids make the grid-stride loop go round several times. */
@@ -423,7 +431,10 @@ static void check_host_finish_exact(const vectors *v, int block_size, int blocks
     free(partials);
 }
 
-static void host_finish_exact(void)
+GRADE_ITEM(host_finish_exact, 10, GRADE_CORRECTNESS, 60, "3,4,5,6,7", "steps 3-7: exact totals for every block size, odd n and small grids",
+           "the total of steps 3-7, exact, for every block size, n = 1, n smaller than a block, n not a "
+           "multiple of it, x all 0 (the dot exactly 0) and a large n; each block adds up in a shared-memory "
+           "tree")
 {
     grade_hint_on_error(todo7_stop_hint());
     int c = 0;
@@ -447,7 +458,8 @@ static void host_finish_exact(void)
     free_vectors(&v);
 }
 
-static void host_finish_random(void)
+GRADE_ITEM(host_finish_random, 6, GRADE_CORRECTNESS, 60, "3,4,5,6,7", "steps 3-7: random data up to 2^24 within the tolerance",
+           "steps 3-7 on random data up to 2^24 (2^26 on a GPU), within the tolerance")
 {
     grade_hint_on_error(todo7_stop_hint());
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
@@ -497,8 +509,12 @@ static void require_device_finish_shape(const char *call)
 /* The invariant as dot_partials_hold must decide it: lab6_invariant_holds, in
  * lab6-shared-dot/model.h. */
 
-/* Shapes where each block owns few enough elements that a partial off by
- * one is outside the tolerance (2000 u * 9 * 400 < 1/2). */
+/* Shapes where each block owns few enough elements (at most 400, each
+ * product at most 9) that a partial off by one is outside the tolerance:
+ * DOT_TOLERANCE_C u * 9 * 400 < 1/2, which the build checks, so that a
+ * larger tolerance cannot make predicate_rejects check nothing. */
+_Static_assert(DOT_TOLERANCE_C * 9 * 400 * 0x1p-24 < 0.5,
+               "lab6.h's DOT_TOLERANCE_C is too large for predicate_shapes: take smaller blocks' shares there");
 static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128, 9}, {33, 32, 2}, {4000, 256, 13},
                                          {100, 32, 1}};
 #define PREDICATE_SHAPES ((int)(sizeof predicate_shapes / sizeof predicate_shapes[0]))
@@ -577,7 +593,8 @@ static void accepts_where_products_cancel(void)
     free_vectors(&v);
 }
 
-static void predicate_accepts(void)
+GRADE_ITEM(predicate_accepts, 4, GRADE_CORRECTNESS, 30, "6", "step 6: your invariant accepts correct partials",
+           "your `dot_partials_hold` accepts correct partials (the reference's, and exact ones rounded)")
 {
     grade_side *ref = grade_reference();
     for (int k = 0; k < PREDICATE_SHAPES; k++) {
@@ -612,7 +629,10 @@ static void offer_wrong(const vectors *v, const shape *s, const float *wrong, co
     offer_partials(v, s, wrong, what, 0);
 }
 
-static void predicate_rejects(void)
+GRADE_ITEM(predicate_rejects, 8, GRADE_CORRECTNESS, 30, "6,7", "step 6: your invariant rejects wrong partials",
+           "... and rejects wrong ones: a partial off by one, two partials swapped, partials of contiguous "
+           "chunks (another ownership rule), an element counted twice, a NaN; and `dot_host_finish` reports "
+           "partials that come back wrong (the grader spoils them on their way back)")
 {
     for (int k = 0; k < PREDICATE_SHAPES; k++) {
         const shape *s = &predicate_shapes[k];
@@ -715,7 +735,9 @@ static void require_one_float_from_device(float got, const vectors *v)
     require_floats_from_device("dot_device_finish", "the dot product it returned", &got, 1, v);
 }
 
-static void device_finish_exact(void)
+GRADE_ITEM(device_finish_exact, 10, GRADE_CORRECTNESS, 60, "8", "step 8: exact totals finished on the device, any block count",
+           "step 8, exact, every block size, block counts that are not powers of two and larger than a "
+           "block, x all 0 (the dot exactly 0), every thread order")
 {
     grade_hint_on_error(todo7_stop_hint());
     grade_side *you = grade_student();
@@ -756,7 +778,8 @@ static void device_finish_exact(void)
     }
 }
 
-static void device_finish_random(void)
+GRADE_ITEM(device_finish_random, 6, GRADE_CORRECTNESS, 60, "8", "step 8: random data up to 2^24 within the tolerance",
+           "step 8 on random data up to 2^24 (2^26 on a GPU), within the tolerance")
 {
     grade_hint_on_error(todo7_stop_hint());
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
@@ -793,7 +816,9 @@ static void call_device_finish(void *arg)
     t->result = GRADE_FN(t->side, dot_device_finish)(t->v->x, t->v->y, t->v->n, t->block_size, t->blocks);
 }
 
-static void performance(void)
+GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "8", "dot_device_finish as fast as the reference (GPU only)",
+           "GPU only: your `dot_device_finish` at n = 2^26 against the reference's, timed in the same run: "
+           "full points up to 1.2 times its time, less beyond, none past 10 times, and only when correct")
 {
     grade_side *you = grade_student(), *ref = grade_reference();
     vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
@@ -816,22 +841,9 @@ static void performance(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab6`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"host_sum_exact", "steps 1-2: products on the device, sum on the host, exact data", 6, GRADE_CORRECTNESS, 30, host_sum_exact},
-    {"host_sum_random", "steps 1-2: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, host_sum_random},
-    {"block_count", "step 5: the block count fills the device, capped by n", 6, GRADE_CORRECTNESS, 30, block_count},
-    {"partials_invariant", "steps 3-4: each partial is the dot of exactly the elements its block owns", 12, GRADE_CORRECTNESS, 60, partials_invariant},
-    {"host_finish_exact", "steps 3-7: exact totals for every block size, odd n and small grids", 10, GRADE_CORRECTNESS, 60, host_finish_exact},
-    {"host_finish_random", "steps 3-7: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, host_finish_random},
-    {"predicate_accepts", "step 6: your invariant accepts correct partials", 4, GRADE_CORRECTNESS, 30, predicate_accepts},
-    {"predicate_rejects", "step 6: your invariant rejects wrong partials", 8, GRADE_CORRECTNESS, 30, predicate_rejects},
-    {"device_finish_exact", "step 8: exact totals finished on the device, any block count", 10, GRADE_CORRECTNESS, 60, device_finish_exact},
-    {"device_finish_random", "step 8: random data up to 2^24 within the tolerance", 6, GRADE_CORRECTNESS, 60, device_finish_random},
-    {"performance", "dot_device_finish as fast as the reference (GPU only)", 16, GRADE_PERFORMANCE, 120, performance},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab6 = {6, "shared-dot", "lab6-shared-dot", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(6, "shared-dot", "lab6-shared-dot")

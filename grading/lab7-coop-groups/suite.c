@@ -29,7 +29,7 @@
  *       vector_random, grid_sync
  *   every block size, a power of two from 32 to 1024, works -> block_sync_exact, tile_shuffle_exact,
  *       cg_reduce_exact, vector_tail
- *   float results stay within the tolerance (c = 2000) -> block_sync_random, tile_shuffle_random,
+ *   float results stay within the tolerance (c = DOT_TOLERANCE_C) -> block_sync_random, tile_shuffle_random,
  *       cg_reduce_random, vector_random, grid_sync
  *   the four atomic versions make a single launch -> block_sync_exact, tile_shuffle_exact, cg_reduce_exact,
  *       vector_tail
@@ -290,12 +290,27 @@ static void random_item(enum variant which)
     }
 }
 
-static void block_sync_exact(void) { exact_item(BLOCK_SYNC); }
-static void block_sync_random(void) { random_item(BLOCK_SYNC); }
-static void tile_shuffle_exact(void) { exact_item(TILE_SHUFFLE); }
-static void tile_shuffle_random(void) { random_item(TILE_SHUFFLE); }
-static void cg_reduce_exact(void) { exact_item(CG_REDUCE); }
-static void cg_reduce_random(void) { random_item(CG_REDUCE); }
+GRADE_ITEM(block_sync_exact, 12, GRADE_CORRECTNESS, 60, "1", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule",
+           "TODO 1 through `dot_block_sync`: exact data, every block size from 32 to 1024, n = 1, n = B ± "
+           "1, 1009, 65537 and a large n, every thread order on the cpu backend; one launch filling the "
+           "device, one `atomicAdd` per block, and a shared-memory tree (counted on the cpu backend, seen in "
+           "the machine code on a GPU)")
+{ exact_item(BLOCK_SYNC); }
+GRADE_ITEM(block_sync_random, 5, GRADE_CORRECTNESS, 60, "1", "TODO 1: random data up to 2^24 within the tolerance",
+           "... random data up to 2^24 (2^26 on a GPU) within the tolerance")
+{ random_item(BLOCK_SYNC); }
+GRADE_ITEM(tile_shuffle_exact, 12, GRADE_CORRECTNESS, 60, "2,4", "TODOs 2, 4: warps with tile shuffles, exact for every block size and schedule",
+           "TODOs 2 and 4 through `dot_tile_shuffle`, as above, the warps adding up with shuffles")
+{ exact_item(TILE_SHUFFLE); }
+GRADE_ITEM(tile_shuffle_random, 5, GRADE_CORRECTNESS, 60, "2,4", "TODOs 2, 4: random data up to 2^24 within the tolerance",
+           "... random data")
+{ random_item(TILE_SHUFFLE); }
+GRADE_ITEM(cg_reduce_exact, 9, GRADE_CORRECTNESS, 60, "3,4", "TODOs 3, 4: warps with cg::reduce, exact for every block size and schedule",
+           "TODOs 3 and 4 through `dot_cg_reduce`, as above")
+{ exact_item(CG_REDUCE); }
+GRADE_ITEM(cg_reduce_random, 5, GRADE_CORRECTNESS, 60, "3,4", "TODOs 3, 4: random data up to 2^24 within the tolerance",
+           "... random data")
+{ random_item(CG_REDUCE); }
 
 /* ---- vector_tail, vector_random ---------------------------------------------------------- */
 
@@ -408,7 +423,11 @@ static void check_vector_precision(int block_size)
     free_vectors(&v);
 }
 
-static void vector_tail(void)
+GRADE_ITEM(vector_tail, 12, GRADE_CORRECTNESS, 60, "5", "TODO 5: float4 loads exact for n % 4 != 0 and starts 0-3 floats past a boundary",
+           "TODO 5 through `dot_vectorized`: exact data, n = 1 to 9, 31, 33, 1001, 4099, 65539, 10007 and a "
+           "large n, each starting 0, 1, 2 and 3 floats past a 16-byte boundary, and n = 1001 with x all 0 "
+           "(the dot exactly 0, so a float read past the end of x and y shows); 16-byte loads in the "
+           "kernel's machine code (GPU); and a thread's 2^24, 1 and 1 add up to 2^24 + 2, as in a double")
 {
     static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 33, 1001, 4099, 65539};
     static const int blocks[] = {32, 256};
@@ -439,7 +458,8 @@ static void vector_tail(void)
     check_vector_precision(256);
 }
 
-static void vector_random(void)
+GRADE_ITEM(vector_random, 8, GRADE_CORRECTNESS, 60, "5", "TODO 5: random data up to 2^24 within the tolerance",
+           "... random data up to 2^24 (2^26 on a GPU) within the tolerance")
 {
     static const int cpu_sizes[] = {1001, 65539, (1 << 24) - 1};
     static const int gpu_sizes[] = {1001, (1 << 24) - 1, (1 << 26) + 3};
@@ -477,7 +497,10 @@ static const kit_launch *grid_launch(grade_side *side, const char *who, int n, i
     return l;
 }
 
-static void grid_sync(void)
+GRADE_ITEM(grid_sync, 6, GRADE_CORRECTNESS, 60, "6", "TODO 6 (going further): one cooperative launch with this_grid().sync()",
+           "going further, TODO 6: exact and random results, one launch recorded as cooperative, a grid at "
+           "least half of what the device holds at once. Skipped (no points either way) while TODO 6 still "
+           "says \"not implemented\"")
 {
     grade_side *you = grade_student(), *ref = grade_reference();
     vectors first = exact_vectors(1009, grade_seed_for(0));
@@ -549,7 +572,9 @@ static void call_vectorized(void *arg)
     t->result = GRADE_FN(t->side, dot_vectorized)(t->v->x, t->v->y, t->v->n, t->block_size, t->offset);
 }
 
-static void performance(void)
+GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "5", "dot_vectorized as fast as the reference (GPU only)",
+           "GPU only: `dot_vectorized` at n = 2^26 against the reference, timed in the same run: full points "
+           "up to 1.2 times its time, less beyond, none past 10 times, only when correct")
 {
     grade_side *you = grade_student(), *ref = grade_reference();
     vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
@@ -569,21 +594,9 @@ static void performance(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("1000 1"); }
+GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab7`'s program")
+{ grade_sanitize("1000 1"); }
 
-static const grade_item items[] = {
-    {"block_sync_exact", "TODO 1: thread_block tree, exact for every block size, odd n, every schedule", 12, GRADE_CORRECTNESS, 60, block_sync_exact},
-    {"block_sync_random", "TODO 1: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, block_sync_random},
-    {"tile_shuffle_exact", "TODOs 2, 4: warps with tile shuffles, exact for every block size and schedule", 12, GRADE_CORRECTNESS, 60, tile_shuffle_exact},
-    {"tile_shuffle_random", "TODOs 2, 4: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, tile_shuffle_random},
-    {"cg_reduce_exact", "TODOs 3, 4: warps with cg::reduce, exact for every block size and schedule", 9, GRADE_CORRECTNESS, 60, cg_reduce_exact},
-    {"cg_reduce_random", "TODOs 3, 4: random data up to 2^24 within the tolerance", 5, GRADE_CORRECTNESS, 60, cg_reduce_random},
-    {"vector_tail", "TODO 5: float4 loads exact for n % 4 != 0 and starts 0-3 floats past a boundary", 12, GRADE_CORRECTNESS, 60, vector_tail},
-    {"vector_random", "TODO 5: random data up to 2^24 within the tolerance", 8, GRADE_CORRECTNESS, 60, vector_random},
-    {"grid_sync", "TODO 6 (going further): one cooperative launch with this_grid().sync()", 6, GRADE_CORRECTNESS, 60, grid_sync},
-    {"performance", "dot_vectorized as fast as the reference (GPU only)", 16, GRADE_PERFORMANCE, 120, performance},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 10, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab7 = {7, "coop-groups", "lab7-coop-groups", items, (int)(sizeof items / sizeof items[0])};
+GRADE_LAB(7, "coop-groups", "lab7-coop-groups")

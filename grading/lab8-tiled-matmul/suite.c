@@ -295,41 +295,22 @@ static void run_shapes(const shape *shapes, int count, int first_case, int exact
     }
 }
 
-static void tiled_exact(void)
+GRADE_ITEM(tiled_exact, 14, GRADE_CORRECTNESS, 60, "1,2,3,5", "tiled product exact on small-integer data, several shapes",
+           "`C` exactly right on small-integer data, shapes that are multiples of the tile (tiles 1 to 32, "
+           "not only square), in every thread order on the cpu backend")
 {
     run_shapes(exact_shapes, COUNT(exact_shapes), 0, 1);
     if (grade_on_gpu())
         run_shapes(exact_shapes_gpu, COUNT(exact_shapes_gpu), 100, 1);
 }
 
-static void tiled_random(void)
+GRADE_ITEM(tiled_random, 14, GRADE_CORRECTNESS, 60, "1,2,3,5", "tiled product within c k u sum|a b| (c = 2) on random data, shapes not square",
+           "`C` within 2 k u times the sum of the absolute terms of each element (see \"FMA and tolerances\") "
+           "on random data, several non-square shapes, every thread order")
 {
     run_shapes(random_shapes, COUNT(random_shapes), 200, 0);
     if (grade_on_gpu())
         run_shapes(random_shapes_gpu, COUNT(random_shapes_gpu), 300, 0);
-}
-
-/* ---- tiled_any_size (going further) ------------------------------------------------ */
-
-static void tiled_any_size(void)
-{
-    /* Going further: skipped until the student says it is done (TODO 10
-     * no longer calls kit_not_implemented), so that it neither adds nor
-     * costs points before that. */
-    grade_side *you = grade_student();
-    float one = 1.0f, out = 0.0f;
-    GRADE_FN(you, matmul_tiled)(&one, &one, &out, 1, 1, 1, 2);
-    const char *todo = grade_todo_pending(you);
-    if (todo && strcmp(todo, "TODO 10") == 0)
-        grade_skip("going further (TODO 10) not attempted: it neither adds nor costs points");
-    static const shape shapes[] = {
-        {16, 1, 1, 1}, {16, 17, 33, 5}, {32, 31, 7, 45}, {8, 13, 97, 3},
-        {4, 1, 19, 2}, {16, 100, 1, 37}, {32, 33, 33, 33}, {2, 3, 3, 3},
-    };
-    static const shape gpu_shapes[] = {{32, 1000, 999, 1001}, {16, 4099, 7, 3}};
-    run_shapes(shapes, COUNT(shapes), 400, 0);
-    if (grade_on_gpu())
-        run_shapes(gpu_shapes, COUNT(gpu_shapes), 500, 0);
 }
 
 /* ---- tiled_launch ---------------------------------------------------------------------- */
@@ -350,7 +331,9 @@ static void require_tile_in_constant(grade_side *you, int t)
                "with cudaMemcpyToSymbol(tile_side, &tile, sizeof tile) (TODO 5)", t);
 }
 
-static void tiled_launch(void)
+GRADE_ITEM(tiled_launch, 10, GRADE_CORRECTNESS, 30, "4,5", "one launch, tile x tile threads per block, the shared memory of two tiles",
+           "one launch per call, `tile * tile` threads per block, at least the shared memory of two tiles "
+           "and exactly `matmul_shared_bytes(tile * tile)`, no more blocks than tiles of `C`")
 {
     grade_side *you = grade_student();
     for (int t = 32; t >= 1; t /= 2) {
@@ -400,9 +383,35 @@ static void tiled_launch(void)
     }
 }
 
+/* ---- tiled_any_size (going further) ------------------------------------------------ */
+
+GRADE_ITEM(tiled_any_size, 5, GRADE_CORRECTNESS, 60, "10", "going further: any sizes (1, primes, smaller than a tile)",
+           "going further, TODO 10: sides that are not multiples of the tile (1, primes, smaller than one "
+           "tile). Skipped (no points either way) while TODO 10 still says \"not implemented\"")
+{
+    /* Going further: skipped until the student says it is done (TODO 10
+     * no longer calls kit_not_implemented), so that it neither adds nor
+     * costs points before that. */
+    grade_side *you = grade_student();
+    float one = 1.0f, out = 0.0f;
+    GRADE_FN(you, matmul_tiled)(&one, &one, &out, 1, 1, 1, 2);
+    const char *todo = grade_todo_pending(you);
+    if (todo && strcmp(todo, "TODO 10") == 0)
+        grade_skip("going further (TODO 10) not attempted: it neither adds nor costs points");
+    static const shape shapes[] = {
+        {16, 1, 1, 1}, {16, 17, 33, 5}, {32, 31, 7, 45}, {8, 13, 97, 3},
+        {4, 1, 19, 2}, {16, 100, 1, 37}, {32, 33, 33, 33}, {2, 3, 3, 3},
+    };
+    static const shape gpu_shapes[] = {{32, 1000, 999, 1001}, {16, 4099, 7, 3}};
+    run_shapes(shapes, COUNT(shapes), 400, 0);
+    if (grade_on_gpu())
+        run_shapes(gpu_shapes, COUNT(gpu_shapes), 500, 0);
+}
+
 /* ---- shared_bytes ---------------------------------------------------------------------- */
 
-static void shared_bytes(void)
+GRADE_ITEM(shared_bytes, 5, GRADE_CORRECTNESS, 30, "4", "matmul_shared_bytes for every block size from 1 to 1024",
+           "`matmul_shared_bytes(x)` for every `x` from 1 to 1024")
 {
     size_t (*yours)(int) = GRADE_FN(grade_student(), matmul_shared_bytes);
     for (int threads = 1024; threads >= 1; threads--) {
@@ -450,7 +459,9 @@ static int warps_per_sm(void)
 
 static int same_value(double x, double y) { return fabs(x - y) <= 1e-9; }
 
-static void occupancy_formula(void)
+GRADE_ITEM(occupancy_formula, 9, GRADE_CORRECTNESS, 30, "6", "occupancy_from_blocks against this device's limits",
+           "`occupancy_from_blocks` against this device's limits, block sizes that are and are not whole "
+           "warps")
 {
     on_other_device();
     static const int block_sizes[] = {256, 1024, 128, 64, 32, 16, 1, 31, 33, 96, 100, 200, 384, 512, 640, 1000};
@@ -498,7 +509,9 @@ static int same_registers(void)
     return yours == reference;
 }
 
-static void occupancy(void)
+GRADE_ITEM(occupancy, 9, GRADE_CORRECTNESS, 30, "7", "matmul_occupancy against the occupancy API on this device",
+           "`matmul_occupancy(t)` for `t` = 1 to 32 equals what the occupancy API gives on this device (the "
+           "emulated device on the cpu backend)")
 {
     on_other_device();
     double (*yours)(int) = GRADE_FN(grade_student(), matmul_occupancy);
@@ -532,7 +545,8 @@ static void occupancy(void)
 
 /* The rule itself (lab8_rule) is in lab8-tiled-matmul/model.h. */
 
-static void block_size_rule(void)
+GRADE_ITEM(block_size_rule, 5, GRADE_CORRECTNESS, 30, "8", "tile_for_block_size: the largest power of four not above the block size",
+           "`tile_for_block_size(x)` for every `x` from 0 to 1024")
 {
     int (*yours)(int) = GRADE_FN(grade_student(), tile_for_block_size);
     for (int threads = 0; threads <= 1024; threads++) {
@@ -551,7 +565,8 @@ static void block_size_rule(void)
     }
 }
 
-static void choose_tile(void)
+GRADE_ITEM(choose_tile, 5, GRADE_CORRECTNESS, 30, "9", "matmul_choose_tile follows cudaOccupancyMaxPotentialBlockSizeVariableSMem",
+           "`matmul_choose_tile()` equals the rule applied to the API's suggestion on this device")
 {
     on_other_device();
     int got = GRADE_FN(grade_student(), matmul_choose_tile)();
@@ -590,7 +605,11 @@ static void run_timed(void *arg)
         GRADE_FN(t->side, matmul_naive)(t->a, t->b, t->c, t->n, t->n, t->n);
 }
 
-static void tiled_speedup(void)
+GRADE_ITEM(tiled_speedup, 19, GRADE_PERFORMANCE, 120, "1,2,3,5", "tiled faster than naive by the reference's margin, near its time (GPU)",
+           "GPU only: at `n = 4096`, with the tile the reference chooses, your tiled kernel faster than your "
+           "naive one by at least the reference's speed-up less 20% (the bar is never above 1.5 times), and "
+           "full points up to 1.2 times the reference's time, all timed in the same run; the reference's "
+           "kernel is the steps' loop, nothing more; the feedback gives the three times and the GPU's name")
 {
     if (!grade_on_gpu())
         grade_skip_elsewhere("timing means nothing on the cpu backend");
@@ -655,28 +674,9 @@ static void tiled_speedup(void)
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-static void sanitizer(void) { grade_sanitize("64 1 16"); }
+GRADE_ITEM(sanitizer, 5, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
+           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
+           "nothing in a small run of `make lab8`'s program")
+{ grade_sanitize("64 1 16"); }
 
-static const grade_item items[] = {
-    {"tiled_exact", "tiled product exact on small-integer data, several shapes", 14, GRADE_CORRECTNESS, 60, tiled_exact},
-    {"tiled_random", "tiled product within c k u sum|a b| (c = 2) on random data, shapes not square", 14,
-     GRADE_CORRECTNESS, 60, tiled_random},
-    {"tiled_launch", "one launch, tile x tile threads per block, the shared memory of two tiles", 10, GRADE_CORRECTNESS,
-     30, tiled_launch},
-    {"tiled_any_size", "going further: any sizes (1, primes, smaller than a tile)", 5, GRADE_CORRECTNESS, 60,
-     tiled_any_size},
-    {"shared_bytes", "matmul_shared_bytes for every block size from 1 to 1024", 5, GRADE_CORRECTNESS, 30, shared_bytes},
-    {"occupancy_formula", "occupancy_from_blocks against this device's limits", 9, GRADE_CORRECTNESS, 30,
-     occupancy_formula},
-    {"occupancy", "matmul_occupancy against the occupancy API on this device", 9, GRADE_CORRECTNESS, 30, occupancy},
-    {"block_size_rule", "tile_for_block_size: the largest power of four not above the block size", 5, GRADE_CORRECTNESS,
-     30, block_size_rule},
-    {"choose_tile", "matmul_choose_tile follows cudaOccupancyMaxPotentialBlockSizeVariableSMem", 5, GRADE_CORRECTNESS,
-     30, choose_tile},
-    {"tiled_speedup", "tiled faster than naive by the reference's margin, near its time (GPU)", 19, GRADE_PERFORMANCE, 120,
-     tiled_speedup},
-    {"sanitizer", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)", 5, GRADE_SANITIZER,
-     300, sanitizer},
-};
-
-const grade_lab grade_lab8 = {8, "tiled-matmul", "lab8-tiled-matmul", items, COUNT(items)};
+GRADE_LAB(8, "tiled-matmul", "lab8-tiled-matmul")

@@ -32,7 +32,7 @@ if [ -f "$hidden" ]; then
     cp "$hidden" "$dest/grading/$lab/suite.c" || exit 2
     # Its items that the public suite lacks are the hidden ones: Gradescope
     # shows them once grades are published.
-    item_names() { perl -ne 'print "$1\n" while /\{\s*"([A-Za-z0-9_]+)",\s*"/g' "$1" | sort -u; }
+    item_names() { perl -ne 'print "$1\n" while /\bGRADE_ITEM\(\s*([A-Za-z0-9_]+),/g' "$1" | sort -u; }
     item_names "grading/$lab/suite.c" > "$dest/grading/$lab/public-items"
     item_names "$hidden" | grep -v -x -F -f "$dest/grading/$lab/public-items" > "$dest/grading/$lab/hidden-items"
     rm -f "$dest/grading/$lab/public-items"
