@@ -42,6 +42,11 @@ kit_dot_vectors kit_dot_vectors_make(int n, int small, unsigned long long seed);
 const char *kit_dot_vectors_words(const kit_dot_vectors *v); /* what they hold, in words */
 void kit_dot_vectors_free(kit_dot_vectors *v);
 
+/* ---- The device ------------------------------------------------------------------
+ * Its memory's peak bandwidth in GB/s, from its memory clock and bus width
+ * (double data rate), or 0 when it does not say (kit_cuda.cu). */
+double kit_device_peak_gbs(void);
+
 /* ---- The end of a run ------------------------------------------------------- */
 /* "reminder: TODO n is not done yet; see handouts/HANDOUT.md" when a TODO is
  * still pending (kit_todo_pending), nothing otherwise. */

@@ -73,7 +73,7 @@ static void print_bandwidth(int n, double kernel_ms)
 {
     if (kit_on_gpu() && kernel_ms > 0) {
         double gbs = 2.0 * n * sizeof(float) / (kernel_ms * 1e6);
-        double peak = dot_peak_bandwidth_gbs();
+        double peak = kit_device_peak_gbs();
         printf("\ndevice finish: %.0f GB/s read", gbs);
         if (peak > 0)
             printf(", %.0f%% of the device's %.0f GB/s", 100.0 * gbs / peak, peak);

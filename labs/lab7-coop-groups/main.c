@@ -101,7 +101,7 @@ static void run_variant(const variant *f, const kit_dot_vectors *v, int block_si
 /* Runs every variant, prints the results table; 1 when all are right. */
 static int run_variants(const kit_dot_vectors *v, int block_size, int offset)
 {
-    outcome out = {1, 0, kit_on_gpu() ? dot_peak_bandwidth_gbs() : 0};
+    outcome out = {1, 0, kit_on_gpu() ? kit_device_peak_gbs() : 0};
     printf("\n  %-18s %-11s %16s  %12s  %-5s  %10s  %s\n", "", "", "result", "error", "", "kernel", "bandwidth");
     printf("  %-18s %-11s %16.8g\n", "exact (double)", "", v->exact);
     kit_set_timing(1);
