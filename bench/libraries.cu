@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "kit_program.h"
 
 #define CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
 static void check_cublas(cublasStatus_t status, const char *what, const char *file, int line)
@@ -29,14 +30,7 @@ extern "C" void *bench_host_alloc(size_t bytes)
 
 extern "C" void bench_host_free(void *p) { CHECK(cudaFreeHost(p)); }
 
-extern "C" float *bench_device_copy(const float *host, size_t n)
-{
-    float *device = NULL;
-    CHECK(cudaMalloc(&device, n * sizeof(float)));
-    if (host)
-        CHECK(cudaMemcpy(device, host, n * sizeof(float), cudaMemcpyHostToDevice));
-    return device;
-}
+extern "C" float *bench_device_copy(const float *host, size_t n) { return kit_device_floats(host, n); }
 
 extern "C" void bench_device_poison(float *device, size_t n)
 {

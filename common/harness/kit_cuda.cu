@@ -2,6 +2,7 @@
  * Checked calls and launches, event timing, snapshots and the device. */
 #define KIT_HARNESS_SOURCE /* cudaMemcpy here is CUDA's own */
 #include "kit_internal.h"
+#include "kit_program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,16 @@ extern "C" double kit_device_peak_gbs(void)
         || cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
         return 0;
     return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9; /* double data rate */
+}
+
+extern "C" float *kit_device_floats(const float *host, size_t count)
+{
+    size_t bytes = count * sizeof(float);
+    float *device = NULL;
+    CHECK(cudaMalloc(&device, bytes));
+    if (host)
+        CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+    return device;
 }
 
 extern "C" int kit_device_multiprocessors(void)

@@ -1,12 +1,19 @@
-/* kit_program.h: what the labs' fixed programs (labs/<lab>/main.c) share:
- * reading their arguments, the vectors of the dot-product labs and the
- * reminder they end with.  A student need not read it: kit.h is the
- * student's header, this one only keeps the programs short and alike.
- * Plain C; the functions are in kit.c, which every program links. */
+/* kit_program.h: what the kit's own programs share: the labs' fixed
+ * programs (labs/<lab>/main.c) read their arguments, make the vectors of
+ * the dot-product labs and end with a reminder through it; they, the bench
+ * programs (bench/, grading/<lab>/bench.c) and the going-further versions
+ * of solutions/ ask it about the device.  A student need not read it:
+ * kit.h is the student's header, this one only keeps the programs short
+ * and alike.  The functions are in kit.c, the device's in kit_cuda.cu;
+ * every program links both. */
 #ifndef KIT_PROGRAM_H
 #define KIT_PROGRAM_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- Arguments ------------------------------------------------------------- */
 /* argv[i] as a whole number (decimal), or fallback when there is no argv[i]. */
@@ -46,10 +53,16 @@ void kit_dot_vectors_free(kit_dot_vectors *v);
  * Its memory's peak bandwidth in GB/s, from its memory clock and bus width
  * (double data rate), or 0 when it does not say (kit_cuda.cu). */
 double kit_device_peak_gbs(void);
+/* A new device array of count floats, a copy of host's unless host is NULL
+ * (a failed CUDA call ends the program, as CHECK does). */
+float *kit_device_floats(const float *host, size_t count);
 
 /* ---- The end of a run ------------------------------------------------------- */
 /* "reminder: TODO n is not done yet; see handouts/HANDOUT.md" when a TODO is
  * still pending (kit_todo_pending), nothing otherwise. */
 void kit_print_reminder(const char *handout);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* KIT_PROGRAM_H */
