@@ -46,9 +46,11 @@ CC := gcc
 CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIC -Icommon/harness
 # The harness's headers: a student's code compiles with kit.h and
 # kit_hooks.h (a submission's build has only these, common/grading/build.c);
-# kit_internal.h is the harness's, the runner's and the grader's own.
+# kit_internal.h is the harness's, the runner's and the grader's own;
+# kit_program.h is the labs' fixed programs' (main.c) and the bench programs'.
 KIT_PUBLIC_HEADERS := common/harness/kit.h common/harness/kit_hooks.h
-KIT_HEADERS := $(KIT_PUBLIC_HEADERS) common/harness/kit_internal.h
+KIT_PROGRAM_HEADER := common/harness/kit_program.h
+KIT_HEADERS := $(KIT_PUBLIC_HEADERS) common/harness/kit_internal.h $(KIT_PROGRAM_HEADER)
 
 # ---- The two backends -------------------------------------------------------------
 # Each defines: cu_compile (src, obj, extra flags), so_link (out, objs),
@@ -136,7 +138,7 @@ $(B)/$1/reference/%.o: labs/$1/%.cu $$($1_HEADERS) $$(BACKEND_DEPS)
 	@mkdir -p $$(@D)
 	$$(call cu_compile,$$<,$$@,$$($1_INCLUDES))
 endif
-$(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS) | $$(FRONT_CHECK)
+$(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS) $(KIT_PROGRAM_HEADER) | $$(FRONT_CHECK)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Ilabs/$1 -c $$< -o $$@
 

@@ -233,6 +233,35 @@ void bench_model_row(const bench_options *o, const char *version, long size, dou
 
 /* ---- Checks ---------------------------------------------------------------------------- */
 
+void bench_library_rows(const bench_options *o, const char *version, long size, double work,
+                        const bench_result *warm, const bench_result *cold)
+{
+    char cold_version[200];
+    snprintf(cold_version, sizeof cold_version, "%s (inputs not in L2)", version);
+    bench_row(o, "library", version, size, work, "GB/s", NULL, warm);
+    bench_row(o, "library-cold", cold_version, size, work, "GB/s", NULL, cold);
+}
+
+int bench_present(const bench_options *o, const void *fn, const char *version, long size)
+{
+    if (!fn)
+        bench_skip_row(o, o->who, version, size, "no such entry point in the shared object");
+    return fn != NULL;
+}
+
+double bench_sum_once(void *context, char *note)
+{
+    bench_sum_run *r = context;
+    bench_lab_start(r->lab);
+    int got = r->sum(r->a, r->n);
+    double ms = bench_lab_elapsed(r->lab, note);
+    if (ms >= 0 && got != r->exact) {
+        snprintf(note, 200, "wrong: %d but the sum is %lld", got, r->exact);
+        return -1;
+    }
+    return ms;
+}
+
 int bench_check_sum(double got, double exact, double abs_sum, double c, char *note)
 {
     if (kit_within_tolerance(got, exact, abs_sum, c))

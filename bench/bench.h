@@ -104,9 +104,27 @@ void bench_row(const bench_options *options, const char *side, const char *versi
 /* A row for something that could not be measured at all (missing entry point). */
 void bench_skip_row(const bench_options *options, const char *side, const char *version, long size,
                     const char *why);
+/* The library's two rows (GB/s): "library", its inputs just uploaded as a
+ * lab's are (warm), and "library-cold", from device memory not in L2. */
+void bench_library_rows(const bench_options *options, const char *version, long size, double work,
+                        const bench_result *warm, const bench_result *cold);
+/* 1 when fn (an entry point looked up with bench_symbol) is there; else
+ * writes the skipped row that says it is missing, and returns 0. */
+int bench_present(const bench_options *options, const void *fn, const char *version, long size);
 /* A row computed, not measured: a floor (side "floor", check "model"). */
 void bench_model_row(const bench_options *options, const char *version, long size, double ms, double work,
                      const char *unit, const char *note);
+
+/* ---- A sum of ints (labs 3 and 4) ------------------------------------------- */
+typedef struct {
+    bench_lab *lab;
+    int (*sum)(const int *a, int n);
+    const int *a;
+    int n;
+    long long exact;
+} bench_sum_run;
+/* One run of r->sum (a bench_run_fn over a bench_sum_run): wrong unless exact. */
+double bench_sum_once(void *context, char *note);
 
 /* ---- Checks ------------------------------------------------------------------ */
 /* The tolerance policy (kit.h), with the error in units for the note. */

@@ -6,6 +6,8 @@
  * algorithm costs however little it does. */
 #include "libraries.h"
 
+#include <stdio.h>
+
 double bench_ceiling(const bench_options *o)
 {
     double best = 0;
@@ -25,4 +27,26 @@ double bench_launch_cost(const bench_options *o)
     bench_result r = lib_empty_launch(&o->plan);
     bench_row(o, "ceiling", "one launch of an empty kernel (LAUNCH)", 0, 0, "-", NULL, &r);
     return r.ok ? r.median_ms : 0;
+}
+
+bench_floor bench_floor_costs(const bench_options *o)
+{
+    bench_floor floor = {0, 0};
+    if (o->reference) {
+        floor.ceiling_gbs = bench_ceiling(o);
+        floor.launch_ms = bench_launch_cost(o);
+    }
+    return floor;
+}
+
+void bench_floor_row(const bench_options *o, const bench_floor *floor, const char *version, long size,
+                     double moved_bytes, const char *what_moved, int launches, double work)
+{
+    if (!(floor->ceiling_gbs > 0))
+        return;
+    char note[200];
+    snprintf(note, sizeof note, "%.1f MB %s at %.0f GB/s + %d launches of %.1f us", moved_bytes / 1e6, what_moved,
+             floor->ceiling_gbs, launches, floor->launch_ms * 1e3);
+    bench_model_row(o, version, size, moved_bytes / (floor->ceiling_gbs * 1e6) + launches * floor->launch_ms, work,
+                    "GB/s", note);
 }

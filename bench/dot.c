@@ -1,6 +1,8 @@
 /* dot.c: the inputs and library rows of the dot-product benches (dot.h). */
 #include "dot.h"
 
+#include <stdlib.h>
+
 #include "kit.h"
 #include "libraries.h"
 
@@ -20,8 +22,43 @@ void bench_dot_library_rows(const bench_options *options, const float *x, const 
                             double abs_sum)
 {
     double bytes = 8.0 * n; /* x and y, read once */
-    bench_result r = lib_dot(x, y, (size_t)n, 1, exact, abs_sum, &options->plan);
-    bench_row(options, "library", "cuBLAS Sdot", n, bytes, "GB/s", NULL, &r);
-    r = lib_dot(x, y, (size_t)n, 0, exact, abs_sum, &options->plan);
-    bench_row(options, "library-cold", "cuBLAS Sdot (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
+    bench_result warm = lib_dot(x, y, (size_t)n, 1, exact, abs_sum, &options->plan);
+    bench_result cold = lib_dot(x, y, (size_t)n, 0, exact, abs_sum, &options->plan);
+    bench_library_rows(options, "cuBLAS Sdot", n, bytes, &warm, &cold);
+}
+
+bench_dot_vectors bench_dot_start(const bench_options *options)
+{
+    if (options->reference)
+        bench_ceiling(options);
+    size_t largest = (size_t)options->sizes[options->size_count - 1];
+    bench_dot_vectors v = {bench_host_alloc(largest * sizeof(float)), bench_host_alloc(largest * sizeof(float)), 0, 0};
+    return v;
+}
+
+void bench_dot_size(const bench_options *options, bench_dot_vectors *v, long n)
+{
+    bench_dot_inputs(v->x, v->y, n, &v->exact, &v->abs_sum);
+    if (options->reference)
+        bench_dot_library_rows(options, v->x, v->y, n, v->exact, v->abs_sum);
+}
+
+void bench_dot_end(bench_dot_vectors *v)
+{
+    bench_host_free(v->x);
+    bench_host_free(v->y);
+}
+
+double bench_dot_checked(bench_lab *lab, float got, const bench_dot_vectors *v, double c, char *note)
+{
+    double ms = bench_lab_elapsed(lab, note);
+    if (ms < 0)
+        return ms;
+    return bench_check_sum(got, v->exact, v->abs_sum, c, note) ? ms : -1;
+}
+
+int bench_dot_block_size(void)
+{
+    const char *text = getenv("BENCH_BLOCK");
+    return text && atoi(text) >= 32 ? atoi(text) : 256;
 }

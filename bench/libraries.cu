@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "kit_program.h"
 
 #define CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
 static void check_cublas(cublasStatus_t status, const char *what, const char *file, int line)
@@ -29,13 +30,7 @@ extern "C" void *bench_host_alloc(size_t bytes)
 
 extern "C" void bench_host_free(void *p) { CHECK(cudaFreeHost(p)); }
 
-extern "C" float *bench_device_copy(const float *host, size_t n)
-{
-    float *device = NULL;
-    CHECK(cudaMalloc(&device, n * sizeof(float)));
-    CHECK(cudaMemcpy(device, host, n * sizeof(float), cudaMemcpyHostToDevice));
-    return device;
-}
+extern "C" float *bench_device_copy(const float *host, size_t n) { return kit_device_floats(host, n); }
 
 extern "C" void bench_device_poison(float *device, size_t n)
 {
@@ -419,18 +414,10 @@ static double sgemm_once(void *context, char *note)
     return bench_check_matrix(r->c, r->expected, r->bound, r->m, r->n, note) ? ms : -1;
 }
 
-static float *upload(const float *host, size_t count)
-{
-    float *device = NULL;
-    CHECK(cudaMalloc(&device, count * sizeof(float)));
-    if (host)
-        CHECK(cudaMemcpy(device, host, count * sizeof(float), cudaMemcpyHostToDevice));
-    return device;
-}
-
 extern "C" void lib_sgemm_once(const float *a, const float *b, float *c, int m, int k, int n)
 {
-    float *d_a = upload(a, (size_t)m * k), *d_b = upload(b, (size_t)k * n), *d_c = upload(NULL, (size_t)m * n);
+    float *d_a = bench_device_copy(a, (size_t)m * k), *d_b = bench_device_copy(b, (size_t)k * n);
+    float *d_c = bench_device_copy(NULL, (size_t)m * n);
     sgemm(d_a, d_b, d_c, m, k, n);
     CHECK(cudaMemcpy(c, d_c, (size_t)m * n * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK(cudaFree(d_a));
@@ -444,9 +431,9 @@ extern "C" bench_result lib_sgemm(const float *a, const float *b, int m, int k, 
                                   const float *bound, const bench_plan *plan)
 {
     sgemm_run r;
-    r.d_a = upload(a, (size_t)m * k);
-    r.d_b = upload(b, (size_t)k * n);
-    r.d_c = upload(NULL, (size_t)m * n);
+    r.d_a = bench_device_copy(a, (size_t)m * k);
+    r.d_b = bench_device_copy(b, (size_t)k * n);
+    r.d_c = bench_device_copy(NULL, (size_t)m * n);
     r.c = (float *)bench_host_alloc((size_t)m * n * sizeof(float));
     r.m = m, r.k = k, r.n = n, r.expected = expected, r.bound = bound;
     bench_result result = bench_repeat(plan, sgemm_once, &r);

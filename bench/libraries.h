@@ -25,7 +25,8 @@ void bench_host_free(void *p);
 long bench_l2_bytes(void);
 
 /* Device arrays for the rows that time a kernel alone: a copy of n host
- * floats; NaN in every element; n floats back to the host; free. */
+ * floats (none copied when host is NULL); NaN in every element; n floats
+ * back to the host; free. */
 float *bench_device_copy(const float *host, size_t n);
 void bench_device_poison(float *device, size_t n);
 void bench_device_download(float *host, const float *device, size_t n);
@@ -51,6 +52,18 @@ double bench_ceiling(const bench_options *options);
 void bench_write_back_l2(void);
 double bench_launch_cost(const bench_options *options);
 int bench_sm_count(void);
+
+/* The floor of an algorithm of one launch per round (labs 3 to 5): the
+ * bytes its rounds must move at the streaming ceiling plus the cost of its
+ * launches.  bench_floor_costs measures both on the reference side (0, 0
+ * on the student's); bench_floor_row writes the model row (none when the
+ * ceiling is unknown), its note saying "MB <what_moved> at ... + launches". */
+typedef struct {
+    double ceiling_gbs, launch_ms;
+} bench_floor;
+bench_floor bench_floor_costs(const bench_options *options);
+void bench_floor_row(const bench_options *options, const bench_floor *floor, const char *version, long size,
+                     double moved_bytes, const char *what_moved, int launches, double work);
 
 /* CUB DeviceReduce::Sum and ::Max, cuBLAS Sdot. */
 bench_result lib_sum_ints(const int *x, size_t n, int warm, long long exact, const bench_plan *plan);

@@ -21,7 +21,7 @@ $(BENCH_DIR)/obj/libraries.o: bench/libraries.cu $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(ARCH) -O3 -std=c++17 -Icommon/harness -Ibench -c $< -o $@
 # The compiler's resource report of each (registers, spills) lands beside its object.
-$(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu $(KIT_PUBLIC_HEADERS)
+$(BENCH_DIR)/obj/beyond/%.o: solutions/%.cu $(KIT_PUBLIC_HEADERS) $(KIT_PROGRAM_HEADER)
 	@mkdir -p $(@D)
 	$(NVCC) $(ARCH) -O3 -std=c++17 -lineinfo -Xptxas -v -Icommon/harness -c $< -o $@ > $(@:.o=.ptxas.txt) 2>&1 \
 	    || { cat $(@:.o=.ptxas.txt); exit 1; }

@@ -286,12 +286,7 @@ compiled_only() {
 }
 
 # ---- 1. the files ----------------------------------------------------------------------
-if [ -d .git ] && command -v git >/dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
-else
-    files=$(find . -type f | sed 's|^\./||')
-fi
-echo "$files" | while IFS= read -r f; do
+sh tools/kit-files.sh | while IFS= read -r f; do
     [ -f "$f" ] || continue
     excluded "$f" && continue
     not_released "$f" && continue
@@ -316,23 +311,35 @@ strip_prebuilt() {
     *) strip --strip-debug --discard-all "$1" ;;
     esac || die "strip failed on $1"
 }
+# build_prebuilt BACKEND BUILD_DIR [VARIABLE=VALUE...]: for every lab with a
+# solution, its reference runner and the objects of its compiled-only given
+# files, built by make (BACKEND=BACKEND B=BUILD_DIR and the variables) and
+# copied, stripped, into the stage's prebuilt/BACKEND/<lab>/.
+build_prebuilt() {
+    backend=$1 build=$2
+    shift 2
+    for lab in $labs; do
+        [ -d "solutions/$lab" ] || continue
+        make -s --no-print-directory BACKEND="$backend" B="$build" "$@" "$build/$lab/reference-runner" \
+            >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; die "the $backend reference of $lab did not build"; }
+        mkdir -p "$stage/prebuilt/$backend/$lab"
+        cp "$build/$lab/reference-runner" "$stage/prebuilt/$backend/$lab/reference-runner"
+        strip_prebuilt "$stage/prebuilt/$backend/$lab/reference-runner"
+        for f in labs/"$lab"/*.cu; do
+            compiled_only "$f" || continue
+            object="$build/$lab/student/$(basename "$f" .cu).o"
+            make -s --no-print-directory BACKEND="$backend" B="$build" "$@" "$object" >"$tmp/build.log" 2>&1 \
+                || { cat "$tmp/build.log" >&2; die "$f did not build for the $backend backend"; }
+            cp "$object" "$stage/prebuilt/$backend/$lab/"
+            strip_prebuilt "$stage/prebuilt/$backend/$lab/$(basename "$object")"
+        done
+    done
+}
 tools/setup.sh || exit 2
 for lab in $labs; do
-    [ -d "solutions/$lab" ] || { say "$lab has no solutions/$lab: no prebuilt reference"; continue; }
-    make -s --no-print-directory BACKEND=cpu "build/cpu/$lab/reference-runner" >"$tmp/build.log" 2>&1 \
-        || { cat "$tmp/build.log" >&2; die "the cpu reference of $lab did not build"; }
-    mkdir -p "$stage/prebuilt/cpu/$lab"
-    cp "build/cpu/$lab/reference-runner" "$stage/prebuilt/cpu/$lab/reference-runner"
-    strip_prebuilt "$stage/prebuilt/cpu/$lab/reference-runner"
-    for f in labs/"$lab"/*.cu; do
-        compiled_only "$f" || continue
-        object="build/cpu/$lab/student/$(basename "$f" .cu).o"
-        make -s --no-print-directory BACKEND=cpu "$object" >"$tmp/build.log" 2>&1 \
-            || { cat "$tmp/build.log" >&2; die "$f did not build"; }
-        cp "$object" "$stage/prebuilt/cpu/$lab/"
-        strip_prebuilt "$stage/prebuilt/cpu/$lab/$(basename "$object")"
-    done
+    [ -d "solutions/$lab" ] || say "$lab has no solutions/$lab: no prebuilt reference"
 done
+build_prebuilt cpu build/cpu
 say "prebuilt cpu references: $(ls "$stage/prebuilt/cpu" | tr '\n' ' ')"
 
 # The suites' models, as host objects like the grader's own (the Makefile
@@ -367,22 +374,7 @@ if [ "$want_gpu" = yes ]; then
         echo "$arch $(nvcc --version | tail -n 1)" > "$gpu_build/flags"
     fi
     say "building the gpu references with: $arch"
-    for lab in $labs; do
-        [ -d "solutions/$lab" ] || continue
-        make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$gpu_build/$lab/reference-runner" \
-            >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; die "the gpu reference of $lab did not build"; }
-        mkdir -p "$stage/prebuilt/gpu/$lab"
-        cp "$gpu_build/$lab/reference-runner" "$stage/prebuilt/gpu/$lab/reference-runner"
-        strip_prebuilt "$stage/prebuilt/gpu/$lab/reference-runner"
-        for f in labs/"$lab"/*.cu; do
-            compiled_only "$f" || continue
-            object="$gpu_build/$lab/student/$(basename "$f" .cu).o"
-            make -s --no-print-directory BACKEND=gpu B="$gpu_build" ARCH="$arch" "$object" >"$tmp/build.log" 2>&1 \
-                || { cat "$tmp/build.log" >&2; die "$f did not build for the gpu"; }
-            cp "$object" "$stage/prebuilt/gpu/$lab/"
-            strip_prebuilt "$stage/prebuilt/gpu/$lab/$(basename "$object")"
-        done
-    done
+    build_prebuilt gpu "$gpu_build" ARCH="$arch"
     echo "$arch" > "$stage/prebuilt/gpu/ARCH"
     say "prebuilt gpu references: $(ls -d "$stage"/prebuilt/gpu/*/ | xargs -n 1 basename | tr '\n' ' ')"
 fi

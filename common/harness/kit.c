@@ -2,6 +2,7 @@
  * Errors, data, references, tolerance, the in-memory records and pictures.
  * Nothing here calls CUDA, so the grader links it too. */
 #include "kit_internal.h"
+#include "kit_program.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -296,36 +297,116 @@ static void draw_row(FILE *out, const char *prefix, int n, int width, const char
     fprintf(out, "\n");
 }
 
-/* Cells are formatted first so that every box gets the width of the widest. */
-static void draw(FILE *out, const char *prefix, int n, char *cells, int mark_from, int mark_to)
+/* Cells are formatted first so that every box gets the width of the widest;
+ * a holds n ints, or n floats when floats is set. */
+static void draw(FILE *out, const char *prefix, const void *a, int floats, int n, int mark_from, int mark_to)
 {
+    if (n <= 0)
+        return;
+    char *cells = malloc((size_t)n * 32);
     int width = 3;
     for (int i = 0; i < n; i++) {
-        int len = (int)strlen(cells + (size_t)i * 32);
-        if (len > width)
-            width = len;
+        char *cell = cells + (size_t)i * 32;
+        if (floats)
+            snprintf(cell, 32, "%g", ((const float *)a)[i]);
+        else
+            snprintf(cell, 32, "%d", ((const int *)a)[i]);
+        if ((int)strlen(cell) > width)
+            width = (int)strlen(cell);
     }
     draw_row(out, prefix ? prefix : "", n, width, cells, mark_from, mark_to);
+    free(cells);
 }
 
 void kit_draw_ints(FILE *out, const char *prefix, const int *a, int n, int mark_from, int mark_to)
 {
-    if (n <= 0)
-        return;
-    char *cells = malloc((size_t)n * 32);
-    for (int i = 0; i < n; i++)
-        snprintf(cells + (size_t)i * 32, 32, "%d", a[i]);
-    draw(out, prefix, n, cells, mark_from, mark_to);
-    free(cells);
+    draw(out, prefix, a, 0, n, mark_from, mark_to);
 }
 
 void kit_draw_floats(FILE *out, const char *prefix, const float *a, int n, int mark_from, int mark_to)
 {
-    if (n <= 0)
-        return;
-    char *cells = malloc((size_t)n * 32);
-    for (int i = 0; i < n; i++)
-        snprintf(cells + (size_t)i * 32, 32, "%g", a[i]);
-    draw(out, prefix, n, cells, mark_from, mark_to);
-    free(cells);
+    draw(out, prefix, a, 1, n, mark_from, mark_to);
+}
+
+/* ---- The labs' programs (kit_program.h) ------------------------------------------ */
+
+long kit_arg_long(int argc, char **argv, int i, long fallback)
+{
+    return argc > i ? strtol(argv[i], NULL, 10) : fallback;
+}
+
+long kit_arg_n(int argc, char **argv, long fallback, long max, const char *usage)
+{
+    long n = kit_arg_long(argc, argv, 1, fallback);
+    if (n < 1 || n > max)
+        kit_usage_exit(argv[0], usage);
+    return n;
+}
+
+unsigned long long kit_arg_seed(int argc, char **argv, int i)
+{
+    return argc > i ? strtoull(argv[i], NULL, 10) : 1;
+}
+
+void kit_usage_exit(const char *program, const char *arguments)
+{
+    fprintf(stderr, "usage: %s %s\n", program, arguments);
+    exit(2);
+}
+
+int kit_is_power_of_two_in(int v, int lo, int hi)
+{
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+int kit_halving_rounds(long n)
+{
+    int rounds = 0;
+    while ((1LL << rounds) < n)
+        rounds++;
+    return rounds;
+}
+
+void *kit_host_array(size_t count, size_t size, long n)
+{
+    void *array = malloc((count ? count : 1) * size);
+    if (!array) {
+        fprintf(stderr, "not enough host memory for n = %ld\n", n);
+        exit(2);
+    }
+    return array;
+}
+
+kit_dot_vectors kit_dot_vectors_make(int n, int small, unsigned long long seed)
+{
+    kit_dot_vectors v = {kit_host_array((size_t)n, sizeof(float), n), kit_host_array((size_t)n, sizeof(float), n),
+                         n, small, 0, 0};
+    if (small) {
+        kit_fill_small_floats(v.x, (size_t)n, 0, 3, seed);
+        kit_fill_small_floats(v.y, (size_t)n, 0, 3, seed + 1);
+    } else {
+        kit_fill_uniform(v.x, (size_t)n, 0.0f, 1.0f, seed);
+        kit_fill_uniform(v.y, (size_t)n, 0.0f, 1.0f, seed + 1);
+    }
+    v.exact = kit_dot(v.x, v.y, (size_t)n);
+    v.abs_dot = kit_abs_dot(v.x, v.y, (size_t)n);
+    return v;
+}
+
+const char *kit_dot_vectors_words(const kit_dot_vectors *v)
+{
+    return v->small ? "whole numbers in [0, 3], so every order of the sum is exact" : "uniform in [0, 1)";
+}
+
+void kit_dot_vectors_free(kit_dot_vectors *v)
+{
+    free(v->x);
+    free(v->y);
+    v->x = v->y = NULL;
+}
+
+void kit_print_reminder(const char *handout)
+{
+    if (kit_todo_pending())
+        printf("reminder: %s is not done yet; see handouts/%s.md\n", kit_todo_pending(), handout);
 }

@@ -2,6 +2,7 @@
  * Checked calls and launches, event timing, snapshots and the device. */
 #define KIT_HARNESS_SOURCE /* cudaMemcpy here is CUDA's own */
 #include "kit_internal.h"
+#include "kit_program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -312,8 +313,13 @@ extern "C" cudaError_t kit_event_record(const char *file, int line, cudaEvent_t 
 
 /* Events and streams made and destroyed: a note with the handle, after
  * CUDA's own call succeeded. */
-static void note_handle(kit_copy_direction what, const void *handle, const char *file, int line)
+/* Keeps the record of an event or stream made or destroyed (when err says
+ * the call worked) and returns err, CUDA's answer to it. */
+static cudaError_t note_handle(cudaError_t err, kit_copy_direction what, const void *handle, const char *file,
+                               int line)
 {
+    if (err != cudaSuccess)
+        return err;
     kit_copy note;
     memset(&note, 0, sizeof note);
     note.direction = what;
@@ -321,38 +327,29 @@ static void note_handle(kit_copy_direction what, const void *handle, const char 
     note.file = file;
     note.line = line;
     kit_keep_copy(&note);
+    return err;
 }
 
 extern "C" cudaError_t kit_event_create(const char *file, int line, cudaEvent_t *event, unsigned flags)
 {
     cudaError_t err = cudaEventCreateWithFlags(event, flags);
-    if (err == cudaSuccess)
-        note_handle(KIT_EVENT_CREATED, *event, file, line);
-    return err;
+    return note_handle(err, KIT_EVENT_CREATED, err == cudaSuccess ? (const void *)*event : NULL, file, line);
 }
 
 extern "C" cudaError_t kit_event_destroy(const char *file, int line, cudaEvent_t event)
 {
-    cudaError_t err = cudaEventDestroy(event);
-    if (err == cudaSuccess)
-        note_handle(KIT_EVENT_DESTROYED, event, file, line);
-    return err;
+    return note_handle(cudaEventDestroy(event), KIT_EVENT_DESTROYED, event, file, line);
 }
 
 extern "C" cudaError_t kit_stream_create(const char *file, int line, cudaStream_t *stream, unsigned flags)
 {
     cudaError_t err = cudaStreamCreateWithFlags(stream, flags);
-    if (err == cudaSuccess)
-        note_handle(KIT_STREAM_CREATED, *stream, file, line);
-    return err;
+    return note_handle(err, KIT_STREAM_CREATED, err == cudaSuccess ? (const void *)*stream : NULL, file, line);
 }
 
 extern "C" cudaError_t kit_stream_destroy(const char *file, int line, cudaStream_t stream)
 {
-    cudaError_t err = cudaStreamDestroy(stream);
-    if (err == cudaSuccess)
-        note_handle(KIT_STREAM_DESTROYED, stream, file, line);
-    return err;
+    return note_handle(cudaStreamDestroy(stream), KIT_STREAM_DESTROYED, stream, file, line);
 }
 
 /* KIT_SLOW_COPIES: the host waits before a copy. */
@@ -412,6 +409,16 @@ extern "C" double kit_device_peak_gbs(void)
         || cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
         return 0;
     return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9; /* double data rate */
+}
+
+extern "C" float *kit_device_floats(const float *host, size_t count)
+{
+    size_t bytes = count * sizeof(float);
+    float *device = NULL;
+    CHECK(cudaMalloc(&device, bytes));
+    if (host)
+        CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+    return device;
 }
 
 extern "C" int kit_device_multiprocessors(void)

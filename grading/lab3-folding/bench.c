@@ -8,27 +8,6 @@
 #include "lab3.h"
 #include "libraries.h"
 
-typedef struct {
-    bench_lab *lab;
-    __typeof__(&fold_sum) sum;
-    const int *a;
-    int n;
-    long long exact;
-} sum_run;
-
-static double sum_once(void *context, char *note)
-{
-    sum_run *r = context;
-    bench_lab_start(r->lab);
-    int got = r->sum(r->a, r->n);
-    double ms = bench_lab_elapsed(r->lab, note);
-    if (ms >= 0 && got != r->exact) {
-        snprintf(note, 200, "wrong: %d but the sum is %lld", got, r->exact);
-        return -1;
-    }
-    return ms;
-}
-
 /* The bytes the rounds of lab3.h move at least: every round reads A[i] and
  * A[i + d] and writes A[i], for each i < d with i + d < n. */
 static double folding_bytes(long n, int *rounds)
@@ -51,11 +30,7 @@ int main(int argc, char **argv)
     const char *name = "fold_sum (one launch per round)";
     const char *floor_name = "folding floor (bytes at the ceiling + launches)";
 
-    double ceiling = 0, launch_ms = 0;
-    if (o.reference) {
-        ceiling = bench_ceiling(&o);
-        launch_ms = bench_launch_cost(&o);
-    }
+    bench_floor floor = bench_floor_costs(&o);
     int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
@@ -65,26 +40,17 @@ int main(int argc, char **argv)
         double bytes = 4.0 * n; /* what a sum must read: GB/s counts these */
 
         if (o.reference) {
-            bench_result r = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
-            bench_row(&o, "library", "CUB DeviceReduce::Sum", n, bytes, "GB/s", NULL, &r);
-            r = lib_sum_ints(a, (size_t)n, 0, exact, &o.plan);
-            bench_row(&o, "library-cold", "CUB DeviceReduce::Sum (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
-            if (ceiling > 0) {
-                int rounds;
-                double moved = folding_bytes(n, &rounds);
-                char note[200];
-                snprintf(note, sizeof note, "%.1f MB moved at %.0f GB/s + %d launches of %.1f us", moved / 1e6,
-                         ceiling, rounds, launch_ms * 1e3);
-                bench_model_row(&o, floor_name, n, moved / (ceiling * 1e6) + rounds * launch_ms, bytes, "GB/s",
-                                note);
-            }
+            bench_result warm = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
+            bench_result cold = lib_sum_ints(a, (size_t)n, 0, exact, &o.plan);
+            bench_library_rows(&o, "CUB DeviceReduce::Sum", n, bytes, &warm, &cold);
+            int rounds;
+            double moved = folding_bytes(n, &rounds);
+            bench_floor_row(&o, &floor, floor_name, n, moved, "moved", rounds, bytes);
         }
-        if (!fold) {
-            bench_skip_row(&o, o.who, name, n, "no fold_sum in the shared object");
+        if (!bench_present(&o, fold, name, n))
             continue;
-        }
-        sum_run run = {lab, fold, a, (int)n, exact};
-        bench_result r = bench_repeat(&o.plan, sum_once, &run);
+        bench_sum_run run = {lab, fold, a, (int)n, exact};
+        bench_result r = bench_repeat(&o.plan, bench_sum_once, &run);
         char target[160];
         snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
         bench_row(&o, o.who, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? target : NULL, &r);

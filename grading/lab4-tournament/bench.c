@@ -11,27 +11,6 @@
 #include "lab4.h"
 #include "libraries.h"
 
-typedef struct {
-    bench_lab *lab;
-    __typeof__(&tournament_sum_compact) sum; /* all three have this type */
-    const int *a;
-    int n;
-    long long exact;
-} sum_run;
-
-static double sum_once(void *context, char *note)
-{
-    sum_run *r = context;
-    bench_lab_start(r->lab);
-    int got = r->sum(r->a, r->n);
-    double ms = bench_lab_elapsed(r->lab, note);
-    if (ms >= 0 && got != r->exact) {
-        snprintf(note, 200, "wrong: %d but the sum is %lld", got, r->exact);
-        return -1;
-    }
-    return ms;
-}
-
 enum { SECTOR_INTS = 8 }; /* 32-byte sectors, the unit memory is read and written in */
 
 /* Sectors spanned by `count` ints `step` apart (whole sectors each once
@@ -69,11 +48,7 @@ int main(int argc, char **argv)
                             "folding_sum_for_comparison (lab 3, given)"};
     const char *floor_name = "tournament floor (sectors at the ceiling + launches)";
 
-    double ceiling = 0, launch_ms = 0;
-    if (o.reference) {
-        ceiling = bench_ceiling(&o);
-        launch_ms = bench_launch_cost(&o);
-    }
+    bench_floor floor = bench_floor_costs(&o);
     int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
@@ -84,23 +59,15 @@ int main(int argc, char **argv)
         if (o.reference) {
             bench_result r = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
             bench_row(&o, "library", "CUB DeviceReduce::Sum", n, bytes, "GB/s", NULL, &r);
-            if (ceiling > 0) {
-                int rounds;
-                double moved = tournament_bytes(n, &rounds);
-                char note[200];
-                snprintf(note, sizeof note, "%.1f MB of sectors moved at %.0f GB/s + %d launches of %.1f us",
-                         moved / 1e6, ceiling, rounds, launch_ms * 1e3);
-                bench_model_row(&o, floor_name, n, moved / (ceiling * 1e6) + rounds * launch_ms, bytes, "GB/s",
-                                note);
-            }
+            int rounds;
+            double moved = tournament_bytes(n, &rounds);
+            bench_floor_row(&o, &floor, floor_name, n, moved, "of sectors moved", rounds, bytes);
         }
         for (int f = 0; f < 3; f++) {
-            if (!fns[f]) {
-                bench_skip_row(&o, o.who, names[f], n, "no such entry point in the shared object");
+            if (!bench_present(&o, fns[f], names[f], n))
                 continue;
-            }
-            sum_run run = {lab, fns[f], a, (int)n, exact};
-            bench_result r = bench_repeat(&o.plan, sum_once, &run);
+            bench_sum_run run = {lab, fns[f], a, (int)n, exact};
+            bench_result r = bench_repeat(&o.plan, bench_sum_once, &run);
             char target[160];
             snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
             bench_row(&o, o.who, names[f], n, bytes, "GB/s", o.reference && f == 0 && n == 1L << 24 ? target : NULL,

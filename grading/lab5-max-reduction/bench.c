@@ -54,11 +54,7 @@ int main(int argc, char **argv)
     const char *fastest_name = "block_max_fastest (float4, warp shuffles; solutions/fastest.cu)";
     const char *floor_name = "tournament floor (bytes at the ceiling + launches)";
 
-    double ceiling = 0, launch_ms = 0;
-    if (o.reference) {
-        ceiling = bench_ceiling(&o);
-        launch_ms = bench_launch_cost(&o);
-    }
+    bench_floor floor = bench_floor_costs(&o);
     float *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(float));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
@@ -67,25 +63,16 @@ int main(int argc, char **argv)
         double bytes = 4.0 * n;
 
         if (o.reference) {
-            bench_result r = lib_max_floats(a, (size_t)n, 1, exact, &o.plan);
-            bench_row(&o, "library", "CUB DeviceReduce::Max", n, bytes, "GB/s", NULL, &r);
-            r = lib_max_floats(a, (size_t)n, 0, exact, &o.plan);
-            bench_row(&o, "library-cold", "CUB DeviceReduce::Max (inputs not in L2)", n, bytes, "GB/s", NULL, &r);
-            if (ceiling > 0) {
-                int rounds;
-                double moved = tournament_bytes(n, &rounds);
-                char note[200];
-                snprintf(note, sizeof note, "%.1f MB moved at %.0f GB/s + %d launches of %.1f us", moved / 1e6,
-                         ceiling, rounds, launch_ms * 1e3);
-                bench_model_row(&o, floor_name, n, moved / (ceiling * 1e6) + rounds * launch_ms, bytes, "GB/s",
-                                note);
-            }
+            bench_result warm = lib_max_floats(a, (size_t)n, 1, exact, &o.plan);
+            bench_result cold = lib_max_floats(a, (size_t)n, 0, exact, &o.plan);
+            bench_library_rows(&o, "CUB DeviceReduce::Max", n, bytes, &warm, &cold);
+            int rounds;
+            double moved = tournament_bytes(n, &rounds);
+            bench_floor_row(&o, &floor, floor_name, n, moved, "moved", rounds, bytes);
         }
         for (int f = 0; f < 2; f++) {
-            if (!fns[f]) {
-                bench_skip_row(&o, o.who, names[f], n, "no such entry point in the shared object");
+            if (!bench_present(&o, fns[f], names[f], n))
                 continue;
-            }
             max_run run = {lab, fns[f], a, (int)n, exact};
             bench_result r = bench_repeat(&o.plan, max_once, &run);
             bench_row(&o, o.who, names[f], n, bytes, "GB/s", NULL, &r);

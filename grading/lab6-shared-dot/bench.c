@@ -9,8 +9,6 @@
  * count the same 8 n bytes, so the three compare directly.
  *
  * BENCH_BLOCK (default 256) sets the block size. */
-#include <stdlib.h>
-
 #include "bench.h"
 #include "dot.h"
 #include "lab6.h"
@@ -25,9 +23,8 @@ typedef struct {
     enum step step;
     bench_lab *lab;
     void *fn;
-    const float *x, *y;
+    const bench_dot_vectors *v;
     int n, block_size, blocks;
-    double exact, abs_sum;
 } dot_run;
 
 static double dot_once(void *context, char *note)
@@ -35,26 +32,23 @@ static double dot_once(void *context, char *note)
     dot_run *r = context;
     float got;
     bench_lab_start(r->lab);
+    const float *x = r->v->x, *y = r->v->y;
     if (r->step == DEVICE_FINISH)
-        got = ((__typeof__(&dot_device_finish))r->fn)(r->x, r->y, r->n, r->block_size, r->blocks);
+        got = ((__typeof__(&dot_device_finish))r->fn)(x, y, r->n, r->block_size, r->blocks);
     else if (r->step == HOST_FINISH)
-        got = ((__typeof__(&dot_host_finish))r->fn)(r->x, r->y, r->n, r->block_size, r->blocks, NULL);
+        got = ((__typeof__(&dot_host_finish))r->fn)(x, y, r->n, r->block_size, r->blocks, NULL);
     else if (r->step == SUM_ON_HOST)
-        got = ((__typeof__(&dot_sum_on_host))r->fn)(r->x, r->y, r->n);
+        got = ((__typeof__(&dot_sum_on_host))r->fn)(x, y, r->n);
     else
-        got = dot_fastest(r->x, r->y, r->n);
-    double ms = bench_lab_elapsed(r->lab, note);
-    if (ms < 0)
-        return ms;
-    return bench_check_sum(got, r->exact, r->abs_sum, DOT_TOLERANCE_C, note) ? ms : -1;
+        got = dot_fastest(x, y, r->n);
+    return bench_dot_checked(r->lab, got, r->v, DOT_TOLERANCE_C, note);
 }
 
 int main(int argc, char **argv)
 {
     bench_options o = bench_parse(argc, argv);
     bench_lab *lab = bench_open(&o);
-    const char *block_text = getenv("BENCH_BLOCK");
-    int block_size = block_text && atoi(block_text) >= 32 ? atoi(block_text) : 256;
+    int block_size = bench_dot_block_size();
     void *fns[3] = {bench_symbol(lab, "dot_device_finish"), bench_symbol(lab, "dot_host_finish"),
                     bench_symbol(lab, "dot_sum_on_host")};
     __typeof__(&dot_choose_blocks) choose_blocks = BENCH_FN(lab, dot_choose_blocks);
@@ -63,17 +57,11 @@ int main(int argc, char **argv)
     snprintf(names[1], sizeof names[1], "dot_host_finish (block %d; kernel only)", block_size);
     snprintf(names[2], sizeof names[2], "dot_sum_on_host (products kernel only)");
 
-    if (o.reference)
-        bench_ceiling(&o);
-    size_t largest = (size_t)o.sizes[o.size_count - 1];
-    float *x = bench_host_alloc(largest * sizeof(float));
-    float *y = bench_host_alloc(largest * sizeof(float));
+    bench_dot_vectors v = bench_dot_start(&o);
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
-        double exact, abs_sum, bytes = 8.0 * n; /* x and y, read once */
-        bench_dot_inputs(x, y, n, &exact, &abs_sum);
-        if (o.reference)
-            bench_dot_library_rows(&o, x, y, n, exact, abs_sum);
+        double bytes = 8.0 * n; /* x and y, read once */
+        bench_dot_size(&o, &v, n);
         int blocks = choose_blocks ? choose_blocks((int)n, block_size) : 0;
         for (int f = DEVICE_FINISH; f <= SUM_ON_HOST; f++) {
             if (!fns[f] || (f != SUM_ON_HOST && blocks < 1)) {
@@ -82,12 +70,12 @@ int main(int argc, char **argv)
                                        : "dot_choose_blocks gave no block count");
                 continue;
             }
-            dot_run run = {f, lab, fns[f], x, y, (int)n, block_size, blocks, exact, abs_sum};
+            dot_run run = {f, lab, fns[f], &v, (int)n, block_size, blocks};
             bench_result r = bench_repeat(&o.plan, dot_once, &run);
             bench_row(&o, o.who, names[f], n, bytes, "GB/s", NULL, &r);
         }
         if (o.reference) {
-            dot_run run = {FASTEST, NULL, NULL, x, y, (int)n, 0, 0, exact, abs_sum};
+            dot_run run = {FASTEST, NULL, NULL, &v, (int)n, 0, 0};
             bench_result r = bench_repeat(&o.plan, dot_once, &run);
             /* The target: the library's speed at 2^24 and 2^28. */
             int targeted = n == 1L << 24 || n == 1L << 28;
@@ -95,7 +83,6 @@ int main(int argc, char **argv)
                       targeted ? "library>=1" : NULL, &r);
         }
     }
-    bench_host_free(x);
-    bench_host_free(y);
+    bench_dot_end(&v);
     return 0;
 }

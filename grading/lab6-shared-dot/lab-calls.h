@@ -10,4 +10,3 @@ CALL(int, dot_partials_hold, 6, (IN, const float, x, n), (IN, const float, y, n)
      (VAL, int, block_size), (VAL, int, blocks), (IN, const float, partials, blocks))
 CALL(float, dot_device_finish, 5, (IN, const float, x, n), (IN, const float, y, n), (VAL, int, n),
      (VAL, int, block_size), (VAL, int, blocks))
-CALL(double, dot_peak_bandwidth_gbs, 0)

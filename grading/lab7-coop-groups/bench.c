@@ -8,8 +8,6 @@
  * harness's timing like LAUNCH does.
  *
  * BENCH_BLOCK (default 256) sets the block size. */
-#include <stdlib.h>
-
 #include "bench.h"
 #include "dot.h"
 #include "lab7.h"
@@ -21,9 +19,8 @@ typedef struct {
     enum way way;
     bench_lab *lab;
     void *fn;
-    const float *x, *y;
+    const bench_dot_vectors *v;
     int n, block_size;
-    double exact, abs_sum;
 } dot_run;
 
 static double dot_once(void *context, char *note)
@@ -32,21 +29,17 @@ static double dot_once(void *context, char *note)
     float got;
     bench_lab_start(r->lab);
     if (r->way == VECTORIZED)
-        got = ((__typeof__(&dot_vectorized))r->fn)(r->x, r->y, r->n, r->block_size, 0);
+        got = ((__typeof__(&dot_vectorized))r->fn)(r->v->x, r->v->y, r->n, r->block_size, 0);
     else /* the other four have one type */
-        got = ((__typeof__(&dot_cg_reduce))r->fn)(r->x, r->y, r->n, r->block_size);
-    double ms = bench_lab_elapsed(r->lab, note);
-    if (ms < 0)
-        return ms;
-    return bench_check_sum(got, r->exact, r->abs_sum, DOT_TOLERANCE_C, note) ? ms : -1;
+        got = ((__typeof__(&dot_cg_reduce))r->fn)(r->v->x, r->v->y, r->n, r->block_size);
+    return bench_dot_checked(r->lab, got, r->v, DOT_TOLERANCE_C, note);
 }
 
 int main(int argc, char **argv)
 {
     bench_options o = bench_parse(argc, argv);
     bench_lab *lab = bench_open(&o);
-    const char *block_text = getenv("BENCH_BLOCK");
-    int block_size = block_text && atoi(block_text) >= 32 ? atoi(block_text) : 256;
+    int block_size = bench_dot_block_size();
     const char *entry[WAYS] = {"dot_block_sync", "dot_tile_shuffle", "dot_cg_reduce", "dot_vectorized",
                                "dot_grid_sync"};
     const char *how[WAYS] = {"shared-memory tree", "tile shuffles", "cg::reduce", "float4 loads",
@@ -58,30 +51,21 @@ int main(int argc, char **argv)
         snprintf(names[w], sizeof names[w], "%s (%s; block %d)", entry[w], how[w], block_size);
     }
 
-    if (o.reference)
-        bench_ceiling(&o);
-    size_t largest = (size_t)o.sizes[o.size_count - 1];
-    float *x = bench_host_alloc(largest * sizeof(float));
-    float *y = bench_host_alloc(largest * sizeof(float));
+    bench_dot_vectors v = bench_dot_start(&o);
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
-        double exact, abs_sum, bytes = 8.0 * n; /* x and y, read once */
-        bench_dot_inputs(x, y, n, &exact, &abs_sum);
-        if (o.reference)
-            bench_dot_library_rows(&o, x, y, n, exact, abs_sum);
+        double bytes = 8.0 * n; /* x and y, read once */
+        bench_dot_size(&o, &v, n);
         for (int w = 0; w < WAYS; w++) {
-            if (!fns[w]) {
-                bench_skip_row(&o, o.who, names[w], n, "no such entry point in the shared object");
+            if (!bench_present(&o, fns[w], names[w], n))
                 continue;
-            }
-            dot_run run = {w, lab, fns[w], x, y, (int)n, block_size, exact, abs_sum};
+            dot_run run = {w, lab, fns[w], &v, (int)n, block_size};
             bench_result r = bench_repeat(&o.plan, dot_once, &run);
             /* The target: the library's speed at 2^24 and 2^28, for the fastest way. */
             int targeted = o.reference && w == VECTORIZED && (n == 1L << 24 || n == 1L << 28);
             bench_row(&o, o.who, names[w], n, bytes, "GB/s", targeted ? "library>=1" : NULL, &r);
         }
     }
-    bench_host_free(x);
-    bench_host_free(y);
+    bench_dot_end(&v);
     return 0;
 }

@@ -8,4 +8,3 @@ CALL(float, dot_cg_reduce, 4, (IN, const float, x, n), (IN, const float, y, n), 
 CALL(float, dot_vectorized, 5, (IN, const float, x, n), (IN, const float, y, n), (VAL, int, n),
      (VAL, int, block_size), (VAL, int, offset))
 CALL(float, dot_grid_sync, 4, (IN, const float, x, n), (IN, const float, y, n), (VAL, int, n), (VAL, int, block_size))
-CALL(double, dot_peak_bandwidth_gbs, 0)

@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "kit_internal.h"
+#include "kit_program.h"
 #include "lab8.h"
 #include "libraries.h"
 
@@ -55,93 +56,127 @@ static double product_once(void *context, char *note)
     return bench_check_matrix(r->c, r->expected, r->bound, s, s, note) ? ms : -1;
 }
 
-static int is_tile(int t) { return t >= 1 && t <= 32 && (t & (t - 1)) == 0; }
+static const char *const naive_name = "matmul_naive (one thread per element)";
+
+/* The matrices of a run, each with room for its largest side. */
+typedef struct {
+    float *a, *b, *c, *expected, *bound, *abs_a, *abs_b;
+    long largest;
+} matrices;
+
+static matrices matrices_alloc(const bench_options *o)
+{
+    long largest = 0;
+    for (int i = 0; i < o->side_count; i++)
+        largest = o->sides[i] > largest ? o->sides[i] : largest;
+    size_t most = (size_t)largest * largest * sizeof(float);
+    matrices m = {bench_host_alloc(most), bench_host_alloc(most), bench_host_alloc(most), bench_host_alloc(most),
+                  bench_host_alloc(most), bench_host_alloc(most), bench_host_alloc(most), largest};
+    return m;
+}
+
+static void matrices_free(matrices *m)
+{
+    float *all[] = {m->a, m->b, m->c, m->expected, m->bound, m->abs_a, m->abs_b};
+    for (int i = 0; i < 7; i++)
+        bench_host_free(all[i]);
+}
+
+/* A and B of side s, cuBLAS's product of them (what the others are compared
+ * with) and each element's bound, 2 k u (|A| |B|)_ij. */
+static void make_inputs(matrices *m, int s)
+{
+    size_t count = (size_t)s * s;
+    kit_fill_uniform(m->a, count, -1.0f, 1.0f, (uint64_t)s);
+    kit_fill_uniform(m->b, count, -1.0f, 1.0f, (uint64_t)s + 1);
+    for (size_t e = 0; e < count; e++)
+        m->abs_a[e] = fabsf(m->a[e]), m->abs_b[e] = fabsf(m->b[e]);
+    lib_sgemm_once(m->a, m->b, m->expected, s, s, s);
+    lib_sgemm_once(m->abs_a, m->abs_b, m->bound, s, s, s);
+    for (size_t e = 0; e < count; e++)
+        m->bound[e] *= 2.0f * s * (float)KIT_UNIT_ROUNDOFF * 1.01f;
+}
+
+/* cuBLAS's product itself, against doubles, before anything is compared
+ * with it, and its row on the reference side; 0 when it is wrong. */
+static int library_row(const bench_options *o, const matrices *m, int s, double flops)
+{
+    double worst = 0;
+    char note[200] = "";
+    int blas_ok = bench_check_matmul_samples(m->a, m->b, m->expected, s, s, s, 64, 32.0, &worst, note);
+    if (o->reference) {
+        bench_result r = lib_sgemm(m->a, m->b, s, s, s, m->expected, m->bound, &o->plan);
+        if (!blas_ok)
+            r.ok = 0, snprintf(r.note, sizeof r.note, "%s", note);
+        else if (r.ok)
+            snprintf(r.note, sizeof r.note, "FP32: worst error at 64 sampled elements %.2f units of u*sum|a b|",
+                     worst);
+        bench_row(o, "library", "cuBLAS SGEMM (FP32; TF32 off)", s, flops, "TFLOP/s", NULL, &r);
+    }
+    if (!blas_ok)
+        fprintf(stderr, "bench: cuBLAS's product at %d is wrong (%s): nothing is checked against it\n", s, note);
+    return blas_ok;
+}
+
+/* The lab's kernels: naive, tiled with the chosen tile and with 16 (the textbook's). */
+/* fns: the lab's matmul_naive and matmul_tiled (NULL where missing). */
+static void lab_rows(const bench_options *o, bench_lab *lab, void *const fns[2], int chosen, const matrices *m, int s,
+                     double flops)
+{
+    int tiles[2] = {kit_is_power_of_two_in(chosen, 1, 32) ? chosen : 32, 16};
+    int tile_count = tiles[0] == 16 ? 1 : 2;
+    for (int t = -1; t < tile_count; t++) {
+        char name[120];
+        if (t < 0)
+            snprintf(name, sizeof name, "%s", naive_name);
+        else
+            snprintf(name, sizeof name, "matmul_tiled (tile %d%s)", tiles[t],
+                     tiles[t] == chosen ? ", matmul_choose_tile's" : "");
+        void *fn = fns[t < 0 ? 0 : 1];
+        if (!bench_present(o, fn, name, s))
+            continue;
+        product_run run = {t < 0 ? NAIVE : TILED, lab, fn, t < 0 ? 0 : tiles[t], m->a, m->b, m->expected, m->bound,
+                           m->c, s};
+        bench_result r = bench_repeat(&o->plan, product_once, &run);
+        bench_row(o, o->who, name, s, flops, "TFLOP/s", NULL, &r);
+    }
+}
+
+/* The versions of solutions/ that this program links (reference side only). */
+static void solution_rows(const bench_options *o, const matrices *m, int s, double flops)
+{
+    const char *register_name = "register-tiled 128x128, 8x16 a thread, async copies (solutions/)";
+    const char *fastest_name = "matmul_tiled_fastest (tile 32 when compiling; solutions/fastest.cu)";
+    char naive_target[120];
+    snprintf(naive_target, sizeof naive_target, "speed:%s>=1.5", naive_name);
+    product_run run = {TILED_FASTEST, NULL, NULL, 0, m->a, m->b, m->expected, m->bound, m->c, s};
+    bench_result r = bench_repeat(&o->plan, product_once, &run);
+    /* The target: the tiled algorithm at least 1.5 times as fast as naive, at every size. */
+    bench_row(o, "solution", fastest_name, s, flops, "TFLOP/s", naive_target, &r);
+    run.kind = REGISTER_TILED;
+    r = bench_repeat(&o->plan, product_once, &run);
+    /* The target: 0.9 of cuBLAS at the largest side (4096 in a full run). */
+    bench_row(o, "solution", register_name, s, flops, "TFLOP/s", s == m->largest ? "library>=0.9" : NULL, &r);
+}
 
 int main(int argc, char **argv)
 {
     bench_options o = bench_parse(argc, argv);
     bench_lab *lab = bench_open(&o);
-    __typeof__(&matmul_naive) naive = BENCH_FN(lab, matmul_naive);
-    __typeof__(&matmul_tiled) tiled = BENCH_FN(lab, matmul_tiled);
+    void *fns[2] = {bench_symbol(lab, "matmul_naive"), bench_symbol(lab, "matmul_tiled")};
     __typeof__(&matmul_choose_tile) choose_tile = BENCH_FN(lab, matmul_choose_tile);
     int chosen = choose_tile ? choose_tile() : 0;
-    const char *naive_name = "matmul_naive (one thread per element)";
-    const char *register_name = "register-tiled 128x128, 8x16 a thread, async copies (solutions/)";
-    const char *fastest_name = "matmul_tiled_fastest (tile 32 when compiling; solutions/fastest.cu)";
-
-    long largest = 0;
-    for (int i = 0; i < o.side_count; i++)
-        largest = o.sides[i] > largest ? o.sides[i] : largest;
-    size_t most = (size_t)largest * largest * sizeof(float);
-    float *a = bench_host_alloc(most), *b = bench_host_alloc(most), *c = bench_host_alloc(most);
-    float *expected = bench_host_alloc(most), *bound = bench_host_alloc(most);
-    float *abs_a = bench_host_alloc(most), *abs_b = bench_host_alloc(most);
-
+    matrices m = matrices_alloc(&o);
     for (int i = 0; i < o.side_count; i++) {
         int s = (int)o.sides[i];
-        size_t count = (size_t)s * s;
         double flops = 2.0 * s * s * s;
-        kit_fill_uniform(a, count, -1.0f, 1.0f, (uint64_t)s);
-        kit_fill_uniform(b, count, -1.0f, 1.0f, (uint64_t)s + 1);
-        for (size_t e = 0; e < count; e++)
-            abs_a[e] = fabsf(a[e]), abs_b[e] = fabsf(b[e]);
-        lib_sgemm_once(a, b, expected, s, s, s);
-        lib_sgemm_once(abs_a, abs_b, bound, s, s, s);
-        for (size_t e = 0; e < count; e++)
-            bound[e] *= 2.0f * s * (float)KIT_UNIT_ROUNDOFF * 1.01f;
-
-        /* cuBLAS's product itself, against doubles, before anything is compared with it. */
-        double worst = 0;
-        char note[200] = "";
-        int blas_ok = bench_check_matmul_samples(a, b, expected, s, s, s, 64, 32.0, &worst, note);
-        if (o.reference) {
-            bench_result r = lib_sgemm(a, b, s, s, s, expected, bound, &o.plan);
-            if (!blas_ok)
-                r.ok = 0, snprintf(r.note, sizeof r.note, "%s", note);
-            else if (r.ok)
-                snprintf(r.note, sizeof r.note, "FP32: worst error at 64 sampled elements %.2f units of u*sum|a b|",
-                         worst);
-            bench_row(&o, "library", "cuBLAS SGEMM (FP32; TF32 off)", s, flops, "TFLOP/s", NULL, &r);
-        }
-        if (!blas_ok) {
-            fprintf(stderr, "bench: cuBLAS's product at %d is wrong (%s): nothing is checked against it\n", s, note);
+        make_inputs(&m, s);
+        if (!library_row(&o, &m, s, flops))
             continue;
-        }
-
-        /* The lab's kernels: naive, tiled with the chosen tile and with 16 (the textbook's). */
-        int tiles[2] = {is_tile(chosen) ? chosen : 32, 16};
-        int tile_count = tiles[0] == 16 ? 1 : 2;
-        char naive_target[120];
-        snprintf(naive_target, sizeof naive_target, "speed:%s>=1.5", naive_name);
-        for (int t = -1; t < tile_count; t++) {
-            char name[120];
-            if (t < 0)
-                snprintf(name, sizeof name, "%s", naive_name);
-            else
-                snprintf(name, sizeof name, "matmul_tiled (tile %d%s)", tiles[t],
-                         tiles[t] == chosen ? ", matmul_choose_tile's" : "");
-            void *fn = t < 0 ? (void *)naive : (void *)tiled;
-            if (!fn) {
-                bench_skip_row(&o, o.who, name, s, "no such entry point in the shared object");
-                continue;
-            }
-            product_run run = {t < 0 ? NAIVE : TILED, lab, fn, t < 0 ? 0 : tiles[t], a, b, expected, bound, c, s};
-            bench_result r = bench_repeat(&o.plan, product_once, &run);
-            bench_row(&o, o.who, name, s, flops, "TFLOP/s", NULL, &r);
-        }
-        if (o.reference) {
-            product_run run = {TILED_FASTEST, NULL, NULL, 0, a, b, expected, bound, c, s};
-            bench_result r = bench_repeat(&o.plan, product_once, &run);
-            /* The target: the tiled algorithm at least 1.5 times as fast as naive, at every size. */
-            bench_row(&o, "solution", fastest_name, s, flops, "TFLOP/s", naive_target, &r);
-            run.kind = REGISTER_TILED;
-            r = bench_repeat(&o.plan, product_once, &run);
-            /* The target: 0.9 of cuBLAS at the largest side (4096 in a full run). */
-            bench_row(&o, "solution", register_name, s, flops, "TFLOP/s", s == largest ? "library>=0.9" : NULL, &r);
-        }
+        lab_rows(&o, lab, fns, chosen, &m, s, flops);
+        if (o.reference)
+            solution_rows(&o, &m, s, flops);
     }
-    float *all[] = {a, b, c, expected, bound, abs_a, abs_b};
-    for (int i = 0; i < 7; i++)
-        bench_host_free(all[i]);
+    matrices_free(&m);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "kit_program.h"
 #include "lab3.h"
 
 enum { PICTURE_MAX = 32 };
@@ -95,22 +96,14 @@ static int try_unfold(const int *a, int n)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 13;
-    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    int n = kit_arg_n(argc, argv, 13, 1 << 30, "[n, 1..2^30] [seed] [unfold]");
+    unsigned long long seed = kit_arg_seed(argc, argv, 2);
     int unfold = argc > 3 && strcmp(argv[3], "unfold") == 0;
-    if (n < 1 || n > (1 << 30)) {
-        fprintf(stderr, "usage: %s [n, 1..2^30] [seed] [unfold]\n", argv[0]);
-        return 2;
-    }
 
-    int *a = malloc((size_t)n * sizeof *a);
-    if (!a) {
-        fprintf(stderr, "not enough memory for n = %d\n", n);
-        return 2;
-    }
+    int *a = kit_host_array((size_t)n, sizeof *a, n);
     kit_fill_ints(a, (size_t)n, 0, 9, seed);
     printf("lab3 folding: n = %d, seed = %llu, %d rounds expected, device: %s\n", n, seed,
-           n > 1 ? __builtin_ctz((unsigned)power_of_two_above(n)) : 0, kit_device_name());
+           kit_halving_rounds(n), kit_device_name());
 
     int small = n <= PICTURE_MAX;
     kit_set_snapshots(small);
@@ -133,8 +126,7 @@ int main(int argc, char **argv)
 
     if (unfold)
         right = try_unfold(a, n) && right;
-    if (kit_todo_pending())
-        printf("reminder: %s is not done yet; see handouts/lab3-folding.md\n", kit_todo_pending());
+    kit_print_reminder("lab3-folding");
     free(a);
     return right ? 0 : 1;
 }

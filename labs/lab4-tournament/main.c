@@ -10,17 +10,10 @@
 #include <stdlib.h>
 
 #include "kit.h"
+#include "kit_program.h"
 #include "lab4.h"
 
 enum { PICTURE_MAX = 32, TIMED_RUNS = 3 };
-
-static int round_count(int n)
-{
-    int rounds = 0;
-    while ((1LL << rounds) < n)
-        rounds++;
-    return rounds;
-}
 
 static void draw_rounds(int n)
 {
@@ -72,19 +65,11 @@ static int report(const char *name, int sum, long long expected)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 13;
-    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
-    if (n < 1 || n > (1 << 30)) {
-        fprintf(stderr, "usage: %s [n, 1..2^30] [seed]\n", argv[0]);
-        return 2;
-    }
-    int *a = malloc((size_t)n * sizeof *a);
-    if (!a) {
-        fprintf(stderr, "not enough memory for n = %d\n", n);
-        return 2;
-    }
+    int n = kit_arg_n(argc, argv, 13, 1 << 30, "[n, 1..2^30] [seed]");
+    unsigned long long seed = kit_arg_seed(argc, argv, 2);
+    int *a = kit_host_array((size_t)n, sizeof *a, n);
     kit_fill_ints(a, (size_t)n, 0, 9, seed);
-    printf("lab4 tournament: n = %d, seed = %llu, %d rounds expected, device: %s\n", n, seed, round_count(n),
+    printf("lab4 tournament: n = %d, seed = %llu, %d rounds expected, device: %s\n", n, seed, kit_halving_rounds(n),
            kit_device_name());
 
     int small = n <= PICTURE_MAX;
@@ -105,7 +90,7 @@ int main(int argc, char **argv)
     right = report("compact tournament:", compact, expected) && right;
 
     kit_set_timing(1);
-    printf("\ndevice time (best of %d runs, %d launches each):\n", TIMED_RUNS, round_count(n));
+    printf("\ndevice time (best of %d runs, %d launches each):\n", TIMED_RUNS, kit_halving_rounds(n));
     printf("  naive tournament    %9.3f ms\n", best_time(tournament_sum_naive, a, n));
     printf("  compact tournament  %9.3f ms\n", best_time(tournament_sum_compact, a, n));
     printf("  folding (lab 3)     %9.3f ms\n", best_time(folding_sum_for_comparison, a, n));
@@ -114,8 +99,7 @@ int main(int argc, char **argv)
     else if (n < (1 << 20))
         printf("(for small n the times are mostly launch overhead: try n = 16777216)\n");
 
-    if (kit_todo_pending())
-        printf("reminder: %s is not done yet; see handouts/lab4-tournament.md\n", kit_todo_pending());
+    kit_print_reminder("lab4-tournament");
     free(a);
     return right ? 0 : 1;
 }

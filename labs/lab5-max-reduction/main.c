@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "kit.h"
+#include "kit_program.h"
 #include "lab5.h"
 
 enum { PICTURE_MAX = 32 };
@@ -40,17 +41,9 @@ static int report(const char *name, float got, float expected, double ms, int la
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 13;
-    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
-    if (n < 1 || n > (1 << 30)) {
-        fprintf(stderr, "usage: %s [n, 1..2^30] [seed]\n", argv[0]);
-        return 2;
-    }
-    float *a = malloc((size_t)n * sizeof *a);
-    if (!a) {
-        fprintf(stderr, "not enough memory for n = %d\n", n);
-        return 2;
-    }
+    int n = kit_arg_n(argc, argv, 13, 1 << 30, "[n, 1..2^30] [seed]");
+    unsigned long long seed = kit_arg_seed(argc, argv, 2);
+    float *a = kit_host_array((size_t)n, sizeof *a, n);
     kit_fill_small_floats(a, (size_t)n, -99, seed == 0 ? -1 : 99, seed);
     printf("lab5 max-reduction: n = %d, seed = %llu%s, device: %s\n", n, seed, seed == 0 ? " (all negative)" : "",
            kit_device_name());
@@ -81,8 +74,7 @@ int main(int argc, char **argv)
     if (!kit_on_gpu())
         printf("(cpu backend: the times say nothing about a GPU)\n");
 
-    if (kit_todo_pending())
-        printf("reminder: %s is not done yet; see handouts/lab5-max-reduction.md\n", kit_todo_pending());
+    kit_print_reminder("lab5-max-reduction");
     free(a);
     return right ? 0 : 1;
 }

@@ -60,10 +60,6 @@ int dot_partials_hold(const float *x, const float *y, int n, int block_size, int
  * product. */
 float dot_device_finish(const float *x, const float *y, int n, int block_size, int blocks);
 
-/* Given: the device's peak memory bandwidth in GB/s from its memory clock
- * and bus width (0 when the device does not say). */
-double dot_peak_bandwidth_gbs(void);
-
 #ifdef __cplusplus
 }
 #endif

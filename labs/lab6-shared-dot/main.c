@@ -9,24 +9,16 @@
  * block owns which products, and the partials after the first pass.
  * Exits 0 when every result is within the tolerance, 1 otherwise.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "kit.h"
+#include "kit_program.h"
 #include "lab6.h"
 
 #define PICTURE_MAX_N 256
 #define PICTURE_ROW 16
-
-static int arg_or(int argc, char **argv, int i, long fallback)
-{
-    return argc > i ? (int)strtol(argv[i], NULL, 0) : (int)fallback;
-}
-
-static int is_power_of_two_block(int b)
-{
-    return b >= 32 && b <= 1024 && (b & (b - 1)) == 0;
-}
 
 /* The products chunk by chunk (B elements each), with the block that owns
  * each chunk, then the partials of the first pass from its snapshot. */
@@ -54,81 +46,34 @@ static void draw_ownership(const float *x, const float *y, int n, int block_size
 }
 
 /* Prints one line of the results table; returns 1 when within tolerance. */
-static int report(const char *what, float got, double exact, double abs_dot, double kernel_ms, double call_ms)
+static int report(const char *what, float got, const kit_dot_vectors *v, double kernel_ms, double call_ms)
 {
-    int ok = kit_within_tolerance(got, exact, abs_dot, DOT_TOLERANCE_C);
+    int ok = kit_within_tolerance(got, v->exact, v->abs_dot, DOT_TOLERANCE_C);
     printf("  %-28s %16.8g  %10.2f u  %-5s  kernels %9.3f ms   whole call %9.3f ms\n", what, got,
-           kit_error_units(got, exact, abs_dot), ok ? "ok" : "WRONG", kernel_ms, call_ms);
+           kit_error_units(got, v->exact, v->abs_dot), ok ? "ok" : "WRONG", kernel_ms, call_ms);
     return ok;
 }
 
-int main(int argc, char **argv)
+/* The three steps of the lab, in the order of its TODOs. */
+enum step { SUM_ON_HOST, HOST_FINISH, DEVICE_FINISH, STEPS };
+static const char *const step_names[STEPS] = {"1-2 sum on the host", "3-7 partials, host finish",
+                                              "8   device finish"};
+
+static float run_step(enum step step, const kit_dot_vectors *v, int block_size, int blocks)
 {
-    int n = arg_or(argc, argv, 1, kit_on_gpu() ? 1L << 24 : 1L << 20);
-    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
-    int small = n <= PICTURE_MAX_N;
-    int block_size = arg_or(argc, argv, 3, small ? 32 : 256);
-    if (n < 1 || !is_power_of_two_block(block_size)) {
-        fprintf(stderr, "usage: %s [n >= 1] [seed] [block_size: a power of two, 32..1024] [blocks]\n", argv[0]);
-        return 2;
-    }
+    if (step == SUM_ON_HOST)
+        return dot_sum_on_host(v->x, v->y, v->n);
+    if (step == HOST_FINISH)
+        return dot_host_finish(v->x, v->y, v->n, block_size, blocks, NULL);
+    return dot_device_finish(v->x, v->y, v->n, block_size, blocks);
+}
 
-    float *x = malloc((size_t)n * sizeof(float));
-    float *y = malloc((size_t)n * sizeof(float));
-    if (!x || !y) {
-        fprintf(stderr, "no host memory for n = %d\n", n);
-        return 2;
-    }
-    if (small) {
-        kit_fill_small_floats(x, (size_t)n, 0, 3, seed);
-        kit_fill_small_floats(y, (size_t)n, 0, 3, seed + 1);
-    } else {
-        kit_fill_uniform(x, (size_t)n, 0.0f, 1.0f, seed);
-        kit_fill_uniform(y, (size_t)n, 0.0f, 1.0f, seed + 1);
-    }
-    double exact = kit_dot(x, y, (size_t)n);
-    double abs_dot = kit_abs_dot(x, y, (size_t)n);
-
-    printf("lab 6, shared-dot: n = %d, seed = %llu, blocks of %d threads, on %s\n", n, seed, block_size,
-           kit_device_name());
-    printf("x and y: %s\n", small ? "whole numbers in [0, 3], so every order of the sum is exact"
-                                   : "uniform in [0, 1)");
-
-    /* Warm up the device so the first timed call does not pay for it. */
-    float warm[32] = {0};
-    dot_sum_on_host(warm, warm, 32);
-
-    int blocks = argc > 4 ? arg_or(argc, argv, 4, 1) : dot_choose_blocks(n, block_size);
-    if (blocks < 1) {
-        fprintf(stderr, "the block count must be at least 1 (got %d)\n", blocks);
-        return 2;
-    }
-    printf("blocks: %d (%s)\n", blocks, argc > 4 ? "from the command line" : "dot_choose_blocks");
-    printf("\n  %-28s %16s  %12s  %-5s\n", "", "result", "error", "");
-    printf("  %-28s %16.8g\n", "exact (double, on the CPU)", exact);
-
-    int all_ok = 1;
-    kit_set_timing(1);
-
-    kit_reset_records();
-    double t0 = kit_wall_ms();
-    float s = dot_sum_on_host(x, y, n);
-    all_ok &= report("1-2 sum on the host", s, exact, abs_dot, kit_timed_ms(), kit_wall_ms() - t0);
-
-    kit_reset_records();
-    t0 = kit_wall_ms();
-    s = dot_host_finish(x, y, n, block_size, blocks, NULL);
-    all_ok &= report("3-7 partials, host finish", s, exact, abs_dot, kit_timed_ms(), kit_wall_ms() - t0);
-
-    kit_reset_records();
-    t0 = kit_wall_ms();
-    s = dot_device_finish(x, y, n, block_size, blocks);
-    double kernel_ms = kit_timed_ms();
-    all_ok &= report("8   device finish", s, exact, abs_dot, kernel_ms, kit_wall_ms() - t0);
-
+/* The device finish's bandwidth, against the device's (GPU only). */
+static void print_bandwidth(int n, double kernel_ms)
+{
     if (kit_on_gpu() && kernel_ms > 0) {
         double gbs = 2.0 * n * sizeof(float) / (kernel_ms * 1e6);
-        double peak = dot_peak_bandwidth_gbs();
+        double peak = kit_device_peak_gbs();
         printf("\ndevice finish: %.0f GB/s read", gbs);
         if (peak > 0)
             printf(", %.0f%% of the device's %.0f GB/s", 100.0 * gbs / peak, peak);
@@ -136,21 +81,77 @@ int main(int argc, char **argv)
     } else {
         printf("\n(the cpu backend emulates the GPU: its times say nothing about a GPU)\n");
     }
+}
 
-    if (small) {
-        /* Once more, with snapshots on, for the picture. */
-        kit_set_timing(0);
+/* Runs and times every step, prints the results table; 1 when all are right. */
+static int run_steps(const kit_dot_vectors *v, int block_size, int blocks)
+{
+    printf("\n  %-28s %16s  %12s  %-5s\n", "", "result", "error", "");
+    printf("  %-28s %16.8g\n", "exact (double, on the CPU)", v->exact);
+    int all_ok = 1;
+    double kernel_ms = 0;
+    kit_set_timing(1);
+    for (int step = SUM_ON_HOST; step < STEPS; step++) {
         kit_reset_records();
-        kit_set_snapshots(1);
-        dot_host_finish(x, y, n, block_size, blocks, NULL);
-        kit_set_snapshots(0);
-        draw_ownership(x, y, n, block_size, blocks);
+        double t0 = kit_wall_ms();
+        float s = run_step(step, v, block_size, blocks);
+        kernel_ms = kit_timed_ms();
+        all_ok &= report(step_names[step], s, v, kernel_ms, kit_wall_ms() - t0);
     }
+    print_bandwidth(v->n, kernel_ms);
+    return all_ok;
+}
+
+/* Once more, with snapshots on, for the picture. */
+static void draw_with_snapshots(const kit_dot_vectors *v, int block_size, int blocks)
+{
+    kit_set_timing(0);
+    kit_reset_records();
+    kit_set_snapshots(1);
+    dot_host_finish(v->x, v->y, v->n, block_size, blocks, NULL);
+    kit_set_snapshots(0);
+    draw_ownership(v->x, v->y, v->n, block_size, blocks);
+}
+
+/* The block count: from the command line, else dot_choose_blocks's. */
+static int choose_blocks(int argc, char **argv, int n, int block_size)
+{
+    int blocks = argc > 4 ? kit_arg_long(argc, argv, 4, 1) : dot_choose_blocks(n, block_size);
+    if (blocks < 1) {
+        fprintf(stderr, "the block count must be at least 1 (got %d)\n", blocks);
+        exit(2);
+    }
+    printf("blocks: %d (%s)\n", blocks, argc > 4 ? "from the command line" : "dot_choose_blocks");
+    return blocks;
+}
+
+int main(int argc, char **argv)
+{
+    const char *usage = "[n >= 1] [seed] [block_size: a power of two, 32..1024] [blocks]";
+    int n = kit_arg_n(argc, argv, kit_on_gpu() ? 1L << 24 : 1L << 20, INT_MAX, usage);
+    unsigned long long seed = kit_arg_seed(argc, argv, 2);
+    int small = n <= PICTURE_MAX_N;
+    int block_size = kit_arg_long(argc, argv, 3, small ? 32 : 256);
+    if (!kit_is_power_of_two_in(block_size, 32, 1024))
+        kit_usage_exit(argv[0], usage);
+
+    kit_dot_vectors v = kit_dot_vectors_make(n, small, seed);
+    printf("lab 6, shared-dot: n = %d, seed = %llu, blocks of %d threads, on %s\n", n, seed, block_size,
+           kit_device_name());
+    printf("x and y: %s\n", kit_dot_vectors_words(&v));
+
+    /* Warm up the device so the first timed call does not pay for it. */
+    float warm[32] = {0};
+    dot_sum_on_host(warm, warm, 32);
+
+    int blocks = choose_blocks(argc, argv, n, block_size);
+    int all_ok = run_steps(&v, block_size, blocks);
+    if (small)
+        draw_with_snapshots(&v, block_size, blocks);
 
     if (kit_todo_pending())
         printf("\nreminder: %s is not done yet.\n", kit_todo_pending());
     printf("%s\n", all_ok ? "all results within the tolerance" : "some results are WRONG");
-    free(x);
-    free(y);
+    kit_dot_vectors_free(&v);
     return all_ok ? 0 : 1;
 }

@@ -234,15 +234,3 @@ float dot_grid_sync(const float *x, const float *y, int n, int block_size)
     return 0.0f;
 }
 /* END TODO 6 */
-
-/* ---- Given: the device's peak bandwidth, for the lab program ----------------------------- */
-
-double dot_peak_bandwidth_gbs(void)
-{
-    int device, clock_khz = 0, bus_bits = 0;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
-    CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-    /* Double data rate: two transfers per clock, bus_bits / 8 bytes each. */
-    return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-}

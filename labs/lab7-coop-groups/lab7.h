@@ -55,10 +55,6 @@ float dot_grid_sync(const float *x, const float *y, int n, int block_size);
 typedef void (*dot_kernel)(const float *x, const float *y, int n, double *result);
 int blocks_to_fill(dot_kernel kernel, int block_size, size_t shared, long long work);
 
-/* Given: the device's peak memory bandwidth in GB/s from its memory clock
- * and bus width (0 when the device does not say). */
-double dot_peak_bandwidth_gbs(void);
-
 #ifdef __cplusplus
 }
 #endif

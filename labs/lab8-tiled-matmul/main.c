@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "kit.h"
+#include "kit_program.h"
 #include "lab8.h"
 
 enum {
@@ -28,7 +29,7 @@ enum {
  * errs by less than 1.01 k u sum |terms| (for k u < 0.01). */
 static const double TOLERANCE_C = 2.0;
 
-static int is_tile_side(int t) { return t >= 1 && t <= 32 && (t & (t - 1)) == 0; }
+static int is_tile_side(int t) { return kit_is_power_of_two_in(t, 1, 32); }
 
 /* Kernel time of one call: the median of TIMED_RUNS after a warm-up. */
 static double time_product(int tiled, const float *a, const float *b, float *c, int n, int tile)
@@ -132,13 +133,12 @@ static void print_occupancy(void)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : (kit_on_gpu() ? 2048 : 128);
-    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
-    int forced_tile = argc > 3 ? atoi(argv[3]) : 0;
-    if (n < 1 || n > 16384 || (argc > 3 && !is_tile_side(forced_tile))) {
-        fprintf(stderr, "usage: %s [n, 1..16384] [seed] [tile: 1, 2, 4, 8, 16 or 32]\n", argv[0]);
-        return 2;
-    }
+    const char *usage = "[n, 1..16384] [seed] [tile: 1, 2, 4, 8, 16 or 32]";
+    int n = kit_arg_n(argc, argv, kit_on_gpu() ? 2048 : 128, 16384, usage);
+    unsigned long long seed = kit_arg_seed(argc, argv, 2);
+    int forced_tile = kit_arg_long(argc, argv, 3, 0);
+    if (argc > 3 && !is_tile_side(forced_tile))
+        kit_usage_exit(argv[0], usage);
     printf("lab8 tiled-matmul: C = A B with n = %d (A, B and C are %d x %d), seed = %llu, device: %s\n", n, n, n,
            seed, kit_device_name());
 
@@ -158,12 +158,8 @@ int main(int argc, char **argv)
     print_occupancy();
 
     size_t count = (size_t)n * n;
-    float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b);
-    float *c_naive = malloc(count * sizeof *c_naive), *c_tiled = malloc(count * sizeof *c_tiled);
-    if (!a || !b || !c_naive || !c_tiled) {
-        fprintf(stderr, "not enough host memory for n = %d\n", n);
-        return 2;
-    }
+    float *a = kit_host_array(count, sizeof *a, n), *b = kit_host_array(count, sizeof *b, n);
+    float *c_naive = kit_host_array(count, sizeof *c_naive, n), *c_tiled = kit_host_array(count, sizeof *c_tiled, n);
     int small = n <= PICTURE_MAX;
     if (small) { /* small integers: every product and sum is exact, easy to read */
         kit_fill_small_floats(a, count, -3, 3, seed);
@@ -193,8 +189,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     int right = check_product(a, b, c_tiled, n, seed);
-    if (kit_todo_pending())
-        printf("reminder: %s is not done yet; see handouts/lab8-tiled-matmul.md\n", kit_todo_pending());
+    kit_print_reminder("lab8-tiled-matmul");
     free(a);
     free(b);
     free(c_naive);

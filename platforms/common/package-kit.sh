@@ -10,12 +10,7 @@ lab=${1:?usage: package-kit.sh LAB DEST_DIR}
 dest=${2:?usage: package-kit.sh LAB DEST_DIR}
 [ -d "solutions/$lab" ] || { echo "package-kit: no solutions/$lab" >&2; exit 2; }
 mkdir -p "$dest" || exit 2
-if [ -d .git ] && command -v git >/dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
-else
-    files=$(find . -type f | sed 's|^\./||')
-fi
-echo "$files" | while IFS= read -r f; do
+sh tools/kit-files.sh | while IFS= read -r f; do
     [ -f "$f" ] || continue
     case "$f" in
     solutions/"$lab"/*) ;;

@@ -8,8 +8,7 @@ set -u
 # DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/github/build.sh LAB}
-lab=$(sh tools/lab-folder.sh "$lab_arg")
-[ -n "$lab" ] || { echo "github: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+lab=$(sh tools/lab-folder.sh --or-say github "$lab_arg") || exit 2
 short=${lab%%-*}
 out="${DIST_DIR:-dist}/github-$lab"
 DIST_LABS=$lab DIST_GPU=${DIST_GPU:-no} sh tools/dist.sh --stage "$out" || exit 2

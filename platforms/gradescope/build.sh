@@ -10,8 +10,7 @@ set -u
 # DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/gradescope/build.sh LAB}
-lab=$(sh tools/lab-folder.sh "$lab_arg")
-[ -n "$lab" ] || { echo "gradescope: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+lab=$(sh tools/lab-folder.sh --or-say gradescope "$lab_arg") || exit 2
 command -v zip >/dev/null 2>&1 || { echo "gradescope: needs zip (sudo apt-get install -y zip)" >&2; exit 2; }
 
 stage=$(mktemp -d) || exit 2

@@ -14,8 +14,7 @@ set -u
 # DIST_DIR=DIR writes the package there instead of dist/.
 cd "$(dirname "$0")/../.." || exit 2
 lab_arg=${1:?usage: platforms/prairielearn/build.sh LAB}
-lab=$(sh tools/lab-folder.sh "$lab_arg")
-[ -n "$lab" ] || { echo "prairielearn: no lab '$lab_arg' (try: $(ls labs | tr '\n' ' '))" >&2; exit 2; }
+lab=$(sh tools/lab-folder.sh --or-say prairielearn "$lab_arg") || exit 2
 short=${lab%%-*}
 files=$(cd "labs/$lab" && ls *.cu | tr '\n' ' ' | sed 's/ $//')
 files_csv=$(echo "$files" | tr ' ' ',')

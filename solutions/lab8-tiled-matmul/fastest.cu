@@ -16,6 +16,7 @@
  * the lab's kernels.
  */
 #include "kit.h"
+#include "kit_program.h"
 
 #define SIDE 32
 
@@ -47,20 +48,11 @@ static __global__ void tiled32_kernel(const float *a, const float *b, float *c, 
         c[(size_t)row * n + col] = sum;
 }
 
-static float *device_copy_of(const float *host, size_t count)
-{
-    float *device = NULL;
-    CHECK(cudaMalloc(&device, count * sizeof(float)));
-    if (host)
-        CHECK(cudaMemcpy(device, host, count * sizeof(float), cudaMemcpyHostToDevice));
-    return device;
-}
-
 void matmul_tiled_fastest(const float *a, const float *b, float *c, int m, int k, int n)
 {
-    float *d_a = device_copy_of(a, (size_t)m * k);
-    float *d_b = device_copy_of(b, (size_t)k * n);
-    float *d_c = device_copy_of(NULL, (size_t)m * n);
+    float *d_a = kit_device_floats(a, (size_t)m * k);
+    float *d_b = kit_device_floats(b, (size_t)k * n);
+    float *d_c = kit_device_floats(NULL, (size_t)m * n);
     dim3 block(SIDE, SIDE);
     dim3 grid((n + SIDE - 1) / SIDE, (m + SIDE - 1) / SIDE);
     LAUNCH(tiled32_kernel, grid, block, 0, d_a, d_b, d_c, m, k, n);

@@ -51,6 +51,7 @@
  * square sides are multiples of 128).
  */
 #include "kit.h"
+#include "kit_program.h"
 
 #define TILE 128        /* rows and columns of C per block */
 #define SLAB 16         /* k per step */
@@ -219,23 +220,14 @@ matmul_register_tiled_kernel(const float *__restrict__ a, const float *__restric
     }
 }
 
-static float *device_copy_of(const float *host, size_t count)
-{
-    float *device = NULL;
-    CHECK(cudaMalloc(&device, count * sizeof(float)));
-    if (host)
-        CHECK(cudaMemcpy(device, host, count * sizeof(float), cudaMemcpyHostToDevice));
-    return device;
-}
-
 void matmul_register_tiled(const float *a, const float *b, float *c, int m, int k, int n)
 {
     if (m <= 0 || n <= 0 || k <= 0 || m % TILE || n % TILE || k % SLAB)
         kit_fail(__FILE__, __LINE__, "matmul_register_tiled needs m and n multiples of %d and k a multiple of %d "
                  "(got m = %d, k = %d, n = %d)", TILE, SLAB, m, k, n);
-    float *d_a = device_copy_of(a, (size_t)m * k);
-    float *d_b = device_copy_of(b, (size_t)k * n);
-    float *d_c = device_copy_of(NULL, (size_t)m * n);
+    float *d_a = kit_device_floats(a, (size_t)m * k);
+    float *d_b = kit_device_floats(b, (size_t)k * n);
+    float *d_c = kit_device_floats(NULL, (size_t)m * n);
 
     /* More than 48 KB of dynamic shared memory needs the kernel's consent. */
     CHECK(cudaFuncSetAttribute(matmul_register_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
