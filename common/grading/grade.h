@@ -75,6 +75,16 @@ typedef struct {
         __attribute__((used, section("grade_items"), aligned(sizeof(void *)))) = &grade_item_##name;            \
     static void item_##name(void)
 
+/* The sanitizer item every lab ends with: compute-sanitizer on a small run
+ * of `make LAB`'s program with ARGS (GPU only); ALSO adds to the handout's
+ * words, "" for none. */
+#define GRADE_SANITIZER_ITEM(points, lab, args, also)                                                          \
+    GRADE_ITEM(sanitizer, points, GRADE_SANITIZER, 300, "",                                                    \
+               "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",        \
+               "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find " \
+               "nothing in a small run of `make " lab "`'s program" also)                                     \
+    { grade_sanitize(args); }
+
 /* A constant's value as a string, for an item's title or words that quote it
  * ("c = " GRADE_STR(DOT_TOLERANCE)): written once, where it is defined. */
 #define GRADE_STR(x) GRADE_STR_(x)

@@ -432,11 +432,9 @@ GRADE_ITEM(global_index_bounds, 15, GRADE_CORRECTNESS, 30, "4", "threads whose g
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab1`'s program, and the same program built with the cpu backend "
-           "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
-           "which a GPU runs past)")
-{ grade_sanitize("2 40"); }
+GRADE_SANITIZER_ITEM(10, "lab1", "2 40",
+                     ", and the same program built with the cpu backend "
+                     "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
+                     "which a GPU runs past)")
 
 GRADE_LAB(1, "hello", "lab1-hello")

@@ -563,11 +563,9 @@ GRADE_ITEM(phase_times, 10, GRADE_CORRECTNESS, 60, "7,8", "dot_product times its
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab2`'s program, and the same program built with the cpu backend "
-           "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
-           "which a GPU runs past)")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab2", "1000 1",
+                     ", and the same program built with the cpu backend "
+                     "runs without an error (it stops at a `__syncthreads()` that only some threads of a block reach, "
+                     "which a GPU runs past)")
 
 GRADE_LAB(2, "vector-mult", "lab2-vector-mult")

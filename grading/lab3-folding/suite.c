@@ -353,9 +353,6 @@ GRADE_ITEM(fold_unfold, 5, GRADE_CORRECTNESS, 30, "4,5", "going further: unfoldi
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab3`'s program")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab3", "1000 1", "")
 
 GRADE_LAB(3, "folding", "lab3-folding")

@@ -376,9 +376,6 @@ GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "yo
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab4`'s program")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab4", "1000 1", "")
 
 GRADE_LAB(4, "tournament", "lab4-tournament")

@@ -656,9 +656,6 @@ GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 60, "4,5,6,7", "block reducti
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab5`'s program")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab5", "1000 1", "")
 
 GRADE_LAB(5, "max-reduction", "lab5-max-reduction")

@@ -841,9 +841,6 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "8", "dot_device_finish as f
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab6`'s program")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab6", "1000 1", "")
 
 GRADE_LAB(6, "shared-dot", "lab6-shared-dot")

@@ -594,9 +594,6 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "5", "dot_vectorized as fast
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 10, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab7`'s program")
-{ grade_sanitize("1000 1"); }
+GRADE_SANITIZER_ITEM(10, "lab7", "1000 1", "")
 
 GRADE_LAB(7, "coop-groups", "lab7-coop-groups")

@@ -674,9 +674,6 @@ GRADE_ITEM(tiled_speedup, 19, GRADE_PERFORMANCE, 120, "1,2,3,5", "tiled faster t
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_ITEM(sanitizer, 5, GRADE_SANITIZER, 300, "", "compute-sanitizer (memcheck, racecheck, synccheck) finds nothing in a small run (GPU)",
-           "GPU only, where compute-sanitizer is installed: its memcheck, racecheck and synccheck tools find "
-           "nothing in a small run of `make lab8`'s program")
-{ grade_sanitize("64 1 16"); }
+GRADE_SANITIZER_ITEM(5, "lab8", "64 1 16", "")
 
 GRADE_LAB(8, "tiled-matmul", "lab8-tiled-matmul")
