@@ -127,3 +127,16 @@ void dot_check_tolerance(const char *call, float got, const vectors *v, double c
                call, case_text(v), got, exact, kit_error_units(got, exact, abs_dot), abs_dot, c, guard,
                hint && !*guard ? ". " : "", hint && !*guard ? hint : "");
 }
+
+void dot_time_against_reference(const char *fn, void (*call)(void *), void *mine, void *theirs, const vectors *v,
+                                int block_size, const char *my_detail, const char *their_detail)
+{
+    double my_ms = grade_time_ms(grade_student(), call, mine, 2, 9);
+    double ref_ms = grade_time_ms(grade_reference(), call, theirs, 2, 9);
+    double bytes = 2.0 * v->n * sizeof(float);
+    grade_note("%s, n = 2^26, blocks of %d threads: your %s %.3f ms%s (%.0f GB/s), the reference %.3f ms%s (%.0f GB/s); "
+               "kernel time, median of 9",
+               grade_device_name(), block_size, fn, my_ms, my_detail, bytes / (my_ms * 1e6), ref_ms, their_detail,
+               bytes / (ref_ms * 1e6));
+    grade_score(grade_perf_fraction(my_ms, ref_ms));
+}

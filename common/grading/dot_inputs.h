@@ -48,6 +48,15 @@ void dot_check_tolerance(const char *call, float got, const vectors *v, double c
  * code that never ran a kernel (an unfinished TODO, say) leaves, so it
  * proves nothing either way, and the feedback on the next case says more; */
 int dot_all_zero(const void *bytes, size_t size);
+
+/* The dot-product labs' speed item, once a correct result came back: times
+ * `call` on each side (median of 9, after 2 warm-ups; `mine` and `theirs`
+ * are its arguments for the student and the reference), notes both times
+ * and the bandwidth of reading x and y (each side's `detail` after its time,
+ * e.g. " with 512 blocks"), and scores the student's time against the
+ * reference's. */
+void dot_time_against_reference(const char *fn, void (*call)(void *), void *mine, void *theirs, const vectors *v,
+                                int block_size, const char *my_detail, const char *their_detail);
 /* whether `bytes` are those of x or y (n = 1 with y[0] = 1, say): then "a
  * kernel computed it" cannot be told from "it went to the device and back",
  * so only "it came back from the device" can be required. */

@@ -155,6 +155,10 @@ const char *grade_todo_pending(grade_side *side);               /* the first unf
  * skeleton does (`meaning`: "it accepts every state") earns nothing. */
 void grade_require_written(grade_side *side, const char *fn, const char *meaning);
 void grade_set_schedule(grade_side *side, const char *order);   /* cpu backend only */
+/* The student's side ready for a run whose rounds are checked: its records
+ * cleared, snapshots on, threads in `order` (NULL: the default); turn the
+ * snapshots off again after the call. */
+grade_side *grade_student_recording_rounds(const char *order);
 /* kit_spoil(kind, at) on `side` (kit_internal.h, the grader's tests): the next call meets one
  * spoiled state or synchronization, to see whether the code's own checks
  * notice. */

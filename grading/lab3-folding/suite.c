@@ -84,10 +84,7 @@ enum { PICTURE_MAX = 40 };
 /* Checks every snapshot of one run of the student's fold_sum on a[]. */
 static void check_rounds(const int *a, int n, uint64_t seed, const char *schedule)
 {
-    grade_side *you = grade_student();
-    grade_reset_records(you);
-    grade_set_snapshots(you, 1);
-    grade_set_schedule(you, schedule);
+    grade_side *you = grade_student_recording_rounds(schedule);
     int got = GRADE_FN(you, fold_sum)(a, n);
     grade_set_snapshots(you, 0);
     grade_require_no_upload_after_launch(you, "fold_sum", ROUNDS_STAY_ON_DEVICE);

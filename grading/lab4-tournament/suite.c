@@ -89,10 +89,7 @@ static const char *mapping_name(int compact) { return compact ? "tournament_sum_
 
 static void check_rounds(int compact, const int *a, int n, uint64_t seed, const char *schedule)
 {
-    grade_side *you = grade_student();
-    grade_reset_records(you);
-    grade_set_snapshots(you, 1);
-    grade_set_schedule(you, schedule);
+    grade_side *you = grade_student_recording_rounds(schedule);
     int got = student_sum(compact)(a, n);
     grade_set_snapshots(you, 0);
 

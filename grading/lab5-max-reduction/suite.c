@@ -103,10 +103,7 @@ static float *seeded_floats(int n, int lo, int hi, uint64_t seed)
 
 static void check_rounds(const float *a, int n, uint64_t seed, const char *schedule)
 {
-    grade_side *you = grade_student();
-    grade_reset_records(you);
-    grade_set_snapshots(you, 1);
-    grade_set_schedule(you, schedule);
+    grade_side *you = grade_student_recording_rounds(schedule);
     float got = GRADE_FN(you, tournament_max)(a, n);
     grade_set_snapshots(you, 0);
 

@@ -828,14 +828,10 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "8", "dot_device_finish as f
     call_device_finish(&mine);
     dot_check_tolerance("dot_device_finish (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
                         "Only a correct result is timed");
-    double my_ms = grade_time_ms(you, call_device_finish, &mine, 2, 9);
-    double ref_ms = grade_time_ms(ref, call_device_finish, &theirs, 2, 9);
-    double bytes = 2.0 * v.n * sizeof(float);
-    grade_note("%s, n = 2^26, blocks of %d threads: your dot_device_finish %.3f ms with %d blocks (%.0f GB/s), the "
-               "reference %.3f ms with %d blocks (%.0f GB/s); kernel time, median of 9",
-               grade_device_name(), b, my_ms, mine.blocks, bytes / (my_ms * 1e6), ref_ms, theirs.blocks,
-               bytes / (ref_ms * 1e6));
-    grade_score(grade_perf_fraction(my_ms, ref_ms));
+    char my_blocks[32], their_blocks[32];
+    snprintf(my_blocks, sizeof my_blocks, " with %d blocks", mine.blocks);
+    snprintf(their_blocks, sizeof their_blocks, " with %d blocks", theirs.blocks);
+    dot_time_against_reference("dot_device_finish", call_device_finish, &mine, &theirs, &v, b, my_blocks, their_blocks);
     free_vectors(&v);
 }
 

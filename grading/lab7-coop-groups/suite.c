@@ -582,13 +582,7 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "5", "dot_vectorized as fast
     call_vectorized(&mine);
     dot_check_tolerance("dot_vectorized (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
                         "Only a correct result is timed");
-    double my_ms = grade_time_ms(you, call_vectorized, &mine, 2, 9);
-    double ref_ms = grade_time_ms(ref, call_vectorized, &theirs, 2, 9);
-    double bytes = 2.0 * v.n * sizeof(float);
-    grade_note("%s, n = 2^26, blocks of 256 threads: your dot_vectorized %.3f ms (%.0f GB/s), the reference %.3f ms "
-               "(%.0f GB/s); kernel time, median of 9",
-               grade_device_name(), my_ms, bytes / (my_ms * 1e6), ref_ms, bytes / (ref_ms * 1e6));
-    grade_score(grade_perf_fraction(my_ms, ref_ms));
+    dot_time_against_reference("dot_vectorized", call_vectorized, &mine, &theirs, &v, 256, "", "");
     free_vectors(&v);
 }
 
