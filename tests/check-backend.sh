@@ -407,7 +407,7 @@ for src in tests/backend/rewrite/*.cu; do
 done
 
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
-if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 5
+if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 6
 else not_ok "micro-benchmark"; show "$log/out"; fi
 # ---- programs in the style of textbooks and the vendor's samples ----------------------------------
 # Each checks itself (exits nonzero when wrong) and runs built with cucc
