@@ -210,11 +210,12 @@ done
 # votes pass through its code and the fibers' stacks, and a kernel's locals
 # and the programming guide's atomicCAS loop (a plain read first) are no
 # race either: none may be reported, at -O2 (the kit's builds) nor at -O0
-# (nvcc -G's level, where every local is on the thread's stack)
-if common/cpu/cucc -O0 --sanitize=thread -Itests/backend -o "$log/fidelity-O0" tests/backend/fidelity.cu > "$log/out" 2>&1; then
-    ok "cucc -O0 --sanitize=thread builds tests/backend/fidelity.cu"
+# (cucc -G, nvcc's device debugging: every local is on the thread's stack;
+# -O0 alone is for host code, as nvcc's, and leaves a .cu file at -O2)
+if common/cpu/cucc -G --sanitize=thread -Itests/backend -o "$log/fidelity-O0" tests/backend/fidelity.cu > "$log/out" 2>&1; then
+    ok "cucc -G --sanitize=thread builds tests/backend/fidelity.cu"
 else
-    not_ok "cucc -O0 --sanitize=thread builds tests/backend/fidelity.cu"; show "$log/out"
+    not_ok "cucc -G --sanitize=thread builds tests/backend/fidelity.cu"; show "$log/out"
 fi
 for part in atomics votes locals cas_loop; do
     for build in build/cpu-thread/backend-tests/fidelity "$log/fidelity-O0"; do
@@ -407,7 +408,7 @@ for src in tests/backend/rewrite/*.cu; do
 done
 
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
-if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 5
+if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 6
 else not_ok "micro-benchmark"; show "$log/out"; fi
 # ---- programs in the style of textbooks and the vendor's samples ----------------------------------
 # Each checks itself (exits nonzero when wrong) and runs built with cucc

@@ -1,11 +1,14 @@
 /* bench.cu: what the cpu backend's fibers cost (a measurement, not a test).
- *   bench [threads-log2 [matrix-size]]   defaults 20 and 1024
+ *   bench [threads-log2 [matrix-size [runs]]]   defaults 20, 1024 and 7
  * Prints: the cost of one context switch (two threads passing a barrier back
  * and forth), the cost per thread per __syncthreads() in a block of 1024,
- * a launch of 2^N threads with 8 barriers each, one without barriers, and
- * a GPU-sized program: a shared-memory tiled matrix multiply of two
- * size x size matrices (16 x 16 threads a block, two barriers per tile),
- * whose result is checked. */
+ * launches of 2^N threads in blocks of 256 with no barrier, one and 8
+ * barriers each, and a GPU-sized program: a shared-memory tiled matrix
+ * multiply of two size x size matrices (16 x 16 threads a block, two
+ * barriers per tile), whose result is checked.  Each launch of 2^N threads
+ * is timed `runs` times, and the median is printed, in CPU time (the
+ * process's, every core it used added up: what the launch cost, whatever
+ * else the machine was doing) and on the clock. */
 #include <time.h>
 
 #include "check.h"
@@ -15,6 +18,24 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static __global__ void ping_pong(int rounds, int *out)
@@ -44,6 +65,38 @@ static __global__ void no_barriers(const float *in, float *out)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = 2.0f * in[i];
 }
+
+static __global__ void one_barrier(const float *in, float *out)
+{
+    __shared__ float cache[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    cache[t] = in[i];
+    __syncthreads();
+    out[i] = cache[blockDim.x - 1 - t];
+}
+
+enum { MAX_RUNS = 99 };
+/* Runs launch() `runs` times; prints the median CPU and clock time per thread. */
+static void time_launches(const char *what, int log2n, int runs, void (*launch)(int n, const float *in, float *out),
+                          const float *in, float *out)
+{
+    int n = 1 << log2n;
+    double cpu[MAX_RUNS], wall[MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        double c0 = cpu_s(), w0 = now_s();
+        launch(n, in, out);
+        EXPECT_OK(cudaDeviceSynchronize());
+        cpu[r] = cpu_s() - c0;
+        wall[r] = now_s() - w0;
+    }
+    double c = median(cpu, runs), w = median(wall, runs);
+    printf("2^%d threads, %-13s %7.1f ns CPU per thread (%6.1f on the clock; median of %d)\n", log2n, what,
+           c / n * 1e9, w / n * 1e9, runs);
+}
+static int block_of(int n) { return n < 256 ? n : 256; }
+static void launch_no_barriers(int n, const float *in, float *out) { no_barriers<<<n / block_of(n), block_of(n)>>>(in, out); }
+static void launch_one_barrier(int n, const float *in, float *out) { one_barrier<<<n / block_of(n), block_of(n)>>>(in, out); }
+static void launch_eight(int n, const float *in, float *out) { eight_barriers<<<n / block_of(n), block_of(n)>>>(in, out); }
 
 enum { TILE = 16 };
 static __global__ void matmul_tiled(const float *a, const float *b, float *c, int size)
@@ -76,10 +129,10 @@ static void matmul_bench(int size)
             a[(size_t)i * size + j] = (float)((i + j) % 7);
             b[(size_t)i * size + j] = (float)((i + 2 * j) % 5);
         }
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     matmul_tiled<<<dim3(size / TILE, size / TILE), dim3(TILE, TILE)>>>(a, b, c, size);
     EXPECT_OK(cudaDeviceSynchronize());
-    double t1 = now_s();
+    double t1 = now_s(), c1 = cpu_s();
     int wrong = 0;
     for (int i = 0; i < size; i += 37)
         for (int j = 0; j < size; j += 41) {
@@ -89,8 +142,8 @@ static void matmul_bench(int size)
             wrong += c[(size_t)i * size + j] != want;
         }
     EXPECT(wrong == 0, "%d elements of the product are wrong", wrong);
-    printf("tiled matmul %dx%d:               %6.3f s (%.1f ns per thread and tile)\n", size, size, t1 - t0,
-           (t1 - t0) / ((double)n * (size / TILE)) * 1e9);
+    printf("tiled matmul %dx%d:               %6.3f s CPU, %.3f s on the clock (%.1f ns CPU per thread and tile)\n",
+           size, size, c1 - c0, t1 - t0, (c1 - c0) / ((double)n * (size / TILE)) * 1e9);
     cudaFree(a), cudaFree(b), cudaFree(c);
 }
 
@@ -104,28 +157,23 @@ int main(int argc, char **argv)
     EXPECT_OK(cudaMalloc(&d, 1024 * sizeof(int)));
     EXPECT_OK(cudaMemset(in, 0, n * sizeof(float)));
 
-    double t0 = now_s();
+    double t0 = cpu_s();
     ping_pong<<<1, 2>>>(rounds, d);
-    double t1 = now_s();
+    double t1 = cpu_s();
     /* per round: each of the 2 threads is switched to once */
-    printf("context switch:                     %6.1f ns\n", (t1 - t0) / (2.0 * rounds) * 1e9);
+    printf("context switch:                     %6.1f ns CPU\n", (t1 - t0) / (2.0 * rounds) * 1e9);
 
     int brounds = rounds / 100;
-    t0 = now_s();
+    t0 = cpu_s();
     ping_pong<<<1, 1024>>>(brounds, d);
-    t1 = now_s();
-    printf("__syncthreads, per thread:          %6.1f ns (block of 1024)\n", (t1 - t0) / (1024.0 * brounds) * 1e9);
+    t1 = cpu_s();
+    printf("__syncthreads, per thread:          %6.1f ns CPU (block of 1024)\n", (t1 - t0) / (1024.0 * brounds) * 1e9);
 
-    int threads = n < 256 ? n : 256;
-    t0 = now_s();
-    eight_barriers<<<n / threads, threads>>>(in, out);
-    t1 = now_s();
-    printf("2^%d threads, 8 barriers each:      %6.3f s (%.1f ns per thread)\n", log2n, t1 - t0, (t1 - t0) / n * 1e9);
-
-    t0 = now_s();
-    no_barriers<<<n / threads, threads>>>(in, out);
-    t1 = now_s();
-    printf("2^%d threads, no barrier:           %6.3f s (%.1f ns per thread)\n", log2n, t1 - t0, (t1 - t0) / n * 1e9);
+    int runs = argc > 3 ? atoi(argv[3]) : 7;
+    runs = runs < 1 ? 1 : runs > MAX_RUNS ? MAX_RUNS : runs;
+    time_launches("no barrier:", log2n, runs, launch_no_barriers, in, out);
+    time_launches("1 barrier:", log2n, runs, launch_one_barrier, in, out);
+    time_launches("8 barriers:", log2n, runs, launch_eight, in, out);
     EXPECT_OK(cudaDeviceSynchronize());
     cudaFree(in), cudaFree(out), cudaFree(d);
 

@@ -65,7 +65,7 @@ static void fiber_prepare(fiber *f)
 {
     /* The first switch to f "returns" into fiber_entry with the stack laid
      * out as if fiber_entry had just been called. */
-    unsigned long long *top = (unsigned long long *)(f->stack + f->stack_size);
+    unsigned long long *top = (unsigned long long *)(f->stack + f->stack_size - f->colour);
     top -= 2;                                /* 16-byte aligned slot for the entry address */
     top[1] = 0;                              /* fiber_entry's return address: none */
     top[0] = (unsigned long long)(void *)&fiber_entry;
@@ -114,6 +114,13 @@ static fiber *fiber_make(void)
     fiber *f = (fiber *)calloc(1, sizeof *f);
     f->stack = region + GUARD;
     f->stack_size = stack_size;
+    /* Each stack's top a few cache lines lower than the last's: the tops of
+     * stacks 68 KB apart would all fall in the same sets of the caches (the
+     * same offset in a page, and 16 offsets in 64 KB), and a barrier of a
+     * block of 256 threads, which brings each one's top frames back, would
+     * evict them from each other.  1,024 colours: the stack's place among
+     * 16 consecutive ones (its offset in 64 KB) times 64 lines of a page. */
+    f->colour = (fiber_count / 16 % 64) * 64;
     all_fibers[fiber_count++] = f;
     return f;
 }

@@ -32,6 +32,7 @@ struct fiber {
     void *sp;                /* saved stack pointer while suspended */
     char *stack;             /* lowest usable byte */
     size_t stack_size;
+    size_t colour;           /* bytes left unused at the top (fiber.cpp says why) */
     thread_state *thread;    /* the CUDA thread it runs, or null */
     void *fake_stack;        /* ASan's fake stack while suspended */
     bool abandoned;          /* left mid-run by a failed launch */
@@ -131,6 +132,7 @@ unsigned pool_cpu_clocks(clockid_t clocks[POOL_MAX]) HIDDEN;
 
 /* ---- shared memory (shared.cpp) ---------------------------------------------------- */
 void shared_launch_begin(size_t dynamic_bytes) HIDDEN;
+void shared_prepare_arenas(unsigned count) HIDDEN; /* slots 0..count-1 made for this launch, before it runs */
 char *shared_block_arena(unsigned slot) HIDDEN;   /* one per resident block, poisoned */
 void shared_launch_end(void) HIDDEN;
 size_t shared_static_bytes(void) HIDDEN;           /* static shared memory laid out so far */

@@ -227,7 +227,7 @@ static inline __attribute__((always_inline)) thread_state *ready_pop(void)
 }
 
 /* ---- starting threads ---------------------------------------------------------------------- */
-/* The thread take_unstarted() gives next, or null. */
+/* The thread worker_main() starts next, or null. */
 static thread_state *next_unstarted(void)
 {
     worker *w = W;
@@ -238,27 +238,6 @@ static thread_state *next_unstarted(void)
         w->next_block_to_start++;
     }
     return 0;
-}
-static thread_state *take_unstarted(void)
-{
-    thread_state *t = next_unstarted();
-    if (!t)
-        return 0;
-    block_state *b = &W->blocks[W->next_block_to_start];
-    unsigned rank = (unsigned)(t - b->threads);
-    b->started++;
-    t->rank = rank;
-    if (L.block.y == 1 && L.block.z == 1) { /* the common case, without divisions */
-        t->idx.x = rank;
-        t->idx.y = t->idx.z = 0;
-    } else {
-        t->idx.x = rank % L.block.x;
-        t->idx.y = rank / L.block.x % L.block.y;
-        t->idx.z = rank / (L.block.x * L.block.y);
-    }
-    t->block = b;
-    t->status = T_RUNNING;
-    return t;
 }
 /* A fiber to run unstarted thread t first (fiber_new says which). */
 static fiber *new_worker(thread_state *t) { return fiber_new((size_t)(t - W->threads.data())); }
@@ -300,34 +279,69 @@ static inline __attribute__((always_inline)) void schedule_next(bool leaving_for
     }
 }
 
+/* What a worker fiber does: start the next unstarted thread and run it to
+ * its end, then the next, on this same stack, with no switch: a thread
+ * that never waits (every thread of a barrier-free kernel, and each
+ * thread's stretch before its first wait) costs one call here.  A thread
+ * that waits keeps this fiber (its frames are on it) and the scheduler
+ * starts a new worker fiber for the next unstarted thread; when the thread
+ * is resumed and returns, this loop goes on with whatever is still
+ * unstarted.  So the common path writes only what a wait, a fault or the
+ * watchdog's census reads of the thread, computed here into locals (the
+ * built-in variables are written from them, not read back from the record). */
 void worker_main(void)
 {
-    for (;;) {
-        thread_state *t = take_unstarted();
-        if (!t)
-            break;
-        t->fib = current_fiber;
-        current_fiber->thread = t;
+    fiber *self = current_fiber;
+    worker *w = W;
+    const unsigned n = L.threads_per_block;
+    const bool flat = L.block.y == 1 && L.block.z == 1;
+    const thread_body body = L.body;
+    void *const context = L.context;
+    while (w->next_block_to_start < w->blocks.size()) {
+        block_state *b = &w->blocks[w->next_block_to_start];
+        if (b->started == n) {
+            w->next_block_to_start++;
+            continue;
+        }
+        unsigned rank = b->start_order ? b->start_order[b->started] : b->started;
+        b->started++;
+        thread_state *t = &b->threads[rank];
+        uint3 idx;
+        if (flat) { /* the common case, without divisions */
+            idx.x = rank;
+            idx.y = idx.z = 0;
+        } else {
+            idx.x = rank % L.block.x;
+            idx.y = rank / L.block.x % L.block.y;
+            idx.z = rank / (L.block.x * L.block.y);
+        }
+        t->idx = idx;
+        t->rank = rank;
+        t->status = T_RUNNING;
+        t->block = b;
+        t->fib = self;
+        self->thread = t;
         tsan_enter_thread(t);
         tsan_acquire(&L.tsan_in);
-        load_builtins(t);
+        emu_thread_idx = idx;
+        emu_block_idx = b->idx;
+        current_shared_base = b->shared;
         if (t->pipeline)
             pipeline_thread_start(t);
         runtime_busy = 0; /* the kernel's own code from here */
-        L.body(L.context);
+        body(context);
         runtime_busy = 1;
         if (t->pipeline)
             pipeline_thread_end(t);
         tsan_release(&L.tsan_out);
         t->status = T_DONE;
-        if (++t->block->done == L.threads_per_block)
+        b = t->block; /* (the same: a thread never changes block) */
+        if (++b->done == n)
             __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
-        t->fib = 0;
 #ifdef CUDAEMU_TSAN
         break; /* the next thread runs on a stack of its own (fiber_new says why) */
 #endif
     }
-    fiber *self = current_fiber;
     fiber_release(self); /* nothing will start on it before we have switched away */
     schedule_next(true);
     abort();
@@ -448,10 +462,22 @@ static std::string describe_site(const site &s)
     return std::string(s.what) + " at " + (s.file ? s.file : "?") + ":" + std::to_string(s.line);
 }
 
+/* The records of b's threads not started yet say so (setup_block leaves
+ * them as the last block left them); before any look at every thread's
+ * status: a diagnosis, the watchdog's census.  Only b's own host thread
+ * calls it, and those threads run nowhere yet. */
+static void mark_unstarted(block_state *b)
+{
+    for (unsigned i = b->started; i < L.threads_per_block; i++)
+        b->threads[b->start_order ? b->start_order[i] : i].status = T_UNSTARTED;
+}
+
 /* Nothing can run and some threads wait: say who waits where, and why it
  * can never complete. */
 static void diagnose_stuck(void)
 {
+    for (block_state &b : W->blocks)
+        mark_unstarted(&b);
     for (block_state &b : W->blocks) {
         if (b.done == L.threads_per_block)
             continue;
@@ -915,8 +941,9 @@ static unsigned count(const block_state *b, bool (*pick)(const thread_state *, c
 }
 
 /* Where the threads of the interrupted thread's block are. */
-static std::string census(const block_state *b)
+static std::string census(block_state *b)
 {
+    mark_unstarted(b);
     unsigned running = count(b, count_running, 0);
     std::string s = "in " + block_name(b) + ", " + std::to_string(running) + (running == 1 ? " thread" : " threads") +
                     " still running (" + thread_list(b, count_running, 0) +
@@ -1191,8 +1218,8 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->idx.z = linear / (L.grid.x * L.grid.y);
     b->threads = &w->threads[(size_t)slot * L.threads_per_block];
     b->started = b->done = b->at_barrier = b->at_grid = 0;
-    for (unsigned i = 0; i < L.threads_per_block; i++)
-        b->threads[i].status = T_UNSTARTED; /* for the watchdog's census */
+    /* (the records of threads not started yet keep the last block's status
+     * until mark_unstarted: a store per thread less at every block) */
     b->bar_mismatch = false;
     b->warps = &w->warps[(size_t)slot * L.warps_per_block];
     for (unsigned w = 0; w < L.warps_per_block; w++)
@@ -1382,6 +1409,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     watchdog_start();
 
     unsigned spread = launch_workers(blocks);
+    shared_prepare_arenas(spread > resident ? spread : resident); /* so that no block start takes a lock */
     if (cooperative) {
         for (unsigned b = 0; b < resident; b++)
             setup_block(&W->blocks[b], b, b);

@@ -77,10 +77,9 @@ size_t shared_static_bytes(void)
     return total;
 }
 
-/* The arena of resident block `slot`, made ready for a new block. */
-char *shared_block_arena(unsigned slot)
+/* Makes the arena of `slot` as large as this launch's arenas are (under the lock). */
+static void make_arena(unsigned slot)
 {
-    pthread_mutex_lock(&shared_lock);
     if (S.arenas.size() <= slot) {
         S.arenas.resize(slot + 1, 0);
         S.capacities.resize(slot + 1, 0);
@@ -98,6 +97,40 @@ char *shared_block_arena(unsigned slot)
         S.arenas[slot] = (char *)p;
         S.capacities[slot] = S.capacity;
     }
+}
+
+void shared_prepare_arenas(unsigned count)
+{
+    pthread_mutex_lock(&shared_lock);
+    for (unsigned slot = 0; slot < count; slot++)
+        make_arena(slot);
+    pthread_mutex_unlock(&shared_lock);
+}
+
+/* The arena of resident block `slot`, made ready for a new block.  With no
+ * lock where shared_prepare_arenas made it (every block of a launch spread
+ * over the cores): the arenas' table and sizes do not change during the
+ * launch, and the fill needs only S.used.  A variable being placed meanwhile
+ * by another host thread (place_shared) is filled in this arena by that
+ * thread before it is published, and this block's threads write it only
+ * once it is, so whichever S.used this fill reads, nothing written is
+ * overwritten: both fills write the same byte, and what lies beyond the
+ * S.used read here is a variable no thread of this block has written yet.
+ * Not under ASan, whose poisoning reads the table of variables (its builds
+ * run blocks on one host thread). */
+char *shared_block_arena(unsigned slot)
+{
+#ifndef CUDAEMU_ASAN
+    if (slot < S.arenas.size() && S.capacities[slot] >= S.capacity) {
+        char *a = S.arenas[slot];
+        tsan_ignore_begin(); /* the runtime's own writes are not the kernel's */
+        memset(a, shared_poison_byte(), __atomic_load_n(&S.used, __ATOMIC_ACQUIRE));
+        tsan_ignore_end();
+        return a;
+    }
+#endif
+    pthread_mutex_lock(&shared_lock);
+    make_arena(slot);
     char *a = S.arenas[slot];
     UNPOISON(a, S.used);
     tsan_ignore_begin(); /* the runtime's own writes are not the kernel's */
@@ -148,7 +181,7 @@ unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, co
             tsan_ignore_end();
             POISON(S.arenas[i] + S.used, offset - S.used);
         }
-    S.used = end;
+    __atomic_store_n(&S.used, end, __ATOMIC_RELEASE); /* (read without the lock by shared_block_arena) */
     /* Only now, every arena ready: a thread of another host thread that
      * sees the slot placed writes its variable at once, and a fill of its
      * arena after that would undo the write. */
