@@ -472,6 +472,47 @@ static void mark_unstarted(block_state *b)
         b->threads[b->start_order ? b->start_order[i] : i].status = T_UNSTARTED;
 }
 
+/* A warp operation that waits for lanes that are elsewhere or gone: which,
+ * and where. */
+static std::string warp_stuck_message(block_state *b, const site *w, const std::string &who)
+{
+    thread_state *first = 0;
+    for (unsigned i = 0; i < L.threads_per_block && !first; i++)
+        if (at_site(&b->threads[i], w))
+            first = &b->threads[i];
+    unsigned warp = first->rank / 32, mask = first->warp_mask;
+    unsigned gone = 0, elsewhere = 0;
+    std::string where_else;
+    for (unsigned lane = 0; lane < 32; lane++) {
+        if (!(mask & (1u << lane)))
+            continue;
+        unsigned r = warp * 32 + lane;
+        if (r >= L.threads_per_block)
+            continue;
+        thread_state *t = &b->threads[r];
+        if (t->status == T_DONE)
+            gone |= 1u << lane;
+        else if (t->status != T_WARP || t->warp_mask != mask ||
+                 !same_site(t->wait_file, t->wait_line, w->file, w->line)) {
+            elsewhere |= 1u << lane;
+            if (where_else.empty())
+                where_else = describe_site(site{t->status, t->wait_what, t->wait_file, t->wait_line});
+        }
+    }
+    std::string missing_gone = lane_list(gone), missing_elsewhere = lane_list(elsewhere);
+    char maskbuf[16];
+    snprintf(maskbuf, sizeof maskbuf, "0x%08x", mask);
+    std::string msg = describe_site(*w) + " with mask " + maskbuf + " can never complete in " + who + ", warp " +
+                      std::to_string(warp) + ":";
+    if (!missing_gone.empty())
+        msg += " lanes " + missing_gone + " named in the mask have already exited;";
+    if (!missing_elsewhere.empty())
+        msg += " lanes " + missing_elsewhere + " named in the mask wait elsewhere (" + where_else +
+               ") or with another mask;";
+    msg += " every lane named in the mask must make the same call";
+    return msg;
+}
+
 /* Nothing can run and some threads wait: say who waits where, and why it
  * can never complete. */
 static void diagnose_stuck(void)
@@ -511,42 +552,7 @@ static void diagnose_stuck(void)
                 msg += "; threads " + thread_list(&b, exited, 0) + " have exited";
             msg += "; every thread of a block must reach the same __syncthreads()";
         } else if (sites[0].status == T_WARP || (sites.size() > 1 && sites[1].status == T_WARP)) {
-            /* a warp operation waits for lanes that are elsewhere or gone */
-            const site *w = sites[0].status == T_WARP ? &sites[0] : &sites[1];
-            thread_state *first = 0;
-            for (unsigned i = 0; i < L.threads_per_block && !first; i++)
-                if (at_site(&b.threads[i], w))
-                    first = &b.threads[i];
-            unsigned warp = first->rank / 32, mask = first->warp_mask;
-            unsigned gone = 0, elsewhere = 0;
-            std::string where_else;
-            for (unsigned lane = 0; lane < 32; lane++) {
-                if (!(mask & (1u << lane)))
-                    continue;
-                unsigned r = warp * 32 + lane;
-                if (r >= L.threads_per_block)
-                    continue;
-                thread_state *t = &b.threads[r];
-                if (t->status == T_DONE)
-                    gone |= 1u << lane;
-                else if (t->status != T_WARP || t->warp_mask != mask ||
-                         !same_site(t->wait_file, t->wait_line, w->file, w->line)) {
-                    elsewhere |= 1u << lane;
-                    if (where_else.empty())
-                        where_else = describe_site(site{t->status, t->wait_what, t->wait_file, t->wait_line});
-                }
-            }
-            std::string missing_gone = lane_list(gone), missing_elsewhere = lane_list(elsewhere);
-            char maskbuf[16];
-            snprintf(maskbuf, sizeof maskbuf, "0x%08x", mask);
-            msg = describe_site(*w) + " with mask " + maskbuf + " can never complete in " + who + ", warp " +
-                  std::to_string(warp) + ":";
-            if (!missing_gone.empty())
-                msg += " lanes " + missing_gone + " named in the mask have already exited;";
-            if (!missing_elsewhere.empty())
-                msg += " lanes " + missing_elsewhere + " named in the mask wait elsewhere (" + where_else +
-                       ") or with another mask;";
-            msg += " every lane named in the mask must make the same call";
+            msg = warp_stuck_message(&b, sites[0].status == T_WARP ? &sites[0] : &sites[1], who);
         } else {
             msg = "deadlock in " + who + ": ";
             for (size_t k = 0; k < sites.size(); k++)
@@ -1361,24 +1367,10 @@ static cudaError_t check_configuration(const char *file, int line, const char *n
 
 static unsigned long long launch_counter;
 
-cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
-                   thread_body body, void *context, bool cooperative)
+/* The launch's record (L) and the device-side built-ins, from its configuration. */
+static void launch_record(const char *file, int line, const char *name, const launch_config &c, thread_body body,
+                          void *context, bool cooperative)
 {
-    if (current_fiber)
-        kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
-                    "is not supported by the cpu backend");
-    device_lock locked; /* one launch at a time, whichever host thread makes it */
-    schedule_init_from_env();
-    printf_flush();
-    if (cudaError_t sticky = sticky_error())
-        return api_result(sticky);
-    kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
-    if (!name && info)
-        name = info->name;
-    cudaError_t err = check_configuration(file, line, name, kernel, c, cooperative);
-    if (err != cudaSuccess)
-        return err;
-
     L.name = name;
     L.file = file;
     L.line = line;
@@ -1393,18 +1385,25 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     L.timed_out = 0;
     L.threads_per_block = c.block.x * c.block.y * c.block.z;
     L.warps_per_block = (L.threads_per_block + 31) / 32;
-    unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
-    L.blocks = blocks;
+    L.blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
     L.next_block = L.blocks_done = 0;
-    unsigned resident = cooperative ? (unsigned)blocks : 1;
-    worker_begin(0, resident);
-    L.grid_threads = (unsigned long long)resident * L.threads_per_block;
-    L.grid_waiting = 0;
     emu_grid_dim = c.grid;
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
     clock_base = __builtin_ia32_rdtsc();
-    shared_launch_begin(c.shmem);
+}
+
+/* Runs every block: all resident at once (cooperative), spread over the
+ * workers, or one after another in the schedule's order.  Returns how many
+ * workers ran blocks. */
+static unsigned run_blocks(bool cooperative)
+{
+    unsigned long long blocks = L.blocks;
+    unsigned resident = cooperative ? (unsigned)blocks : 1;
+    worker_begin(0, resident);
+    L.grid_threads = (unsigned long long)resident * L.threads_per_block;
+    L.grid_waiting = 0;
+    shared_launch_begin(L.shmem);
     memory_before_launch();
     watchdog_start();
 
@@ -1433,6 +1432,13 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     }
     tsan_acquire(&L.tsan_out);
     watchdog_stop();
+    return spread;
+}
+
+/* After the blocks: the workers' counts and printf output gathered, a fault
+ * a thread met reported at its line, the kernel's shared memory noted. */
+static void gather_results(unsigned spread, const void *kernel, kernel_info *info)
+{
     counts = workers[0].counts;
     for (unsigned s = 1; s < spread; s++) {
         counts.atomics += workers[s].counts.atomics;
@@ -1464,6 +1470,29 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     }
     counts.static_shared = shared_static_bytes();
     shared_launch_end();
+}
+
+cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
+                   thread_body body, void *context, bool cooperative)
+{
+    if (current_fiber)
+        kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
+                    "is not supported by the cpu backend");
+    device_lock locked; /* one launch at a time, whichever host thread makes it */
+    schedule_init_from_env();
+    printf_flush();
+    if (cudaError_t sticky = sticky_error())
+        return api_result(sticky);
+    kernel_info *info = kernel ? kernel_lookup(kernel, false) : 0;
+    if (!name && info)
+        name = info->name;
+    cudaError_t err = check_configuration(file, line, name, kernel, c, cooperative);
+    if (err != cudaSuccess)
+        return err;
+
+    launch_record(file, line, name, c, body, context, cooperative);
+    unsigned spread = run_blocks(cooperative);
+    gather_results(spread, kernel, info);
     char damage[512];
     if (!L.failed && memory_guards_damaged(damage, sizeof damage))
         fail_launch(cudaErrorIllegalAddress, file, line, damage);

@@ -397,6 +397,39 @@ static void cube_face(float x, float y, float z, int *face, float *s, float *t)
     *t = (tc / m + 1) / 2;
 }
 
+/* Linear filtering: the 2, 4 or 8 texels around (x, y, z) of layer `slice`,
+ * weighted in 256ths as the hardware does, into v. */
+static void filter_linear(const object *o, int dims, float x, float y, float z, long slice, float v[4])
+{
+    long i, j = 0, k = slice;
+    int a = fraction_256(x - 0.5f, &i), b = dims > 1 ? fraction_256(y - 0.5f, &j) : 0;
+    int g = dims > 2 ? fraction_256(z - 0.5f, &k) : 0;
+    int w[2][2][2] = {}; /* [dz][dy][dx], in 256ths */
+    if (dims == 1) {
+        w[0][0][0] = 256 - a, w[0][0][1] = a;
+    } else if (dims == 2) {
+        bilinear_weights(a, b, w[0]);
+    } else { /* x with z first, then each of those split by y */
+        int xz[2][2];
+        bilinear_weights(a, g, xz);
+        for (int dz = 0; dz < 2; dz++)
+            for (int dx = 0; dx < 2; dx++) {
+                int upper = (xz[dz][dx] * b + 128) >> 8;
+                w[dz][1][dx] = upper, w[dz][0][dx] = xz[dz][dx] - upper;
+            }
+    }
+    for (int dz = 0; dz < 2; dz++)
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                if (!w[dz][dy][dx])
+                    continue;
+                float t[4];
+                texel(o, i + dx, j + dy, k + dz, t);
+                for (int c = 0; c < 4; c++)
+                    v[c] += (float)w[dz][dy][dx] / 256.0f * t[c];
+            }
+}
+
 void texture_read(cudaTextureObject_t handle, int shape, float x, float y, float z, int index, void *out, size_t size,
                   const char *file, int line)
 {
@@ -454,33 +487,7 @@ void texture_read(cudaTextureObject_t handle, int shape, float x, float y, float
             }
             texel(o, i, j, k, v);
         } else {
-            long i, j = 0, k = slice;
-            int a = fraction_256(x - 0.5f, &i), b = dims > 1 ? fraction_256(y - 0.5f, &j) : 0;
-            int g = dims > 2 ? fraction_256(z - 0.5f, &k) : 0;
-            int w[2][2][2] = {}; /* [dz][dy][dx], in 256ths */
-            if (dims == 1) {
-                w[0][0][0] = 256 - a, w[0][0][1] = a;
-            } else if (dims == 2) {
-                bilinear_weights(a, b, w[0]);
-            } else { /* x with z first, then each of those split by y */
-                int xz[2][2];
-                bilinear_weights(a, g, xz);
-                for (int dz = 0; dz < 2; dz++)
-                    for (int dx = 0; dx < 2; dx++) {
-                        int upper = (xz[dz][dx] * b + 128) >> 8;
-                        w[dz][1][dx] = upper, w[dz][0][dx] = xz[dz][dx] - upper;
-                    }
-            }
-            for (int dz = 0; dz < 2; dz++)
-                for (int dy = 0; dy < 2; dy++)
-                    for (int dx = 0; dx < 2; dx++) {
-                        if (!w[dz][dy][dx])
-                            continue;
-                        float t[4];
-                        texel(o, i + dx, j + dy, k + dz, t);
-                        for (int c = 0; c < 4; c++)
-                            v[c] += (float)w[dz][dy][dx] / 256.0f * t[c];
-                    }
+            filter_linear(o, dims, x, y, z, slice, v);
         }
     }
     memset(out, 0, size); /* (a whole element past the end of linear memory: zeros) */
