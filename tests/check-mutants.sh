@@ -150,6 +150,16 @@ export work BACKEND
 for lab_dir in labs/${MUTANTS:-*}/; do
     make -s --no-print-directory BACKEND="$BACKEND" "build/$BACKEND/$(basename "$lab_dir")/reference-runner" \
         build/host/grader >/dev/null 2>&1
+    # and, where a version of this lab is run in a sanitizer build, that
+    # build's shared objects (kit, backend, main.o), which the parallel
+    # workers' programs would otherwise all build at once in one folder
+    lab=$(basename "$lab_dir")
+    for sanitizer in address thread; do
+        [ "$BACKEND" = cpu ] || continue
+        short_name=$(echo $sanitizer | cut -c1)san-run
+        grep -l "^// $short_name:" grading/$lab/mutants/*.patch >/dev/null 2>&1 || continue
+        make -s --no-print-directory BACKEND=cpu SANITIZE=$sanitizer "build/cpu-$sanitizer/$lab/lab-solution" >/dev/null 2>&1
+    done
 done
 
 files=$(ls grading/${MUTANTS:-lab*}/mutants/*.patch grading/${MUTANTS:-lab*}/alternatives/*.patch 2>/dev/null)

@@ -90,6 +90,20 @@ with_toolkit() {
     fi
 }
 
+# in_dist_build FILE: the object make dist's gpu build (in $build) made of
+# FILE, where it made one: a lab's skeleton file is a given object, a
+# solution file a reference object, the harness's .cu the harness's.
+in_dist_build() {
+    [ -d "$build" ] || return 0
+    case $1 in
+    common/harness/*.cu) obj=$build/harness/$(basename "$1" .cu).o ;;
+    labs/lab*/*.cu) obj=$build/$(basename "$(dirname "$1")")/student/$(basename "$1" .cu).o ;;
+    solutions/lab*/*.cu) obj=$build/$(basename "$(dirname "$1")")/reference/$(basename "$1" .cu).o ;;
+    *) return 0 ;;
+    esac
+    [ -s "$obj" ] && echo "$obj"
+}
+
 # ---- the files -------------------------------------------------------------------------
 # Known-bad versions and alternatives are patches to a solution: compile them patched.
 for patch_file in grading/*/mutants/*.patch grading/*/alternatives/*.patch; do
@@ -129,6 +143,37 @@ for nv in $toolkits; do
         not_ok "$name builds an architecture the labs can use (sm_60 or newer): it lists $("$nv" --list-gpu-code 2>/dev/null | tr '\n' ' ')"
         continue
     fi
+    # The nvcc part of make dist, first: tools/dist.sh's targets and fat
+    # binary, for the whole list of architectures (with the oldest toolkit,
+    # whose list is the longest).  What it compiles, each lab's skeleton and
+    # solution files and the harness's, it compiles for every architecture
+    # of the list, the oldest and the newest among them: the files below
+    # that it built are not compiled a second time.
+    build=$out/dist-$version
+    if [ "$version" != "$oldest_version" ]; then
+        echo "# $name: make dist's gpu part is built with the oldest toolkit ($oldest_version), whose list is the longest"
+    else
+        t0=$(date +%s)
+        gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
+        gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
+        failed=""
+        for dir in solutions/lab*/; do
+            lab=$(basename "$dir")
+            targets="$build/$lab/reference-runner"
+            for f in labs/"$lab"/*.cu; do
+                [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
+            done
+            with_toolkit "$nv" make -s -j2 --no-print-directory BACKEND=gpu NVCC="$nv" B="$build" ARCH="$gencode" $targets \
+                >"$build.$lab.log" 2>&1 || failed="$failed $lab"
+        done
+        if [ -z "$failed" ]; then
+            ok "$name builds make dist's gpu references and given objects for sm_$(echo $archs | sed 's/ /, sm_/g') and PTX ($(( $(date +%s) - t0 )) s)"
+        else
+            not_ok "$name builds make dist's gpu references and given objects for its architectures: not$failed"
+            for lab in $failed; do grep -i -m 5 error "$build.$lab.log" | sed 's/^/    /'; done
+        fi
+    fi
+
     ends="-gencode arch=compute_$oldest,code=sm_$oldest -gencode arch=compute_$newest,code=[sm_$newest,compute_$newest]"
     t0=$(date +%s)
     files="common/harness/*.cu labs/*/*.cu solutions/*/*.cu"
@@ -139,7 +184,9 @@ for nv in $toolkits; do
         obj="$out/$version-$(echo "$file" | tr / _).o"
         flags=$ends for="sm_$oldest and sm_$newest"
         case $file in "$out"/*) flags="-arch=sm_$oldest" for="sm_$oldest" ;; esac
-        if with_toolkit "$nv" "$nv" $flags -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
+        if [ -n "$(in_dist_build "$file")" ]; then
+            ok "$name compiles $file for $for"   # (in make dist's build above, for every architecture)
+        elif with_toolkit "$nv" "$nv" $flags -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
             ok "$name compiles $file for $for"
         else
             not_ok "$name compiles $file for $for"
@@ -148,31 +195,6 @@ for nv in $toolkits; do
     done
     echo "# $name: the files in $(( $(date +%s) - t0 )) s"
 
-    # The nvcc part of make dist: tools/dist.sh's targets and fat binary.
-    if [ "$version" != "$oldest_version" ]; then
-        echo "# $name: make dist's gpu part is built with the oldest toolkit ($oldest_version), whose list is the longest"
-        continue
-    fi
-    t0=$(date +%s)
-    gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
-    gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
-    build=$out/dist-$version
-    failed=""
-    for dir in solutions/lab*/; do
-        lab=$(basename "$dir")
-        targets="$build/$lab/reference-runner"
-        for f in labs/"$lab"/*.cu; do
-            [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
-        done
-        with_toolkit "$nv" make -s -j2 --no-print-directory BACKEND=gpu NVCC="$nv" B="$build" ARCH="$gencode" $targets \
-            >"$build.$lab.log" 2>&1 || failed="$failed $lab"
-    done
-    if [ -z "$failed" ]; then
-        ok "$name builds make dist's gpu references and given objects for sm_$(echo $archs | sed 's/ /, sm_/g') and PTX ($(( $(date +%s) - t0 )) s)"
-    else
-        not_ok "$name builds make dist's gpu references and given objects for its architectures: not$failed"
-        for lab in $failed; do grep -i -m 5 error "$build.$lab.log" | sed 's/^/    /'; done
-    fi
     rm -rf "$build"
 done
 

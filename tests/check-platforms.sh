@@ -72,6 +72,16 @@ host_hang_submission() {
         grep -q 'a host hang' "$1"/*.cu
 }
 
+# As root, the correct submission is graded as the unprivileged user nobody
+# (the path Gradescope takes with its own user), elsewhere as this user.
+user=no-such-user
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && user=nobody
+# (the first item, which the packages hide in the hidden-items tests of both platforms)
+first_item=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / { print $1; exit }')
+
+# The platforms are tested at once (in_parallel): each part has a work folder of its own.
+# (Their lines are not indented in their functions, so that they stay as they were.)
+part_gradescope() {
 # ---- Gradescope ----------------------------------------------------------------------
 DIST_DIR="$work/dist" platforms/gradescope/build.sh "$lab" > "$work/build.log" 2>&1
 zip="$work/dist/gradescope-$lab.zip"
@@ -97,10 +107,6 @@ else
     not_ok "gradescope: the setup step builds the reference and deletes the solution sources"; sed 's/^/    /' "$work/prepare.log" | tail -n 20
 fi
 
-# As root, the correct submission is graded as the unprivileged user nobody
-# (the path Gradescope takes with its own user), elsewhere as this user.
-user=no-such-user
-[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && user=nobody
 cp solutions/$lab/*.cu "$root/submission/"
 AUTOGRADER_ROOT="$root" KILL_LEFTOVERS=no GRADER_USER=$user sh "$root/source/run_autograder" > "$work/run.log" 2>&1
 set -- $(gradescope_summary "$root/results/results.json")
@@ -268,7 +274,6 @@ if [ "$(cat "$work/hidden-kit/grading/$lab/hidden-items" 2>/dev/null)" = secret_
 else
     not_ok "packages list the hidden suite's own items (got: $(cat "$work/hidden-kit/grading/$lab/hidden-items" 2>/dev/null | tr '\n' ' '))"
 fi
-first_item=$(./grader list 2>/dev/null | sed -n "/^$lab /,/^lab/p" | awk '/^    / { print $1; exit }')
 ./grader "$short" --solution --backend=cpu --only="$first_item" --format=gradescope --hidden-items="$first_item" \
     --out="$work/hidden.json" > /dev/null 2>&1
 if perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); exit !($r->{tests}[0]{visibility} eq "after_published")' \
@@ -283,6 +288,8 @@ else
     not_ok "packages grade with the instructor's hidden suite where there is one"
 fi
 
+}
+part_prairielearn() {
 # ---- PrairieLearn ---------------------------------------------------------------------
 DIST_DIR="$work/dist" platforms/prairielearn/build.sh "$lab" > "$work/build.log" 2>&1
 package="$work/dist/prairielearn-$lab"
@@ -433,6 +440,8 @@ else
     not_ok "prairielearn: a hidden item is named nowhere in the results students see"
 fi
 
+}
+part_github() {
 # ---- GitHub: the workflow's actions --------------------------------------------------------
 # Every `uses:` is pinned by a full commit with its version beside, and names an
 # action whose version runs on Node 24 (Node 20 actions are deprecated by
@@ -517,4 +526,8 @@ else
     not_ok "github: on a runner without seccomp the step fails (exit 2) and grades nothing, both reports say why (exit $rc)"
     sed 's/^/    /' "$repo/grade-report.xml" "$repo/grade-summary.md" 2>/dev/null | head -n 12
 fi
+}
+# (the folder above the parts searchable, as the lone-grader test makes $work for nobody)
+run_part() { chmod a+x "$work" && work=$work/$1 && mkdir -p "$work" && "part_$1"; }
+in_parallel run_part gradescope prairielearn github
 finish

@@ -17,3 +17,38 @@ json_items() {
 json_total() {
     perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); printf "%s %s\n", $r->{points}, $r->{max_points};' < "$1"
 }
+
+# in_parallel FUNCTION ARG...: runs "FUNCTION ARG" for each ARG, CHECK_JOBS
+# at a time (default: one per core), each in a subshell of its own whose
+# output is kept; then prints each one's output in ARG order, whole, its
+# "ok"/"not ok" lines numbered on from this check's (so a check's lines
+# are the same, in the same order, as when it ran them in turn).  The
+# parts must share nothing that one changes: each writes only in folders
+# of its own.
+in_parallel() {
+    part_fn=$1
+    shift
+    part_dir=$(mktemp -d) || exit 2
+    part_jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
+    part_i=0
+    for part_arg; do
+        part_i=$((part_i + 1))
+        while [ $((part_i - 1 - $(ls "$part_dir" | grep -c '\.done$'))) -ge "$part_jobs" ]; do sleep 0.2; done
+        ( ( n_test=0 n_failed=0; "$part_fn" "$part_arg" ) > "$part_dir/$part_i" 2>&1
+          touch "$part_dir/$part_i.done" ) &
+    done
+    wait
+    part_i=0
+    for part_arg; do
+        part_i=$((part_i + 1))
+        while IFS= read -r part_line; do
+            case "$part_line" in
+            "not ok "[0-9]*" - "*) not_ok "${part_line#not ok * - }" ;;
+            "ok "[0-9]*" - "*) ok "${part_line#ok * - }" ;;
+            1..[0-9]*) ;;   # a part's own finish
+            *) printf '%s\n' "$part_line" ;;
+            esac
+        done < "$part_dir/$part_i"
+    done
+    rm -rf "$part_dir"
+}

@@ -1,8 +1,25 @@
 #!/bin/sh
 # The kit's own tests: `make test` runs this.  It runs every tests/check-*.sh
-# in name order, on the cpu backend, and on the gpu backend too where a GPU
-# is present.  Each check prints "ok"/"not ok" lines and exits nonzero on
-# failure; this script prints a summary and fails if any check failed.
+# on the cpu backend, and on the gpu backend too where a GPU is present.
+# Each check prints "ok"/"not ok" lines and exits nonzero on failure; this
+# script prints each check's output, whole, when it ends, then a table of
+# their times, and fails if any check failed.
+#
+# The checks run several at a time (most of a check's time is waiting: on
+# graders' time limits, hangs being stopped, compilers), from the longest
+# to the shortest, once every lab, the grader and the sanitizer builds are
+# built: so that no two checks build the same files in the same build
+# folder at once.
+#   TEST_JOBS=N        checks at a time on the cpu pass (default 3: CI has
+#                      2 cores, and the checks wait more than they compute)
+#   TEST_GPU_JOBS=N    on the gpu pass (default 1: performance items time
+#                      the GPU, which a second check would share)
+#   TEST_ONLY=WORD     only the checks whose name holds WORD
+#   TEST_APART="a,b c,d"  checks that must never run at the same time as
+#                      each other (one group per word, names without
+#                      check-/.sh); see `apart` below for today's
+#   TEST_NICE="nvcc"   checks run at a lower priority, so that those whose
+#                      grades have time limits get the cores first
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -10,71 +27,170 @@ backends=cpu
 [ "$(tools/detect-backend.sh)" = gpu ] && backends="cpu gpu"
 [ -n "${TEST_BACKENDS:-}" ] && backends=$TEST_BACKENDS
 
-# Checks that only compile and install (no grade's time limit depends on
-# them) start first, in the background, so that their minutes overlap the
-# other checks' waits; their output is printed, whole, once they end.
-# TEST_BACKGROUND="" runs every check in turn.
-background=${TEST_BACKGROUND-check-nvcc}
-logs=$(mktemp -d) && trap 'rm -rf "$logs"' EXIT
-in_background() { case " $background " in *" $(basename "$1" .sh) "*) return 0 ;; esac; return 1; }
+# Longest first (their times on CI's 2 cores), so that the pool ends
+# together; checks not named here follow in name order.
+longest_first="nvcc attacks backend mutants platforms dist batch grader sanitizers labs intake beyond formats"
+# Checks that share state of the whole machine and so must not overlap.
+# What the checks share, and why it needs no group today:
+#   build folders   every lab, the grader, the runners and the sanitizer
+#                   builds are made below, before any check starts; the
+#                   checks then build only in folders of their own
+#                   (submissions/<tag>, backend-tests, mktemp folders), and
+#                   the grader takes build/.build-lock for what it makes;
+#   users           batch-grade.sh makes runner users named by its pid,
+#                   the attacks their own; platforms grade as nobody, whose
+#                   processes no check kills (KILL_LEFTOVERS=no);
+#   /dev/shm, SysV  graded code has IPC and mount namespaces of its own
+#                   where the machine allows them (as root on CI it does);
+#                   only the attacks name fixed /dev/shm files;
+#   ports           only the attacks use 127.0.0.1;
+#   build/batch-grader.*  check-batch finds none left after its hidden-suite
+#                   run; only a hidden suite makes one, and only check-batch
+#                   grades with one.
+# A machine without namespaces as root removes the runner user's /dev/shm
+# and SysV objects after each item: there the attacks (which use them) and
+# the grading checks are kept apart.
+apart=${TEST_APART-}
+if [ -z "${TEST_APART+set}" ] && [ "$(id -u)" = 0 ] && ! unshare -i -m true 2>/dev/null; then
+    apart="attacks,mutants,platforms,batch,grader,intake,labs,dist,formats"
+fi
+nice_checks=" ${TEST_NICE-nvcc} "
 
-failed=""
-table="" # one line per check: its time and its verdict, printed at the end
+logs=$(mktemp -d) && trap 'rm -rf "$logs"' EXIT
 start=$(date +%s)
+failed=""
+table="" # one line per check: wall and CPU seconds, verdict
 note_time() { table="$table
-$(printf '    %-26s %6s s  %s' "$1" "$2" "$3")"; }
-for backend in $backends; do
-    for check in tests/check-*.sh; do
-        [ -n "${TEST_ONLY:-}" ] && case "$check" in *"$TEST_ONLY"*) ;; *) continue ;; esac
-        in_background "$check" || continue
-        name="$(basename "$check" .sh) [$backend]"
-        echo "# $name: started in the background"
-        ( t0=$(date +%s)
-          BACKEND=$backend sh "$check" > "$logs/$backend-$(basename "$check")" 2>&1
-          echo "$? $(( $(date +%s) - t0 ))" > "$logs/$backend-$(basename "$check").rc" ) &
+$(printf '    %-26s %6s s %8s s  %s' "$1" "$2" "$3" "$4")"; }
+
+selected() { # the checks of this run, longest first
+    for name in $longest_first; do
+        [ -f "tests/check-$name.sh" ] && echo "check-$name"
     done
     for check in tests/check-*.sh; do
-        [ -n "${TEST_ONLY:-}" ] && case "$check" in *"$TEST_ONLY"*) ;; *) continue ;; esac
-        in_background "$check" && continue
-        name="$(basename "$check" .sh) [$backend]"
-        echo "# $name"
-        t0=$(date +%s)
-        if BACKEND=$backend sh "$check"; then
-            echo "# $name: passed ($(( $(date +%s) - t0 )) s)"
-            note_time "$name" "$(( $(date +%s) - t0 ))" passed
-        else
-            echo "# $name: FAILED ($(( $(date +%s) - t0 )) s)"
-            note_time "$name" "$(( $(date +%s) - t0 ))" FAILED
-            failed="$failed
+        name=$(basename "$check" .sh)
+        case " $longest_first " in *" ${name#check-} "*) continue ;; esac
+        echo "$name"
+    done
+}
+checks=""
+for check in $(selected); do
+    [ -n "${TEST_ONLY:-}" ] && case "$check" in *"$TEST_ONLY"*) ;; *) continue ;; esac
+    checks="$checks $check"
+done
+
+# group_of CHECK: the TEST_APART group CHECK is in ("" for none)
+group_of() {
+    for group in $apart; do
+        case ",$group," in *",${1#check-},"*) echo "$group"; return ;; esac
+    done
+}
+
+# Build once, for every check: every lab (student program, solution,
+# reference runner and library), the grader and its runner; on the cpu
+# backend also every lab's solution in both sanitizer builds, which the
+# sanitizer, mutant and backend checks all build in (their kit objects and
+# the backend library are shared).
+prebuild() {
+    backend=$1
+    t0=$(date +%s)
+    echo "# building every lab and the grader once [$backend]"
+    if ! make -s --no-print-directory -j2 BACKEND="$backend" all > "$logs/prebuild.log" 2>&1; then
+        sed 's/^/    /' "$logs/prebuild.log" | tail -n 30
+        echo "# the build failed: the checks run anyway, and say what fails"
+    fi
+    if [ "$backend" = cpu ] && echo "$checks" | grep -q 'sanitizers\|mutants\|backend'; then
+        targets=""
+        for lab_dir in labs/lab*/; do
+            targets="$targets build/cpu-address/$(basename "$lab_dir")/lab-solution"
+        done
+        make -s --no-print-directory -j2 BACKEND=cpu SANITIZE=address $targets > "$logs/prebuild-asan.log" 2>&1
+        make -s --no-print-directory -j2 BACKEND=cpu SANITIZE=thread $(echo "$targets" | sed 's/cpu-address/cpu-thread/g') \
+            > "$logs/prebuild-tsan.log" 2>&1
+        # (a failure here is the sanitizer check's to report)
+    fi
+    echo "# built in $(( $(date +%s) - t0 )) s"
+}
+
+# launch CHECK BACKEND: starts it in the background; its output goes to
+# $logs/CHECK, "EXIT WALL CPU" to $logs/CHECK.rc when it ends.
+launch() {
+    check=$1 backend=$2
+    priority=""
+    case "$nice_checks" in *" ${check#check-} "*) priority="nice -n 10" ;; esac
+    ( t0=$(date +%s)
+      if [ -x /usr/bin/time ]; then
+          BACKEND=$backend /usr/bin/time -f '%U %S' -o "$logs/$check.cpu" $priority sh "tests/$check.sh" > "$logs/$check" 2>&1
+      else
+          BACKEND=$backend $priority sh "tests/$check.sh" > "$logs/$check" 2>&1
+      fi
+      rc=$?
+      cpu=$(tail -n 1 "$logs/$check.cpu" 2>/dev/null | awk 'NF == 2 { printf "%.0f", $1 + $2 }')
+      echo "$rc $(( $(date +%s) - t0 )) ${cpu:-?}" > "$logs/$check.rc" ) &
+}
+
+# report CHECK BACKEND: prints a finished check's output and verdict.
+report() {
+    check=$1 backend=$2
+    name="$check [$backend]"
+    echo "# $name"
+    cat "$logs/$check"
+    set -- $(cat "$logs/$check.rc")
+    if [ "$1" = 0 ]; then
+        echo "# $name: passed ($2 s, CPU $3 s)"
+        note_time "$name" "$2" "$3" passed
+    else
+        echo "# $name: FAILED ($2 s, CPU $3 s)"
+        note_time "$name" "$2" "$3" FAILED
+        failed="$failed
     $name"
-        fi
+    fi
+}
+
+for backend in $backends; do
+    jobs=${TEST_JOBS:-3}
+    [ "$backend" = gpu ] && jobs=${TEST_GPU_JOBS:-1}
+    prebuild "$backend"
+    waiting=$checks running="" busy_groups=" "
+    while [ -n "$waiting$running" ]; do
+        # the ones that ended: printed, their slot and group freed
+        still=""
+        for check in $running; do
+            if [ -f "$logs/$check.rc" ]; then
+                report "$check" "$backend"
+                group=$(group_of "$check")
+                [ -n "$group" ] && busy_groups=$(echo "$busy_groups" | sed "s| $group | |")
+            else
+                still="$still $check"
+            fi
+        done
+        running=$still
+        # start what fits: the first waiting checks whose group is free
+        left=""
+        for check in $waiting; do
+            group=$(group_of "$check")
+            if [ "$(echo $running | wc -w)" -lt "$jobs" ] \
+                && { [ -z "$group" ] || case "$busy_groups" in *" $group "*) false ;; *) true ;; esac; }; then
+                echo "# $check [$backend]: started"
+                rm -f "$logs/$check" "$logs/$check.rc" "$logs/$check.cpu"
+                launch "$check" "$backend"
+                running="$running $check"
+                [ -n "$group" ] && busy_groups="$busy_groups$group "
+            else
+                left="$left $check"
+            fi
+        done
+        waiting=$left
+        [ -n "$running" ] && sleep 1
     done
     wait
-    for check in tests/check-*.sh; do
-        [ -n "${TEST_ONLY:-}" ] && case "$check" in *"$TEST_ONLY"*) ;; *) continue ;; esac
-        in_background "$check" || continue
-        name="$(basename "$check" .sh) [$backend]"
-        log="$logs/$backend-$(basename "$check")"
-        echo "# $name (ran in the background)"
-        cat "$log"
-        set -- $(cat "$log.rc" 2>/dev/null)
-        if [ "${1:-1}" = 0 ]; then
-            echo "# $name: passed (${2:-?} s)"
-            note_time "$name" "${2:-?}" "passed (in the background)"
-        else
-            echo "# $name: FAILED (${2:-?} s)"
-            note_time "$name" "${2:-?}" "FAILED (in the background)"
-            failed="$failed
-    $name"
-        fi
-    done
 done
 
 echo
-echo "make test: the time of each check$table"
+echo "make test: the time of each check (wall, then CPU: user + system of the check and all it ran)$table"
 echo
 if [ -n "$failed" ]; then
     echo "make test: FAILED after $(( $(date +%s) - start )) s:$failed"
     exit 1
 fi
-echo "make test: all checks passed ($(( $(date +%s) - start )) s, backends: $backends)"
+echo "make test: all checks passed ($(( $(date +%s) - start )) s, backends: $backends, $jobs checks at a time)"
