@@ -653,6 +653,6 @@ GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 60, "4,5,6,7", "block reducti
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
-GRADE_SANITIZER_ITEM(10, "lab5", "1000 1", "")
+GRADE_SANITIZER_ITEM(10, "lab5", "999 1", "")
 
 GRADE_LAB(5, "max-reduction", "lab5-max-reduction")
