@@ -75,21 +75,22 @@ start_case() {
     lanes=$1
     shift
     next_case
-    [ -n "$lanes" ] || { read -r _ <&3; holding_slot=1; }
     (
         exec > "$case_out" 2>&1 4>"$work/locks/$class"
         ok() { echo "@ok $*"; }
         not_ok() { echo "@not_ok $*"; }
         case_lanes=$lanes
-        # (the user's lock first, then the lanes, sorted: every case takes
-        # its locks in one order, and holds a lane only once it has the
-        # user's, so that no two cases wait on each other)
+        # (the user's lock first, then the lanes, sorted, and a job slot
+        # only once every lock is held (reap): every case takes its locks
+        # in one order and never waits for a lock while it holds a slot, so
+        # that no two cases wait on each other.  Every case holds the lane
+        # "leftovers" too, shared: its check for what an attack left behind
+        # must not see what a case of that lane makes meanwhile.)
         case " $lanes " in *" alone "*) flock -x 4; no_slot=1 ;; *) flock -s 4 ;; esac
         fd=5
-        for lane in $lanes; do
-            [ "$lane" = alone ] && continue
+        for lane in $( { echo $lanes | tr ' ' '\n'; echo leftovers; } | grep -v -x alone | sort -u); do
             eval "exec $fd>\"\$work/locks/lane-\$lane\""
-            flock -x $fd
+            case " $lanes " in *" $lane "*) flock -x $fd ;; *) flock -s $fd ;; esac
             fd=$((fd + 1))
         done
         "$@"
@@ -306,8 +307,8 @@ sound() { # sound NAME: why not, or nothing
     # (the attacks' keys 0x0c0da1ab to 0x0c0da1ae, and a private segment of
     # 789921 bytes: ipc-leftovers*.cu; as an ordinary user without
     # namespaces too, where the grader removes what the item added; while
-    # no grade of the lane that makes them runs, unless it is this one)
-    case " $case_lanes " in *" leftovers "*) ;; *) exec 7>"$work/locks/lane-leftovers"; flock -s 7 ;; esac
+    # no grade of the lane that makes them runs, unless it is this one: the
+    # case holds that lane, shared, from its start)
     leftovers=$(ls -d /dev/shm/cudalabs-attack-* 2>/dev/null; ipcs -a 2>/dev/null | grep -i -E '0x0c0da1a[b-e]| 789921 ')
     if [ -n "$leftovers" ]; then
         rm -f /dev/shm/cudalabs-attack-*
