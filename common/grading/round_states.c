@@ -198,3 +198,14 @@ void offer_other_round(const invariant_check *c, const int *a, int **states, int
     snprintf(what, sizeof what, "the state after round %d offered as the state after round %d", other, r);
     offer_wrong(c, a, states[other], n, r, seed, what, -1);
 }
+
+void offer_swapped(const invariant_check *c, const int *a, const int *state, int *wrong, int n, int round,
+                   uint64_t seed, int i, int j)
+{
+    char what[160];
+    memcpy(wrong, state, (size_t)n * sizeof *wrong);
+    wrong[i] = state[j];
+    wrong[j] = state[i];
+    snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, i, round);
+    offer_wrong(c, a, wrong, n, round, seed, what, i);
+}

@@ -36,6 +36,11 @@ void expect_accepts_on_sizes(const invariant_check *c, int (*run)(const int *a, 
 void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,
                  const char *what, int mark);
 
+/* offer_wrong with `state` (the state after round `round`) but A[i] and A[j]
+ * swapped; `wrong` is room for n ints. */
+void offer_swapped(const invariant_check *c, const int *a, const int *state, int *wrong, int n, int round,
+                   uint64_t seed, int i, int j);
+
 /* offer_wrong with the state after the round next to `r` (r + 1, or r - 1
  * after the last of `rounds`) as the state after round r. */
 void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed);

@@ -281,11 +281,7 @@ GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
             /* swap with another live element if one differs, else with any element */
             for (int j = 0; j < n; j++)
                 if (j != i && states[r][j] != states[r][i] && (j < live || live == 1)) {
-                    memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                    wrong[i] = states[r][j];
-                    wrong[j] = states[r][i];
-                    snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, i, r);
-                    offer_wrong(&check, a, wrong, n, r, seed, what, i);
+                    offer_swapped(&check, a, states[r], wrong, n, r, seed, i, j);
                     break;
                 }
 

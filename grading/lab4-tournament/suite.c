@@ -346,11 +346,7 @@ GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "yo
                         j = c;
                 if (j < 0)
                     continue;
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[last] = states[r][j];
-                wrong[j] = states[r][last];
-                snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, last, r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, last);
+                offer_swapped(&check, a, states[r], wrong, n, r, seed, last, j);
                 break;
             }
 
