@@ -299,38 +299,54 @@ for my $e (grep { $_->[1] eq '__shared__' } @events) {
 }
 
 # ---- kernel launches -------------------------------------------------------------------
+# The pattern is tried only from the start of each statement that holds a
+# '<<<' (the preprocessed file is mostly the C++ library's headers, and
+# trying it at every name there took most of the build's time).
+my %launch_starts;    # statement start -> the last '<<<' in that statement
 pos($mask) = undef;
-while ($mask =~ m{
-        (?<name>(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)
-        (?<targs>\s*(?!<<<)(?<tp><(?:[^<>;{}()]++|(?<tpp>\((?:[^()]++|(?&tpp))*\))|(?&tp))*>))?
-        \s*<<<(?<cfg>(?:(?!>>>)(?:[^;{}]|(?<br>\{(?:[^{}]++|(?&br))*\})))*)>>>\s*
-        (?<args>\((?:[^()]++|(?&args))*\))
-    }gx) {
-    # groups: 1 name, 2 targs, 3 tp, 4 tpp, 5 cfg, 6 br, 7 args
-    my ($s, $e, $cfg_s, $cfg_e, $args_s, $args_e) = ($-[0], $+[0], $-[5], $+[5], $-[7], $+[7]);
-    my ($name, $targs) = (flat($+{name}), defined $+{targs} ? flat($+{targs}) : '');
-    my $cfg_text = substr($src, $cfg_s, $cfg_e - $cfg_s);
-    my $args_text = substr($src, $args_s, $args_e - $args_s);
-    (my $short = $name) =~ s/.*:://;
-    my $all = substr($src, $s, $e - $s);
-    my $lost = newlines($all) - newlines($cfg_text) - newlines($args_text);
-    my $call;
-    if (($template_kernel{$short} && $targs eq '') || $default_arguments{$short}) {
-        # template arguments deduced from the call: let C++ do it per thread.
-        # Default arguments too: decltype(k) has no defaults, so the launch
-        # cannot list every parameter's value; each thread calls k with the
-        # arguments given (evaluated once, on the host) and C++ adds the
-        # defaults, the same values unless a default reads changing state.
-        my $kernel = $template_kernel{$short} && $targs eq '' ? 'nullptr' : "(const void *)$name$targs";
-        $call = "::cudaemu::launch_kernel(__FILE__, __LINE__, \"$name$targs\", $kernel, ::cudaemu::config($cfg_text), "
-              . "[&](auto &&cudaemu_sink) { cudaemu_sink$args_text; }, "
-              . "[&](auto &&...cudaemu_args) { $name$targs(cudaemu_args...); })";
-    } else {
-        $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
-              . "::cudaemu::kernel_args<decltype($name$targs)>$args_text)";
+while ($mask =~ /<<</g) {
+    my $q = pos($mask) - 3;
+    my $start = $q;
+    $start-- while $start > 0 && substr($mask, $start - 1, 1) !~ /[;{}]/;
+    $launch_starts{$start} = $q;
+}
+my %launch_seen;
+for my $start (sort { $a <=> $b } keys %launch_starts) {
+    pos($mask) = $start;
+    while ($mask =~ m{
+            (?<name>(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)
+            (?<targs>\s*(?!<<<)(?<tp><(?:[^<>;{}()]++|(?<tpp>\((?:[^()]++|(?&tpp))*\))|(?&tp))*>))?
+            \s*<<<(?<cfg>(?:(?!>>>)(?:[^;{}]|(?<br>\{(?:[^{}]++|(?&br))*\})))*)>>>\s*
+            (?<args>\((?:[^()]++|(?&args))*\))
+        }gx) {
+        # groups: 1 name, 2 targs, 3 tp, 4 tpp, 5 cfg, 6 br, 7 args
+        my ($s, $e, $cfg_s, $cfg_e, $args_s, $args_e) = ($-[0], $+[0], $-[5], $+[5], $-[7], $+[7]);
+        last if $s > $launch_starts{$start};
+        next if $launch_seen{$s}++;
+        my ($name, $targs) = (flat($+{name}), defined $+{targs} ? flat($+{targs}) : '');
+        my $cfg_text = substr($src, $cfg_s, $cfg_e - $cfg_s);
+        my $args_text = substr($src, $args_s, $args_e - $args_s);
+        (my $short = $name) =~ s/.*:://;
+        my $all = substr($src, $s, $e - $s);
+        my $lost = newlines($all) - newlines($cfg_text) - newlines($args_text);
+        my $call;
+        if (($template_kernel{$short} && $targs eq '') || $default_arguments{$short}) {
+            # template arguments deduced from the call: let C++ do it per thread.
+            # Default arguments too: decltype(k) has no defaults, so the launch
+            # cannot list every parameter's value; each thread calls k with the
+            # arguments given (evaluated once, on the host) and C++ adds the
+            # defaults, the same values unless a default reads changing state.
+            my $kernel = $template_kernel{$short} && $targs eq '' ? 'nullptr' : "(const void *)$name$targs";
+            $call = "::cudaemu::launch_kernel(__FILE__, __LINE__, \"$name$targs\", $kernel, ::cudaemu::config($cfg_text), "
+                  . "[&](auto &&cudaemu_sink) { cudaemu_sink$args_text; }, "
+                  . "[&](auto &&...cudaemu_args) { $name$targs(cudaemu_args...); })";
+        } else {
+            $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
+                  . "::cudaemu::kernel_args<decltype($name$targs)>$args_text)";
+        }
+        $call .= "\n" x $lost;
+        push @edits, [$s, $e, $call];
     }
-    $call .= "\n" x $lost;
-    push @edits, [$s, $e, $call];
 }
 
 # A <<< that no launch above took in: say which forms are read rather than
