@@ -29,11 +29,21 @@
 use strict;
 use warnings;
 
+my $after_pch = @ARGV && $ARGV[0] eq '--after-pch' ? shift @ARGV : undef;
 my ($in, $out) = @ARGV;
-die "usage: rewrite.pl IN.ii OUT.cpp\n" unless defined $out;
+die "usage: rewrite.pl [--after-pch] IN.ii OUT.cpp\n" unless defined $out && defined $in;
 open(my $fh, '<', $in) or die "rewrite.pl: cannot read $in: $!\n";
 my $src = do { local $/; <$fh> };
 close $fh;
+
+# ---- with a precompiled cuda_runtime.h: its text left out ------------------------------
+# g++ -E expands the cuda_runtime.h that the build includes first (with the
+# C++ library it includes: most of the file); the compile step takes it from
+# the precompiled header instead (cpu.mk), so its text is cut here.
+if (defined $after_pch) {
+    $src =~ s{^\#\s*1\s+"[^"\n]*cuda_runtime\.h"\s+1\n.*?^\#\s*\d+\s+"<command-line>"\s+2\n}{}ms
+        or die "rewrite.pl: $in does not begin with the cuda_runtime.h the build includes first\n";
+}
 
 # ---- a mask of the source: string and character literals blanked --------------
 # Same length as $src, so positions agree; regexes run on the mask.

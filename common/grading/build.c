@@ -500,13 +500,17 @@ static int object(const char *name) { return ends_with(name, ".o"); }
  * (passed to make as old files, so that their sources need not be there). */
 static char **kit_objects(const char *backend, const grade_lab *lab)
 {
-    static char *list[8];
+    static char *list[12];
     int n = 0;
     list[n++] = str_printf("build/%s/harness/kit.o", backend);
     list[n++] = str_printf("build/%s/harness/kit_cuda.o", backend);
     if (strcmp(backend, "cpu") == 0) {
         list[n++] = str_printf("build/%s/harness/nvcc-check", backend);
         list[n++] = str_printf("build/%s/emu/libcudaemu.a", backend);
+        /* cuda_runtime.h precompiled (common/cpu/cpu.mk) */
+        list[n++] = str_printf("build/%s/pch/cuda_runtime.h", backend);
+        list[n++] = str_printf("build/%s/pch/cuda_runtime.h.gch", backend);
+        list[n++] = str_printf("build/%s/pch/undef-macros.h", backend);
     }
     char *main_o = str_printf("build/%s/%s/main.o", backend, lab->dir);
     if (access(main_o, R_OK) == 0)
@@ -839,11 +843,11 @@ static void write_student_log(const char *log_path, const char *text, long long 
 static int student_make(const char *backend, const grade_lab *lab, double seconds, const char *target,
                         const char *also, const char *log_path)
 {
-    char *argv[32];
+    char *argv[40];
     int argc = make_arguments(argv, backend);
     argv[argc++] = str_printf("STUDENT_DIR=%s", submission_name);
     argv[argc++] = str_printf("STUDENT_TAG=%s", submission_tag);
-    for (char **o = kit_objects(backend, lab); *o && argc < 26; o++) {
+    for (char **o = kit_objects(backend, lab); *o && argc < 34; o++) {
         argv[argc++] = "-o";
         argv[argc++] = *o;
     }
