@@ -33,10 +33,20 @@ started=$(date +%s)
 # ---- the toolkits ------------------------------------------------------------------------
 CUDA11_NVCC=/usr/lib/nvidia-cuda-toolkit/bin/nvcc
 CUDA12_NVCC=/opt/cuda-labs/cuda-12/usr/lib/nvidia-cuda-toolkit/bin/nvcc
+# install_start NVCC SETUP: where NVCC is missing and this user may install
+# it (root, and CUDA_INSTALL is not no), its setup step starts now, in the
+# background: it is mostly a download, and the toolkits already here compile
+# meanwhile.  have waits for it.
+install_start() {
+    [ -x "$1" ] || [ "${CUDA_INSTALL:-yes}" = no ] || [ "$(id -u)" != 0 ] && return 0
+    (t0=$(date +%s)
+     tools/setup.sh "$2" > "$out/setup-$2.log" 2>&1
+     echo "$? $(( $(date +%s) - t0 ))" > "$out/setup-$2.part" && mv "$out/setup-$2.part" "$out/setup-$2.done") &
+}
 # have NAME NVCC SETUP: NVCC when it is here or its setup step makes it so
 # (as root, unless CUDA_INSTALL=no); else a SKIP that says why.
 have() {
-    [ -x "$2" ] && return 0
+    [ -x "$2" ] && [ ! -e "$out/setup-$3.log" ] && return 0
     if [ "${CUDA_INSTALL:-yes}" = no ]; then
         ok "$1 # SKIP not installed, and CUDA_INSTALL=no (tools/setup.sh $3 installs it)"
         return 1
@@ -45,9 +55,11 @@ have() {
         ok "$1 # SKIP not installed, and only root installs it (sudo tools/setup.sh $3)"
         return 1
     fi
-    t0=$(date +%s)
-    if tools/setup.sh "$3" > "$out/setup-$3.log" 2>&1 && [ -x "$2" ]; then
-        echo "# tools/setup.sh $3 installed $1 in $(( $(date +%s) - t0 )) s"
+    [ -e "$out/setup-$3.log" ] || install_start "$2" "$3"
+    while [ ! -e "$out/setup-$3.done" ]; do sleep 2; done
+    read -r status took < "$out/setup-$3.done"
+    if [ "$status" = 0 ] && [ -x "$2" ]; then
+        echo "# tools/setup.sh $3 installed $1 in $took s"
         return 0
     fi
     ok "$1 # SKIP tools/setup.sh $3 could not install it: $(tail -n 1 "$out/setup-$3.log")"
@@ -57,7 +69,8 @@ path_nvcc=$(command -v nvcc 2>/dev/null)
 toolkits=""
 [ -n "$path_nvcc" ] && toolkits=$path_nvcc
 [ -z "$path_nvcc" ] && ok "the nvcc on the PATH # SKIP there is none here"
-have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11 && toolkits="$toolkits $CUDA11_NVCC"
+# (CUDA 11.8, the oldest, comes last: its install runs while the others compile)
+install_start "$CUDA11_NVCC" cuda11
 # (12.4 is installed only when asked, CUDA12=yes: a 1 GB download and about
 # 200 s that CI's time limit does not leave; where it is here it is used)
 if [ -x "$CUDA12_NVCC" ] || [ "${CUDA12:-no}" = yes ]; then
@@ -115,63 +128,67 @@ for patch_file in grading/*/mutants/*.patch grading/*/alternatives/*.patch; do
     patch -s -o "$out/$kind/$lab/$(basename "$patch_file" .patch).cu" "solutions/$lab/$replaces" < "$patch_file" >/dev/null 2>&1
 done
 
-# The dist part takes longest (the whole list of architectures): with the
-# oldest toolkit only (the newest compiles every file for its newest
-# architecture above).
-versions=$(for nv in $toolkits; do release "$nv"; done | sort -t . -k 1,1n -k 2,2n -u)
-oldest_version=$(echo "$versions" | head -n 1) newest_version=$(echo "$versions" | tail -n 1)
-done_versions=" "
-for nv in $toolkits; do
+# dist_part NV NAME VERSION ARCHS: the nvcc part of make dist: tools/dist.sh's
+# targets and fat binary, for the whole list of architectures (with the oldest
+# toolkit, whose list is the longest), into $out/dist-VERSION.  What it
+# compiles, each lab's skeleton and solution files and the harness's, it
+# compiles for every architecture of the list, the oldest and the newest
+# among them: compile_with does not compile those a second time.
+dist_part() {
+    nv=$1 name=$2 build=$out/dist-$3 archs=$4
+    newest=$(echo "$archs" | tail -n 1)
+    t0=$(date +%s)
+    gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
+    gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
+    failed=""
+    for dir in solutions/lab*/; do
+        lab=$(basename "$dir")
+        targets="$build/$lab/reference-runner"
+        for f in labs/"$lab"/*.cu; do
+            [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
+        done
+        with_toolkit "$nv" make -s -j2 --no-print-directory BACKEND=gpu NVCC="$nv" B="$build" ARCH="$gencode" $targets \
+            >"$build.$lab.log" 2>&1 || failed="$failed $lab"
+    done
+    if [ -z "$failed" ]; then
+        ok "$name builds make dist's gpu references and given objects for sm_$(echo $archs | sed 's/ /, sm_/g') and PTX ($(( $(date +%s) - t0 )) s)"
+    else
+        not_ok "$name builds make dist's gpu references and given objects for its architectures: not$failed"
+        for lab in $failed; do grep -i -m 5 error "$build.$lab.log" | sed 's/^/    /'; done
+    fi
+    dist_done=yes
+}
+
+# compile_with NV: every file with toolkit NV (and, with the oldest toolkit,
+# make dist's part first).
+compile_with() {
+    nv=$1
     version=$(release "$nv")
     if [ -z "$version" ]; then
         not_ok "$nv runs (nvcc --version)"
-        continue
+        return
     fi
     case $done_versions in
-        *" $version "*) echo "# $nv is nvcc $version again"; continue ;;
+        *" $version "*) echo "# $nv is nvcc $version again"; return ;;
     esac
     done_versions="$done_versions$version "
     name="nvcc $version"
     if [ -f /usr/local/include/cuda_runtime_api.h ] && ! unshare -m true 2>/dev/null \
         && ! grep -q "CUDART_VERSION *$(echo "$version" | awk -F. '{ print $1 * 1000 + $2 * 10 }')" /usr/local/include/cuda_runtime_api.h; then
         ok "$name # SKIP another CUDA's headers in /usr/local/include hide its own, and this user cannot unshare"
-        continue
+        return
     fi
     archs=$(NVCC=$nv tools/cuda-arch.sh --list)
     oldest=$(echo "$archs" | head -n 1) newest=$(echo "$archs" | tail -n 1)
     if [ -z "$oldest" ]; then
         not_ok "$name builds an architecture the labs can use (sm_60 or newer): it lists $("$nv" --list-gpu-code 2>/dev/null | tr '\n' ' ')"
-        continue
+        return
     fi
-    # The nvcc part of make dist, first: tools/dist.sh's targets and fat
-    # binary, for the whole list of architectures (with the oldest toolkit,
-    # whose list is the longest).  What it compiles, each lab's skeleton and
-    # solution files and the harness's, it compiles for every architecture
-    # of the list, the oldest and the newest among them: the files below
-    # that it built are not compiled a second time.
     build=$out/dist-$version
-    if [ "$version" != "$oldest_version" ]; then
-        echo "# $name: make dist's gpu part is built with the oldest toolkit ($oldest_version), whose list is the longest"
+    if [ "$version" = "$oldest_version" ]; then
+        dist_part "$nv" "$name" "$version" "$archs"
     else
-        t0=$(date +%s)
-        gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
-        gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
-        failed=""
-        for dir in solutions/lab*/; do
-            lab=$(basename "$dir")
-            targets="$build/$lab/reference-runner"
-            for f in labs/"$lab"/*.cu; do
-                [ -f "$f" ] && targets="$targets $build/$lab/student/$(basename "$f" .cu).o"
-            done
-            with_toolkit "$nv" make -s -j2 --no-print-directory BACKEND=gpu NVCC="$nv" B="$build" ARCH="$gencode" $targets \
-                >"$build.$lab.log" 2>&1 || failed="$failed $lab"
-        done
-        if [ -z "$failed" ]; then
-            ok "$name builds make dist's gpu references and given objects for sm_$(echo $archs | sed 's/ /, sm_/g') and PTX ($(( $(date +%s) - t0 )) s)"
-        else
-            not_ok "$name builds make dist's gpu references and given objects for its architectures: not$failed"
-            for lab in $failed; do grep -i -m 5 error "$build.$lab.log" | sed 's/^/    /'; done
-        fi
+        echo "# $name: make dist's gpu part is built with the oldest toolkit ($oldest_version), whose list is the longest"
     fi
 
     ends="-gencode arch=compute_$oldest,code=sm_$oldest -gencode arch=compute_$newest,code=[sm_$newest,compute_$newest]"
@@ -200,7 +217,28 @@ for nv in $toolkits; do
     echo "# $name: the files in $(( $(date +%s) - t0 )) s"
 
     rm -rf "$build"
-done
+}
+
+# The toolkits here now first, then CUDA 11.8 once its install (if any) has
+# ended.  make dist's part is built with the oldest: CUDA 11.8 where it is
+# here or being installed; where its install fails, the oldest of the others.
+cuda11_coming=""
+[ -x "$CUDA11_NVCC" ] || [ -e "$out/setup-cuda11.log" ] && cuda11_coming=11.8
+versions=$( { for nv in $toolkits; do release "$nv"; done; echo "$cuda11_coming"; } | grep . | sort -t . -k 1,1n -k 2,2n -u)
+oldest_version=$(echo "$versions" | head -n 1) newest_version=$(echo "$versions" | tail -n 1)
+done_versions=" " dist_done=""
+for nv in $toolkits; do compile_with "$nv"; done
+if have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11; then
+    compile_with "$CUDA11_NVCC"
+elif [ -z "$dist_done" ] && [ -n "$toolkits" ]; then
+    oldest_version=$( { for nv in $toolkits; do release "$nv"; done; } | grep . | sort -t . -k 1,1n -k 2,2n -u | head -n 1)
+    for nv in $toolkits; do
+        [ "$(release "$nv")" = "$oldest_version" ] || continue
+        dist_part "$nv" "nvcc $oldest_version" "$oldest_version" "$(NVCC=$nv tools/cuda-arch.sh --list)"
+        rm -rf "$out/dist-$oldest_version"
+        break
+    done
+fi
 
 # What g++ accepts and nvcc does not (a host function called from a kernel)
 # must not build on the cpu backend either, and the student sees nvcc's words.
