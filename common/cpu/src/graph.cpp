@@ -277,11 +277,9 @@ bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event)
 cudaError_t copy_symbol_async(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count,
                               bool to_symbol, cudaStream_t stream, const char *file, int line)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
-                       }), cudaGraphNodeTypeMemcpy);
-    return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+    });
 }
 
 } // namespace cudaemu

@@ -658,21 +658,17 @@ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_
                                      size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
-                       }), cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
+    });
 }
 cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
                                        size_t h_offset, size_t width, size_t height, cudaMemcpyKind kind,
                                        cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
-                       }), cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
+    });
 }
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return memcpy_3d(p, "cudaMemcpy3D"); }
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream)
@@ -707,10 +703,8 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr *pitched, cudaExtent extent)
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                               cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); }),
-                       cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy,
+                          [=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
 }
 cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height)
 {
