@@ -189,18 +189,19 @@ RUNNER_OBJS := $(REFERENCE_RUNNER_OBJS) $(HOST)/common/runner/loaded.o $(HOST)/r
 HOST_CFLAGS = $(CFLAGS) -MMD -MP -Icommon/grading -Icommon/runner -Igrading $(addprefix -Ilabs/,$(LABS))
 lab_id = $(firstword $(subst -, ,$1))
 
+# The grader's and the runner's tables of labs, one entry per suite:
+# $(call lab_table,HEADER,PREFIX,EXTERN_TYPE) writes $@ with
+# `extern EXTERN_TYPE PREFIX_labN;` for each, then `PREFIX_labs[]` of their
+# addresses, null-terminated.
+lab_table = @{ echo '\#include "$1"'; \
+	for s in $(SUITE_NAMES); do echo "extern $3 $2_$${s%%-*};"; done; \
+	echo 'const $2_lab *const $2_labs[] = {'; \
+	for s in $(SUITE_NAMES); do echo "    &$2_$${s%%-*},"; done; \
+	echo '    0 };'; } > $@
 $(HOST)/grading-table.c: $(SUITES) Makefile | $(HOST)/
-	@{ echo '#include "grade.h"'; \
-	   for s in $(SUITE_NAMES); do echo "extern grade_lab grade_$${s%%-*};"; done; \
-	   echo 'const grade_lab *const grade_labs[] = {'; \
-	   for s in $(SUITE_NAMES); do echo "    &grade_$${s%%-*},"; done; \
-	   echo '    0 };'; } > $@
+	$(call lab_table,grade.h,grade,grade_lab)
 $(HOST)/runner-table.c: $(SUITES) Makefile | $(HOST)/
-	@{ echo '#include "serve.h"'; \
-	   for s in $(SUITE_NAMES); do echo "extern const serve_lab serve_$${s%%-*};"; done; \
-	   echo 'const serve_lab *const serve_labs[] = {'; \
-	   for s in $(SUITE_NAMES); do echo "    &serve_$${s%%-*},"; done; \
-	   echo '    0 };'; } > $@
+	$(call lab_table,serve.h,serve,const serve_lab)
 $(HOST)/%-table.o: $(HOST)/%-table.c
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(HOST)/kit.o: common/harness/kit.c | $(HOST)/

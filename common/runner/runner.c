@@ -127,11 +127,20 @@ static void *harness(const char *name)
     return fn;
 }
 
+/* The harness keeps each kind of record as a list that a count function and
+ * an at function read; this asks the count function (named count_fn) and
+ * puts the count, which the list's records then follow. */
+static int put_record_count(wire_msg *m, const char *count_fn)
+{
+    int count = ((int (*)(void))harness(count_fn))();
+    wire_put_u32(m, (uint32_t)count);
+    return count;
+}
+
 static void put_launches(wire_msg *m)
 {
-    int launches = ((int (*)(void))harness("kit_launch_count"))();
+    int launches = put_record_count(m, "kit_launch_count");
     const kit_launch *(*launch_at)(int) = (const kit_launch *(*)(int))harness("kit_launch_at");
-    wire_put_u32(m, (uint32_t)launches);
     for (int i = 0; i < launches; i++) {
         const kit_launch *l = launch_at(i);
         wire_put_str(m, l->kernel);
@@ -159,9 +168,8 @@ static void put_place(wire_msg *m, const char *file, int line)
 
 static void put_snapshots(wire_msg *m)
 {
-    int snapshots = ((int (*)(void))harness("kit_snapshot_count"))();
+    int snapshots = put_record_count(m, "kit_snapshot_count");
     const kit_snapshot *(*snapshot_at)(int) = (const kit_snapshot *(*)(int))harness("kit_snapshot_at");
-    wire_put_u32(m, (uint32_t)snapshots);
     for (int i = 0; i < snapshots; i++) {
         const kit_snapshot *s = snapshot_at(i);
         wire_put_u32(m, (uint32_t)s->round);
@@ -175,9 +183,8 @@ static void put_snapshots(wire_msg *m)
 
 static void put_copies(wire_msg *m)
 {
-    int copies = ((int (*)(void))harness("kit_copy_count"))();
+    int copies = put_record_count(m, "kit_copy_count");
     const kit_copy *(*copy_at)(int) = (const kit_copy *(*)(int))harness("kit_copy_at");
-    wire_put_u32(m, (uint32_t)copies);
     for (int i = 0; i < copies; i++) {
         const kit_copy *c = copy_at(i);
         wire_put_u32(m, (uint32_t)c->direction);

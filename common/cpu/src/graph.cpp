@@ -82,6 +82,37 @@ static cudaError_t check_add(cudaGraphNode_t *node, cudaGraph_t graph, const cud
     return cudaSuccess;
 }
 
+/* The add calls' common steps, under the lock: check the arguments
+ * (check_add), make the node's work, add the node.  make_work(&err) runs
+ * only once the arguments pass, so that a refused call makes no work; it
+ * returns the work (null for a node that has none), or sets err to the
+ * call's own refusal, as kernel_work does. */
+template <class MakeWork>
+static cudaError_t add_checked(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                               size_t count, const char *api, cudaGraphNodeType type, MakeWork make_work)
+{
+    device_lock locked;
+    if (cudaError_t err = check_add(node, graph, dependencies, count, api))
+        return err;
+    cudaError_t err = cudaSuccess;
+    graph_work *work = make_work(&err);
+    if (err)
+        return err;
+    *node = add_node(graph, type, work, dependencies, count);
+    return cudaSuccess;
+}
+
+/* cudaGraphDestroy and cudaGraphExecDestroy: CUDA calls a NULL handle an
+ * invalid value. */
+template <class Handle> static cudaError_t destroy_handle(Handle handle, const char *api)
+{
+    device_lock locked;
+    if (!handle)
+        return api_fail(cudaErrorInvalidValue, "%s(NULL)", api);
+    delete handle;
+    return cudaSuccess;
+}
+
 /* The graph's nodes in an order that keeps every dependency, or false if
  * they form a cycle. */
 static bool running_order(cudaGraph_t graph, std::vector<cudaemu_graph_node *> &order)
@@ -246,11 +277,9 @@ bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event)
 cudaError_t copy_symbol_async(void *symbol, size_t symbol_size, size_t offset, const void *src, size_t count,
                               bool to_symbol, cudaStream_t stream, const char *file, int line)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
-                       }), cudaGraphNodeTypeMemcpy);
-    return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return copy_symbol(symbol, symbol_size, offset, src, count, to_symbol, file, line);
+    });
 }
 
 } // namespace cudaemu
@@ -268,11 +297,7 @@ cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags)
 }
 cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
-    device_lock locked;
-    if (!graph)
-        return api_fail(cudaErrorInvalidValue, "cudaGraphDestroy(NULL)");
-    delete graph;
-    return cudaSuccess;
+    return destroy_handle(graph, "cudaGraphDestroy");
 }
 cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t original)
 {
@@ -296,111 +321,95 @@ cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t original)
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                    size_t count, const cudaKernelNodeParams *params)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddKernelNode"))
-        return err;
-    cudaError_t err;
-    graph_work *work = kernel_work(params, "cudaGraphAddKernelNode", &err);
-    if (!work)
-        return err;
-    *node = add_node(graph, cudaGraphNodeTypeKernel, work, dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddKernelNode", cudaGraphNodeTypeKernel,
+                       [&](cudaError_t *err) { return kernel_work(params, "cudaGraphAddKernelNode", err); });
 }
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                    size_t count, const cudaMemcpy3DParms *params)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemcpyNode"))
-        return err;
-    if (!params)
-        return api_fail(cudaErrorInvalidValue, "cudaGraphAddMemcpyNode with NULL parameters");
-    cudaMemcpy3DParms p = *params;
-    *node = add_node(graph, cudaGraphNodeTypeMemcpy, work_of([p] { return cudaMemcpy3D(&p); }), dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddMemcpyNode", cudaGraphNodeTypeMemcpy,
+                       [&](cudaError_t *err) -> graph_work * {
+                           if (!params) {
+                               *err = api_fail(cudaErrorInvalidValue, "cudaGraphAddMemcpyNode with NULL parameters");
+                               return 0;
+                           }
+                           cudaMemcpy3DParms p = *params;
+                           return work_of([p] { return cudaMemcpy3D(&p); });
+                       });
 }
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                      size_t count, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemcpyNode1D"))
-        return err;
-    *node = add_node(graph, cudaGraphNodeTypeMemcpy,
-                     work_of([=] { return cudaMemcpy(dst, src, bytes, kind); }), dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddMemcpyNode1D", cudaGraphNodeTypeMemcpy,
+                       [=](cudaError_t *) { return work_of([=] { return cudaMemcpy(dst, src, bytes, kind); }); });
 }
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                    size_t count, const cudaMemsetParams *params)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddMemsetNode"))
-        return err;
-    if (!params || (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4) ||
-        !params->height)
-        return api_fail(cudaErrorInvalidValue, "cudaGraphAddMemsetNode: elementSize must be 1, 2 or 4 and height at "
-                        "least 1");
-    cudaMemsetParams p = *params;
-    *node = add_node(graph, cudaGraphNodeTypeMemset, work_of([p] { return memset_elements(p); }), dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddMemsetNode", cudaGraphNodeTypeMemset,
+                       [&](cudaError_t *err) -> graph_work * {
+                           if (!params || (params->elementSize != 1 && params->elementSize != 2 &&
+                                           params->elementSize != 4) || !params->height) {
+                               *err = api_fail(cudaErrorInvalidValue, "cudaGraphAddMemsetNode: elementSize must be "
+                                               "1, 2 or 4 and height at least 1");
+                               return 0;
+                           }
+                           cudaMemsetParams p = *params;
+                           return work_of([p] { return memset_elements(p); });
+                       });
 }
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                  size_t count, const cudaHostNodeParams *params)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddHostNode"))
-        return err;
-    if (!params || !params->fn)
-        return api_fail(cudaErrorInvalidValue, "cudaGraphAddHostNode with no function");
-    cudaHostNodeParams p = *params;
-    *node = add_node(graph, cudaGraphNodeTypeHost, work_of([p] {
-                         p.fn(p.userData);
-                         return cudaSuccess;
-                     }), dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddHostNode", cudaGraphNodeTypeHost,
+                       [&](cudaError_t *err) -> graph_work * {
+                           if (!params || !params->fn) {
+                               *err = api_fail(cudaErrorInvalidValue, "cudaGraphAddHostNode with no function");
+                               return 0;
+                           }
+                           cudaHostNodeParams p = *params;
+                           return work_of([p] {
+                               p.fn(p.userData);
+                               return cudaSuccess;
+                           });
+                       });
 }
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                        size_t count, cudaGraph_t child)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddChildGraphNode"))
-        return err;
-    std::vector<cudaemu_graph_node *> order;
-    if (!child || !running_order(child, order))
-        return api_fail(cudaErrorInvalidValue, "cudaGraphAddChildGraphNode: %s", child ? "the child's dependencies "
-                        "form a cycle" : "no child graph");
-    steps_work *work = new steps_work; /* the child as it is now: CUDA clones it */
-    for (cudaemu_graph_node *n : order)
-        work->steps.push_back(n->work);
-    *node = add_node(graph, cudaGraphNodeTypeGraph, work, dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddChildGraphNode", cudaGraphNodeTypeGraph,
+                       [&](cudaError_t *err) -> graph_work * {
+                           std::vector<cudaemu_graph_node *> order;
+                           if (!child || !running_order(child, order)) {
+                               *err = api_fail(cudaErrorInvalidValue, "cudaGraphAddChildGraphNode: %s",
+                                               child ? "the child's dependencies form a cycle" : "no child graph");
+                               return 0;
+                           }
+                           steps_work *work = new steps_work; /* the child as it is now: CUDA clones it */
+                           for (cudaemu_graph_node *n : order)
+                               work->steps.push_back(n->work);
+                           return work;
+                       });
 }
+/* Empty and event-wait nodes have no work: an event's wait is done when it is issued. */
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                   size_t count)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEmptyNode"))
-        return err;
-    *node = add_node(graph, cudaGraphNodeTypeEmpty, 0, dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddEmptyNode", cudaGraphNodeTypeEmpty,
+                       [](cudaError_t *) -> graph_work * { return 0; });
 }
 cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                         size_t count, cudaEvent_t event)
 {
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEventRecordNode"))
-        return err;
-    *node = add_node(graph, cudaGraphNodeTypeEventRecord, work_of([event] { return cudaEventRecord(event, 0); }),
-                     dependencies, count);
-    return cudaSuccess;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddEventRecordNode", cudaGraphNodeTypeEventRecord,
+                       [=](cudaError_t *) { return work_of([event] { return cudaEventRecord(event, 0); }); });
 }
 cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                       size_t count, cudaEvent_t event)
 {
-    (void)event; /* work is done when it is issued: nothing to wait for */
-    device_lock locked;
-    if (cudaError_t err = check_add(node, graph, dependencies, count, "cudaGraphAddEventWaitNode"))
-        return err;
-    *node = add_node(graph, cudaGraphNodeTypeWaitEvent, 0, dependencies, count);
-    return cudaSuccess;
+    (void)event;
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddEventWaitNode", cudaGraphNodeTypeWaitEvent,
+                       [](cudaError_t *) -> graph_work * { return 0; });
 }
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
                                      size_t count)
@@ -505,11 +514,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 {
-    device_lock locked;
-    if (!exec)
-        return api_fail(cudaErrorInvalidValue, "cudaGraphExecDestroy(NULL)");
-    delete exec;
-    return cudaSuccess;
+    return destroy_handle(exec, "cudaGraphExecDestroy");
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode)

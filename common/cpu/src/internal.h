@@ -161,6 +161,15 @@ size_t printf_limit(void) HIDDEN;
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream) HIDDEN; /* true: recorded into the capture */
 bool capture_stream_wait(cudaStream_t stream, cudaEvent_t event) HIDDEN;  /* true: a captured event, the stream joins */
 void capture_invalidate(cudaStream_t stream) HIDDEN;                       /* a call CUDA does not allow in a capture */
+/* An asynchronous call's work, written once: a node of node_type in the
+ * stream's capture when it is capturing, else run now (the stream's work is
+ * done when it is issued). */
+template <class Call> static inline cudaError_t run_or_capture(cudaStream_t stream, int node_type, Call call)
+{
+    if (capturing(stream))
+        return capture(stream, work_of(call), node_type);
+    return call();
+}
 bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
 void host_waited_for(unsigned long long recorded_as) HIDDEN; /* events up to this recording are complete */
 void host_waited_for_all(void) HIDDEN;                       /* every event recorded so far is complete */

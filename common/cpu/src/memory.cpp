@@ -494,10 +494,8 @@ cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_d
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t count,
                                 cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] { return cudaMemcpyPeer(dst, dst_device, src, src_device, count); }),
-                       cudaGraphNodeTypeMemcpy);
-    return cudaMemcpyPeer(dst, dst_device, src, src_device, count);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy,
+                          [=] { return cudaMemcpyPeer(dst, dst_device, src, src_device, count); });
 }
 
 /* ---- stream-ordered allocation: the device's one pool ---- */
@@ -645,9 +643,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] { return copy(dst, src, count, kind); }), cudaGraphNodeTypeMemcpy);
-    return copy(dst, src, count, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] { return copy(dst, src, count, kind); });
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind)
@@ -682,9 +678,7 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count)
 }
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] { return cudaMemset(ptr, value, count); }), cudaGraphNodeTypeMemset);
-    return cudaMemset(ptr, value, count);
+    return run_or_capture(stream, cudaGraphNodeTypeMemset, [=] { return cudaMemset(ptr, value, count); });
 }
 cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cudaStream_t stream)
 {

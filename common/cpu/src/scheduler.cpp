@@ -456,6 +456,17 @@ static bool at_site(const thread_state *t, const void *arg)
            !strcmp(t->wait_what, s->what);
 }
 static bool exited(const thread_state *t, const void *) { return t->status == T_DONE; }
+static site site_of(const thread_state *t) { return site{t->status, t->wait_what, t->wait_file, t->wait_line}; }
+
+/* Where a thread waits (status T_BARRIER, T_WARP or T_GRID): what a
+ * diagnosis and the watchdog's census read back (site_of, wait_sites). */
+static inline void wait_at(thread_state *t, int status, const char *what, const char *file, int line)
+{
+    t->status = status;
+    t->wait_what = what;
+    t->wait_file = file;
+    t->wait_line = line;
+}
 
 static std::string describe_site(const site &s)
 {
@@ -496,7 +507,7 @@ static std::string warp_stuck_message(block_state *b, const site *w, const std::
                  !same_site(t->wait_file, t->wait_line, w->file, w->line)) {
             elsewhere |= 1u << lane;
             if (where_else.empty())
-                where_else = describe_site(site{t->status, t->wait_what, t->wait_file, t->wait_line});
+                where_else = describe_site(site_of(t));
         }
     }
     std::string missing_gone = lane_list(gone), missing_elsewhere = lane_list(elsewhere);
@@ -513,6 +524,38 @@ static std::string warp_stuck_message(block_state *b, const site *w, const std::
     return msg;
 }
 
+/* The distinct places where b's threads wait (barriers, warp operations, grid
+ * syncs), in the order of the first thread at each: what a diagnosis and the
+ * watchdog's census both report. */
+static std::vector<site> wait_sites(const block_state *b)
+{
+    std::vector<site> sites;
+    for (unsigned i = 0; i < L.threads_per_block; i++) {
+        const thread_state *t = &b->threads[i];
+        if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
+            continue;
+        bool known = false;
+        for (const site &s : sites)
+            known = known || at_site(t, &s);
+        if (!known)
+            sites.push_back(site_of(t));
+    }
+    return sites;
+}
+
+/* "threads A wait at X; threads B wait at Y", then those of b that have
+ * exited: the body of a divergence's or a deadlock's message. */
+static std::string who_waits_where(const block_state *b, const std::vector<site> &sites)
+{
+    std::string msg;
+    for (size_t k = 0; k < sites.size(); k++)
+        msg += (k ? "; threads " : "threads ") + thread_list(b, at_site, &sites[k]) + " wait at " +
+               describe_site(sites[k]);
+    if (b->done)
+        msg += "; threads " + thread_list(b, exited, 0) + " have exited";
+    return msg;
+}
+
 /* Nothing can run and some threads wait: say who waits where, and why it
  * can never complete. */
 static void diagnose_stuck(void)
@@ -522,17 +565,7 @@ static void diagnose_stuck(void)
     for (block_state &b : W->blocks) {
         if (b.done == L.threads_per_block)
             continue;
-        std::vector<site> sites;
-        for (unsigned i = 0; i < L.threads_per_block; i++) {
-            thread_state *t = &b.threads[i];
-            if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
-                continue;
-            bool known = false;
-            for (site &s : sites)
-                known = known || at_site(t, &s);
-            if (!known)
-                sites.push_back(site{t->status, t->wait_what, t->wait_file, t->wait_line});
-        }
+        std::vector<site> sites = wait_sites(&b);
         if (sites.empty())
             continue;
         std::string who = block_name(&b);
@@ -544,22 +577,12 @@ static void diagnose_stuck(void)
                   thread_list(&b, exited, 0) + " have already exited (returned before reaching it); every thread " +
                   (sites[0].status == T_GRID ? "of the grid must reach grid.sync()" : "of a block must reach the same barrier");
         } else if (sites.size() > 1 && sites[0].status == T_BARRIER && sites[1].status == T_BARRIER) {
-            msg = "barrier divergence in " + who + ": ";
-            for (size_t k = 0; k < sites.size(); k++)
-                msg += (k ? "; threads " : "threads ") + thread_list(&b, at_site, &sites[k]) + " wait at " +
-                       describe_site(sites[k]);
-            if (b.done)
-                msg += "; threads " + thread_list(&b, exited, 0) + " have exited";
-            msg += "; every thread of a block must reach the same __syncthreads()";
+            msg = "barrier divergence in " + who + ": " + who_waits_where(&b, sites) +
+                  "; every thread of a block must reach the same __syncthreads()";
         } else if (sites[0].status == T_WARP || (sites.size() > 1 && sites[1].status == T_WARP)) {
             msg = warp_stuck_message(&b, sites[0].status == T_WARP ? &sites[0] : &sites[1], who);
         } else {
-            msg = "deadlock in " + who + ": ";
-            for (size_t k = 0; k < sites.size(); k++)
-                msg += (k ? "; threads " : "threads ") + thread_list(&b, at_site, &sites[k]) + " wait at " +
-                       describe_site(sites[k]);
-            if (b.done)
-                msg += "; threads " + thread_list(&b, exited, 0) + " have exited";
+            msg = "deadlock in " + who + ": " + who_waits_where(&b, sites);
         }
         fail_launch(cudaErrorLaunchFailure, sites[0].file, sites[0].line, msg);
         return;
@@ -608,10 +631,7 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
         b->bar_acc = b->bar_acc && predicate;
     else if (kind == BARRIER_OR)
         b->bar_acc = b->bar_acc || predicate;
-    t->status = T_BARRIER;
-    t->wait_what = what;
-    t->wait_file = file;
-    t->wait_line = line;
+    wait_at(t, T_BARRIER, what, file, line);
     b->at_barrier++;
     tsan_release(&b->tsan_sync);
     if (b->at_barrier == L.threads_per_block && !b->bar_mismatch)
@@ -749,10 +769,7 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
     t->warp_arg = lane_arg;
     t->warp_width = width;
     t->warp_mask = mask;
-    t->status = T_WARP;
-    t->wait_what = what;
-    t->wait_file = file;
-    t->wait_line = line;
+    wait_at(t, T_WARP, what, file, line);
     g->arrived |= 1u << lane;
     tsan_release(&w->tsan_sync);
     if (g->arrived == mask)
@@ -775,10 +792,7 @@ void grid_barrier(const char *file, int line)
         kernel_fail(cudaErrorLaunchFailure, file, line,
                     "this_grid().sync() in a kernel launched with <<<...>>>: a grid-wide sync needs "
                     "cudaLaunchCooperativeKernel");
-    t->status = T_GRID;
-    t->wait_what = "grid.sync()";
-    t->wait_file = file;
-    t->wait_line = line;
+    wait_at(t, T_GRID, "grid.sync()", file, line);
     tsan_release(&L.tsan_grid);
     if (++L.grid_waiting == L.grid_threads) {
         L.grid_waiting = 0;
@@ -954,17 +968,7 @@ static std::string census(block_state *b)
     std::string s = "in " + block_name(b) + ", " + std::to_string(running) + (running == 1 ? " thread" : " threads") +
                     " still running (" + thread_list(b, count_running, 0) +
                     ": an endless loop, or a wait for something no thread will do?)";
-    std::vector<site> sites;
-    for (unsigned i = 0; i < L.threads_per_block; i++) {
-        const thread_state *t = &b->threads[i];
-        if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
-            continue;
-        bool known = false;
-        for (site &k : sites)
-            known = known || at_site(t, &k);
-        if (!known)
-            sites.push_back(site{t->status, t->wait_what, t->wait_file, t->wait_line});
-    }
+    std::vector<site> sites = wait_sites(b);
     for (site &k : sites)
         s += ", " + std::to_string(count(b, at_site, &k)) + " waiting at " + describe_site(k) + " (" +
              thread_list(b, at_site, &k) + ")";

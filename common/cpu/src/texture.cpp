@@ -245,6 +245,20 @@ static object *object_of(unsigned long long handle, int kind)
     return o && o->kind == kind ? o : 0;
 }
 
+/* What a linear and a pitch2D resource both give: the memory and its channel
+ * format; `member` names the union's member (res.linear or res.pitch2D) in
+ * the refusal. */
+template <class Memory>
+static cudaError_t take_memory(object *o, const Memory &m, const char *member, const char *api)
+{
+    if (!valid_desc(&m.desc))
+        return api_fail(cudaErrorInvalidChannelDescriptor, "%s: res.%s.desc is not a channel description CUDA accepts",
+                        api, member);
+    o->data = (const char *)m.devPtr, o->desc = m.desc;
+    o->element = element_bytes(o->desc);
+    return cudaSuccess;
+}
+
 /* The resource's memory and shape, for a texture (surface = false) or a surface. */
 static cudaError_t describe_resource(object *o, const cudaResourceDesc *res, bool surface, const char *api)
 {
@@ -272,11 +286,8 @@ static cudaError_t describe_resource(object *o, const cudaResourceDesc *res, boo
         return cudaSuccess;
     }
     case cudaResourceTypeLinear:
-        if (!valid_desc(&res->res.linear.desc))
-            return api_fail(cudaErrorInvalidChannelDescriptor, "%s: res.linear.desc is not a channel description "
-                            "CUDA accepts", api);
-        o->data = (const char *)res->res.linear.devPtr, o->desc = res->res.linear.desc;
-        o->element = element_bytes(o->desc);
+        if (cudaError_t err = take_memory(o, res->res.linear, "linear", api))
+            return err;
         o->width = res->res.linear.sizeInBytes / o->element, o->height = o->depth = o->rows = 1;
         o->pitch = res->res.linear.sizeInBytes;
         o->shape = TEX_FETCH;
@@ -284,11 +295,8 @@ static cudaError_t describe_resource(object *o, const cudaResourceDesc *res, boo
             return api_fail(cudaErrorInvalidValue, "%s: res.linear.devPtr is NULL", api);
         return cudaSuccess;
     case cudaResourceTypePitch2D:
-        if (!valid_desc(&res->res.pitch2D.desc))
-            return api_fail(cudaErrorInvalidChannelDescriptor, "%s: res.pitch2D.desc is not a channel description "
-                            "CUDA accepts", api);
-        o->data = (const char *)res->res.pitch2D.devPtr, o->desc = res->res.pitch2D.desc;
-        o->element = element_bytes(o->desc);
+        if (cudaError_t err = take_memory(o, res->res.pitch2D, "pitch2D", api))
+            return err;
         o->width = res->res.pitch2D.width, o->height = o->rows = res->res.pitch2D.height, o->depth = 1;
         o->pitch = res->res.pitch2D.pitchInBytes;
         o->shape = TEX_2D;
@@ -531,6 +539,20 @@ void surface_access(cudaSurfaceObject_t handle, bool write, void *value, size_t 
         memcpy(value, p, size);
 }
 
+/* What the texture object was made from, for the two getters: CUDA calls a
+ * dead object and a NULL result alike an invalid value.  The lock keeps the
+ * object from being destroyed while it is copied. */
+template <class Field>
+static cudaError_t texture_object_field(Field *out, cudaTextureObject_t tex, Field object::*field, const char *api)
+{
+    device_lock locked;
+    const object *o = object_of(tex, TEXTURE);
+    if (!o || !out)
+        return api_fail(cudaErrorInvalidValue, "%s: %s", api, out ? "not a live texture object" : "NULL");
+    *out = o->*field;
+    return cudaSuccess;
+}
+
 } // namespace cudaemu
 
 using namespace cudaemu;
@@ -636,21 +658,17 @@ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_
                                      size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
-                       }), cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind);
+    });
 }
 cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
                                        size_t h_offset, size_t width, size_t height, cudaMemcpyKind kind,
                                        cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] {
-                           return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
-                       }), cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy, [=] {
+        return cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind);
+    });
 }
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return memcpy_3d(p, "cudaMemcpy3D"); }
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream)
@@ -685,10 +703,8 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr *pitched, cudaExtent extent)
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                               cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (capturing(stream))
-        return capture(stream, work_of([=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); }),
-                       cudaGraphNodeTypeMemcpy);
-    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    return run_or_capture(stream, cudaGraphNodeTypeMemcpy,
+                          [=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
 }
 cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height)
 {
@@ -759,23 +775,11 @@ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex)
 }
 cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *res, cudaTextureObject_t tex)
 {
-    device_lock locked;
-    const object *o = object_of(tex, TEXTURE);
-    if (!o || !res)
-        return api_fail(cudaErrorInvalidValue, "cudaGetTextureObjectResourceDesc: %s",
-                        res ? "not a live texture object" : "NULL");
-    *res = o->res;
-    return cudaSuccess;
+    return texture_object_field(res, tex, &object::res, "cudaGetTextureObjectResourceDesc");
 }
 cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *desc, cudaTextureObject_t tex)
 {
-    device_lock locked;
-    const object *o = object_of(tex, TEXTURE);
-    if (!o || !desc)
-        return api_fail(cudaErrorInvalidValue, "cudaGetTextureObjectTextureDesc: %s",
-                        desc ? "not a live texture object" : "NULL");
-    *desc = o->tex;
-    return cudaSuccess;
+    return texture_object_field(desc, tex, &object::tex, "cudaGetTextureObjectTextureDesc");
 }
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surf, const cudaResourceDesc *res)
 {

@@ -263,6 +263,14 @@ template <class T> static inline T texture_value(cudaTextureObject_t tex, int sh
     texture_read(tex, shape, x, y, z, index, &v, sizeof v, file, line);
     return v;
 }
+/* A surface read as a value: the one body behind surf*read's two forms. */
+template <class T> static inline T surface_value(cudaSurfaceObject_t surf, int x, int y, int z, int boundary,
+                                                 const char *what, const char *file, int line)
+{
+    T v;
+    surface_access(surf, false, &v, sizeof v, x, y, z, boundary, what, file, line);
+    return v;
+}
 } // namespace cudaemu
 
 #define CUDAEMU_TEX(SHAPE, X, Y, Z, I) cudaemu::texture_value<T>(tex, cudaemu::SHAPE, X, Y, Z, I, file, line)
@@ -337,96 +345,83 @@ static inline void tex2DLayered(T *v, cudaTextureObject_t tex, float x, float y,
 }
 
 /* Surfaces: x counts bytes, as in CUDA; y and z count rows and slices (or layers). */
-#define CUDAEMU_SURF(WRITE, X, Y, Z, WHAT) \
-    cudaemu::surface_access(surf, WRITE, &v, sizeof v, X, Y, Z, (int)mode, WHAT, file, line)
-template <class T>
-static inline void surf1Dread(T *out, cudaSurfaceObject_t surf, int x,
-                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
-{
-    T v;
-    CUDAEMU_SURF(false, x, 0, 0, "surf1Dread");
-    *out = v;
-}
+#define CUDAEMU_SURF_READ(X, Y, Z, WHAT) cudaemu::surface_value<T>(surf, X, Y, Z, (int)mode, WHAT, file, line)
+#define CUDAEMU_SURF_WRITE(X, Y, Z, WHAT) \
+    cudaemu::surface_access(surf, true, &v, sizeof v, X, Y, Z, (int)mode, WHAT, file, line)
 template <class T>
 static inline T surf1Dread(cudaSurfaceObject_t surf, int x, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap,
                            CUDAEMU_HERE)
 {
-    T v;
-    CUDAEMU_SURF(false, x, 0, 0, "surf1Dread");
-    return v;
+    return CUDAEMU_SURF_READ(x, 0, 0, "surf1Dread");
 }
 template <class T>
 static inline void surf1Dwrite(T v, cudaSurfaceObject_t surf, int x, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap,
                                CUDAEMU_HERE)
 {
-    CUDAEMU_SURF(true, x, 0, 0, "surf1Dwrite");
-}
-template <class T>
-static inline void surf2Dread(T *out, cudaSurfaceObject_t surf, int x, int y,
-                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
-{
-    T v;
-    CUDAEMU_SURF(false, x, y, 0, "surf2Dread");
-    *out = v;
+    CUDAEMU_SURF_WRITE(x, 0, 0, "surf1Dwrite");
 }
 template <class T>
 static inline T surf2Dread(cudaSurfaceObject_t surf, int x, int y, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap,
                            CUDAEMU_HERE)
 {
-    T v;
-    CUDAEMU_SURF(false, x, y, 0, "surf2Dread");
-    return v;
+    return CUDAEMU_SURF_READ(x, y, 0, "surf2Dread");
 }
 template <class T>
 static inline void surf2Dwrite(T v, cudaSurfaceObject_t surf, int x, int y,
                                cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
 {
-    CUDAEMU_SURF(true, x, y, 0, "surf2Dwrite");
-}
-template <class T>
-static inline void surf3Dread(T *out, cudaSurfaceObject_t surf, int x, int y, int z,
-                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
-{
-    T v;
-    CUDAEMU_SURF(false, x, y, z, "surf3Dread");
-    *out = v;
+    CUDAEMU_SURF_WRITE(x, y, 0, "surf2Dwrite");
 }
 template <class T>
 static inline T surf3Dread(cudaSurfaceObject_t surf, int x, int y, int z,
                            cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
 {
-    T v;
-    CUDAEMU_SURF(false, x, y, z, "surf3Dread");
-    return v;
+    return CUDAEMU_SURF_READ(x, y, z, "surf3Dread");
 }
 template <class T>
 static inline void surf3Dwrite(T v, cudaSurfaceObject_t surf, int x, int y, int z,
                                cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
 {
-    CUDAEMU_SURF(true, x, y, z, "surf3Dwrite");
-}
-template <class T>
-static inline void surf2DLayeredread(T *out, cudaSurfaceObject_t surf, int x, int y, int layer,
-                                     cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
-{
-    T v;
-    CUDAEMU_SURF(false, x, y, layer, "surf2DLayeredread");
-    *out = v;
+    CUDAEMU_SURF_WRITE(x, y, z, "surf3Dwrite");
 }
 template <class T>
 static inline T surf2DLayeredread(cudaSurfaceObject_t surf, int x, int y, int layer,
                                   cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
 {
-    T v;
-    CUDAEMU_SURF(false, x, y, layer, "surf2DLayeredread");
-    return v;
+    return CUDAEMU_SURF_READ(x, y, layer, "surf2DLayeredread");
 }
 template <class T>
 static inline void surf2DLayeredwrite(T v, cudaSurfaceObject_t surf, int x, int y, int layer,
                                       cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
 {
-    CUDAEMU_SURF(true, x, y, layer, "surf2DLayeredwrite");
+    CUDAEMU_SURF_WRITE(x, y, layer, "surf2DLayeredwrite");
 }
-#undef CUDAEMU_SURF
+#undef CUDAEMU_SURF_READ
+#undef CUDAEMU_SURF_WRITE
+/* The reads that store through a pointer. */
+template <class T>
+static inline void surf1Dread(T *out, cudaSurfaceObject_t surf, int x,
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
+{
+    *out = surf1Dread<T>(surf, x, mode, file, line);
+}
+template <class T>
+static inline void surf2Dread(T *out, cudaSurfaceObject_t surf, int x, int y,
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
+{
+    *out = surf2Dread<T>(surf, x, y, mode, file, line);
+}
+template <class T>
+static inline void surf3Dread(T *out, cudaSurfaceObject_t surf, int x, int y, int z,
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
+{
+    *out = surf3Dread<T>(surf, x, y, z, mode, file, line);
+}
+template <class T>
+static inline void surf2DLayeredread(T *out, cudaSurfaceObject_t surf, int x, int y, int layer,
+                                     cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap, CUDAEMU_HERE)
+{
+    *out = surf2DLayeredread<T>(surf, x, y, layer, mode, file, line);
+}
 
 #endif /* CUDAEMU_TEXTURE_H */
