@@ -10,13 +10,13 @@
  *   7. seeded data                   kit_fill_*, kit_rng_*
  *   8. exact answers                 kit_dot, kit_abs_dot, kit_sum_ints, kit_max_floats
  *   9. the tolerance policy          kit_error_units, kit_within_tolerance
- *  10. round snapshots               SNAPSHOT, kit_snapshot_at, ...
+ *  10. round snapshots               SNAPSHOT, ASSERT_INVARIANT, kit_snapshot_at, ...
  *
- * The macros (CHECK, LAUNCH, LAUNCH_COOPERATIVE, SNAPSHOT) exist in .cu
- * files only; everything else is plain C, usable from any file.  In a .cu
- * file the kit also records your cudaMemcpy, cudaMalloc, event and stream
- * calls as they happen, so that the grader can see what the device did;
- * each is still CUDA's own call (kit_hooks.h).  The grader's side of the
+ * The macros (CHECK, LAUNCH, LAUNCH_COOPERATIVE, SNAPSHOT, ASSERT_INVARIANT)
+ * exist in .cu files only; everything else is plain C, usable from any
+ * file.  In a .cu file the kit also records your cudaMemcpy, cudaMalloc,
+ * event and stream calls as they happen, so that the grader can see what
+ * the device did; each is still CUDA's own call (kit_hooks.h).  The grader's side of the
  * harness is in kit_internal.h: you never need it. */
 #ifndef KIT_H
 #define KIT_H
@@ -130,10 +130,16 @@ int kit_within_tolerance(double got, double exact, double abs_sum, double c);
  * SNAPSHOT(d_a, n, round), after a round's launch, copies the first n
  * elements of device array d_a back and keeps them, labelled with the
  * round, when snapshots are on (the grader and small lab runs turn them
- * on); when they are off it costs nothing.  Your check of a round reads the
- * last one: kit_snapshot_at(kit_snapshot_count() - 1).  (To see whether
- * your check notices a wrong state, the grader may change a round's device
- * array just before its SNAPSHOT copies it.) */
+ * on); when they are off it costs nothing.
+ * ASSERT_INVARIANT(holds, original, n, round), right after a SNAPSHOT, is
+ * the assert of a loop of rounds, with your predicate
+ *     int holds(const T *original, const T *state, int n, int round):
+ * when snapshots are on, it calls holds with that snapshot's copy as state
+ * and, if it returns 0, says on stderr "file:line: holds says the invariant
+ * does not hold after round R", and goes on.  (To see whether your check
+ * notices a wrong state, the grader may change a round's device array just
+ * before its SNAPSHOT copies it.)  Every snapshot taken so far:
+ * kit_snapshot_at(i) for i < kit_snapshot_count(). */
 typedef struct {
     int round;
     size_t count;              /* elements */
@@ -144,7 +150,6 @@ typedef struct {
     int line;
 } kit_snapshot;
 void kit_set_snapshots(int on);
-int kit_snapshots_on(void);
 int kit_snapshot_count(void);
 const kit_snapshot *kit_snapshot_at(int i);
 

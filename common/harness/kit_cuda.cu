@@ -421,6 +421,15 @@ extern "C" float *kit_device_floats(const float *host, size_t count)
     return device;
 }
 
+extern "C" int kit_device_blocks_at_once(const void *kernel, int block_size, size_t shared)
+{
+    int device = 0, sms = 0, per_sm = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, shared));
+    return sms * per_sm;
+}
+
 extern "C" int kit_device_multiprocessors(void)
 {
     int device = 0, sms = 0;

@@ -18,13 +18,14 @@
 extern "C" {
 #endif
 
-/* ---- CHECK, LAUNCH, LAUNCH_COOPERATIVE, SNAPSHOT ------------------------------- */
+/* ---- CHECK, LAUNCH, LAUNCH_COOPERATIVE, SNAPSHOT (ASSERT_INVARIANT: below) ----- */
 void kit_check(cudaError_t err, const char *what, const char *file, int line);
 void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 void kit_launch_end(const char *file, int line);
 void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line);
 void kit_take_snapshot(const void *device_array, size_t count, size_t element_size, int round,
                        const char *file, int line);
+int kit_snapshots_on(void); /* (ASSERT_INVARIANT's) */
 
 #define CHECK(call) kit_check((call), #call, __FILE__, __LINE__)
 #define LAUNCH(kernel, grid, block, shmem, ...)                                   \
@@ -90,6 +91,22 @@ void kit_note_free(const void *device);
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
+/* ASSERT_INVARIANT: the lab's predicate on the last snapshot's copy, read
+ * as elements of the original's type (a template, for int and float
+ * predicates alike). */
+template <class T>
+static inline void kit_assert_invariant(int (*holds)(const T *, const T *, int, int), const char *predicate,
+                                        const T *original, int n, int round, const char *file, int line)
+{
+    const kit_snapshot *last = kit_snapshots_on() ? kit_snapshot_at(kit_snapshot_count() - 1) : NULL;
+    if (last && !holds(original, (const T *)last->data, n, round))
+        fprintf(stderr, "%s:%d: %s says the invariant does not hold after round %d\n", file, line, predicate, round);
+}
+#define ASSERT_INVARIANT(holds, original, n, round) \
+    kit_assert_invariant((holds), #holds, (original), (n), (round), __FILE__, __LINE__)
 #endif
 
 #if defined(__cplusplus) && !defined(KIT_HARNESS_SOURCE)

@@ -22,6 +22,10 @@ extern "C" {
 /* u = 2^-24 of kit.h's tolerance policy (part 9) */
 #define KIT_UNIT_ROUNDOFF (1.0 / 16777216.0)
 
+/* Whether snapshots are on (kit_set_snapshots; kit_hooks.h declares it for
+ * ASSERT_INVARIANT too). */
+int kit_snapshots_on(void);
+
 /* ---- The error handler ----------------------------------------------------------
  * A failed CHECK or LAUNCH, or kit_fail, calls it with "file:line: what";
  * by default (NULL) the message is printed and the program exits(1).  The

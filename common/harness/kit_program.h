@@ -56,6 +56,11 @@ double kit_device_peak_gbs(void);
 /* A new device array of count floats, a copy of host's unless host is NULL
  * (a failed CUDA call ends the program, as CHECK does). */
 float *kit_device_floats(const float *host, size_t count);
+/* How many blocks of `kernel`, with block_size threads and `shared` bytes of
+ * dynamic shared memory each, the device holds at once: its SMs times the
+ * blocks that fit on one (the occupancy API).  (A failed call ends the
+ * program too.) */
+int kit_device_blocks_at_once(const void *kernel, int block_size, size_t shared);
 
 /* ---- The end of a run ------------------------------------------------------- */
 /* "reminder: TODO n is not done yet; see handouts/HANDOUT.md" when a TODO is

@@ -10,8 +10,6 @@
  * and their reads are spread 2D elements apart (strided access).  The
  * compact one hands the work of round r to the first n / 2D threads.
  */
-#include <stdio.h>
-
 #include "kit.h"
 #include "lab4.h"
 
@@ -56,18 +54,6 @@ int tournament_invariant_holds(const int *original, const int *state, int n, int
     /* END TODO 3 */
 }
 
-/* The assert of the loop: check the invariant on the copy that SNAPSHOT has
- * just taken.  Copies cost time, so this runs only when snapshots are on
- * (small runs of the lab program, and the grader). */
-static void assert_invariant(const int *original, int n, int round)
-{
-    if (!kit_snapshots_on())
-        return;
-    const kit_snapshot *last = kit_snapshot_at(kit_snapshot_count() - 1);
-    if (!tournament_invariant_holds(original, (const int *)last->data, n, round))
-        fprintf(stderr, "tournament.cu: the invariant does not hold after round %d\n", round);
-}
-
 /* Copies a[] to a new device array: the state of round 0. */
 static int *copy_to_device(const int *a, int n)
 {
@@ -75,7 +61,7 @@ static int *copy_to_device(const int *a, int n)
     CHECK(cudaMalloc(&d_a, (size_t)n * sizeof(int)));
     CHECK(cudaMemcpy(d_a, a, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
     SNAPSHOT(d_a, n, 0);
-    assert_invariant(a, n, 0);
+    ASSERT_INVARIANT(tournament_invariant_holds, a, n, 0); /* the assert of the loop (kit.h part 10) */
     return d_a;
 }
 
@@ -91,13 +77,13 @@ static int winner_and_free(int *d_a)
 int tournament_sum_naive(const int *a, int n)
 {
     int *d_a = copy_to_device(a, n);
-    /* TODO 4: the rounds, d = 1, 2, 4, ... while d < n: one LAUNCH of naive_round over all n elements, then SNAPSHOT and assert_invariant. */
+    /* TODO 4: the rounds, d = 1, 2, 4, ... while d < n: one LAUNCH of naive_round over all n elements, then SNAPSHOT and ASSERT_INVARIANT. */
     int round = 0;
     for (int d = 1; d < n; d *= 2) {
         round++;
         LAUNCH(naive_round, blocks_for(n), BLOCK, 0, d_a, n, d);
         SNAPSHOT(d_a, n, round);
-        assert_invariant(a, n, round);
+        ASSERT_INVARIANT(tournament_invariant_holds, a, n, round);
     }
     /* END TODO 4 */
     return winner_and_free(d_a);
@@ -113,7 +99,7 @@ int tournament_sum_compact(const int *a, int n)
         round++;
         LAUNCH(compact_round, blocks_for(pairs), BLOCK, 0, d_a, n, d, pairs);
         SNAPSHOT(d_a, n, round);
-        assert_invariant(a, n, round);
+        ASSERT_INVARIANT(tournament_invariant_holds, a, n, round);
     }
     /* END TODO 5 */
     return winner_and_free(d_a);

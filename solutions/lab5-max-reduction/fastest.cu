@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "kit_program.h"
 
 #define THREADS 256
 #define WARPS (THREADS / 32)
@@ -101,12 +102,10 @@ static __global__ void __launch_bounds__(THREADS) max4_kernel(const float *a, in
 float block_max_fastest(const float *a, int n)
 {
     size_t bytes = (size_t)n * sizeof(float);
-    int device, sms, per_sm;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, max4_kernel, THREADS, 0));
     int needed = (n / 4 + THREADS) / THREADS; /* no more blocks than there is work for */
-    int blocks = sms * per_sm < needed ? sms * per_sm : needed;
+    int blocks = kit_device_blocks_at_once((const void *)max4_kernel, THREADS, 0);
+    if (blocks > needed)
+        blocks = needed;
 
     float *d_a;
     int *d_key;

@@ -23,6 +23,7 @@
  * cuBLAS's Sdot.
  */
 #include "kit.h"
+#include "kit_program.h"
 
 #define THREADS 256
 #define WARPS (THREADS / 32)
@@ -99,12 +100,10 @@ static __global__ void __launch_bounds__(THREADS)
 float dot_fastest(const float *x, const float *y, int n)
 {
     size_t bytes = (size_t)n * sizeof(float);
-    int device, sms, per_sm;
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_once_kernel, THREADS, 0));
     int needed = (n / 4 + THREADS) / THREADS; /* no more blocks than there is work for */
-    int blocks = sms * per_sm < needed ? sms * per_sm : needed;
+    int blocks = kit_device_blocks_at_once((const void *)dot_once_kernel, THREADS, 0);
+    if (blocks > needed)
+        blocks = needed;
 
     float *d_x, *d_y, *d_partials, *d_result;
     unsigned int *d_blocks_done;
