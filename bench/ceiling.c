@@ -50,3 +50,11 @@ void bench_floor_row(const bench_options *o, const bench_floor *floor, const cha
     bench_model_row(o, version, size, moved_bytes / (floor->ceiling_gbs * 1e6) + launches * floor->launch_ms, work,
                     "GB/s", note);
 }
+
+void bench_rounds_floor_row(const bench_options *o, const bench_floor *floor, const char *version, long n,
+                            double (*moved)(long n, int *rounds), const char *what_moved, double work)
+{
+    int rounds;
+    double bytes = moved(n, &rounds);
+    bench_floor_row(o, floor, version, n, bytes, what_moved, rounds, work);
+}

@@ -64,6 +64,10 @@ typedef struct {
 bench_floor bench_floor_costs(const bench_options *options);
 void bench_floor_row(const bench_options *options, const bench_floor *floor, const char *version, long size,
                      double moved_bytes, const char *what_moved, int launches, double work);
+/* bench_floor_row at size n of a lab whose rounds `moved` counts: the bytes
+ * they move at least, and (in *rounds) how many there are, one launch each. */
+void bench_rounds_floor_row(const bench_options *options, const bench_floor *floor, const char *version, long n,
+                            double (*moved)(long n, int *rounds), const char *what_moved, double work);
 
 /* CUB DeviceReduce::Sum and ::Max, cuBLAS Sdot. */
 bench_result lib_sum_ints(const int *x, size_t n, int warm, long long exact, const bench_plan *plan);

@@ -30,8 +30,11 @@ int main(int argc, char **argv)
     const char *name = "fold_sum (one launch per round)";
     const char *floor_name = "folding floor (bytes at the ceiling + launches)";
 
+    char target[160];
+    snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
+
     bench_floor floor = bench_floor_costs(&o);
-    int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
+    int *a = bench_host_alloc(bench_largest_size(&o) * sizeof(int));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
         /* Small whole numbers: every partial sum fits in an int (|a| <= 4, n <= 2^28). */
@@ -43,17 +46,11 @@ int main(int argc, char **argv)
             bench_result warm = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
             bench_result cold = lib_sum_ints(a, (size_t)n, 0, exact, &o.plan);
             bench_library_rows(&o, "CUB DeviceReduce::Sum", n, bytes, &warm, &cold);
-            int rounds;
-            double moved = folding_bytes(n, &rounds);
-            bench_floor_row(&o, &floor, floor_name, n, moved, "moved", rounds, bytes);
+            bench_rounds_floor_row(&o, &floor, floor_name, n, folding_bytes, "moved", bytes);
         }
-        if (!bench_present(&o, fold, name, n))
-            continue;
         bench_sum_run run = {lab, fold, a, (int)n, exact};
-        bench_result r = bench_repeat(&o.plan, bench_sum_once, &run);
-        char target[160];
-        snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
-        bench_row(&o, o.who, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? target : NULL, &r);
+        bench_timed_row(&o, fold, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? target : NULL,
+                        bench_sum_once, &run);
     }
     bench_host_free(a);
     return 0;
