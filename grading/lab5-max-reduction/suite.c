@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "round_states.h"
 #include "lab5.h"
 #include "lab5-max-reduction/model.h"
 #define GRADE_STUBS
@@ -296,15 +297,11 @@ GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, tournament_max)(a, n);
-        int rounds = log2_rounds(n), launched = grade_launch_count(you);
-        grade_check(launched == rounds,
-                    "n = %d: tournament_max made %d kernel launches, but n = %d takes ceil(log2 n) = %d rounds, one "
-                    "launch each%s",
-                    n, launched, n, rounds, n == 1 ? " (one value is its own maximum: no launch at all)" : "");
+        int rounds = expect_one_launch_per_round("tournament_max", n, "",
+                                                 " (one value is its own maximum: no launch at all)");
         for (int r = 1; r <= rounds; r++) {
-            const kit_launch *l = grade_launch_at(you, r - 1);
-            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
-            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            long long blocks, per_block;
+            const kit_launch *l = round_launch(r, &blocks, &per_block);
             int winners = values_after(n, r);
             grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
             grade_check((blocks - 1) * per_block < winners,
@@ -320,7 +317,7 @@ GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
-static float **reference_states(const float *a, int n)
+static float **reference_max_states(const float *a, int n)
 {
     grade_side *ref = grade_reference();
     grade_reset_records(ref);
@@ -338,7 +335,7 @@ static float **reference_states(const float *a, int n)
     return states;
 }
 
-static void free_states(float **states, int n)
+static void free_max_states(float **states, int n)
 {
     for (int r = 0; r <= log2_rounds(n); r++)
         free(states[r]);
@@ -360,57 +357,32 @@ static float *distinct_floats(int n, uint64_t seed)
     return a;
 }
 
-/* The student's predicate on one state: plain host code, so no launch and no copy. */
-static int student_says(const float *a, const float *state, int n, int round)
+/* The student's predicate and the grader's model of it (round_states.h):
+ * float states, of values_after(n, round) values. */
+static invariant_check max_check(void)
 {
-    grade_reset_records(grade_student());
-    int holds = GRADE_FN(grade_student(), max_invariant_holds)(a, state, n, round);
-    grade_require_host_only(grade_student(), "max_invariant_holds");
-    return holds;
+    invariant_check c = {.name = "max_invariant_holds", .floats = 1,
+                         .float_student = GRADE_FN(grade_student(), max_invariant_holds),
+                         .float_truly_holds = lab5_invariant_holds, .float_correct_state = lab5_tournament_state,
+                         .values_after = values_after};
+    return c;
 }
 
 GRADE_ITEM(tmax_predicate_accepts, 5, GRADE_CORRECTNESS, 30, "2", "your invariant accepts every correct state",
            "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
+    invariant_check check = max_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
-        float **states = reference_states(a, n);
+        float **states = reference_max_states(a, n);
         for (int r = 0; r <= log2_rounds(n); r++)
-            if (!student_says(a, states[r], n, r)) {
-                if (n <= PICTURE_MAX) {
-                    grade_picture_floats("original a[]", a, n, -1, -1);
-                    grade_picture_floats("the correct state", states[r], values_after(n, r), -1, -1);
-                }
-                grade_fail("max_invariant_holds(original, state, n = %d, round = %d) returned 0 for the correct state "
-                           "after round %d (seed %llu): an invariant must hold on every correct run",
-                           n, r, r, (unsigned long long)seed);
-            }
-        free_states(states, n);
+            expect_accepted(&check, a, states[r], n, r, seed, "the correct state");
+        free_max_states(states, n);
         free(a);
     }
     grade_require_written(grade_student(), "max_invariant_holds", "it accepts every state, right or wrong");
-}
-
-static void offer_wrong(const float *a, const float *wrong, int n, int round, uint64_t seed, const char *what, int mark)
-{
-    if (lab5_invariant_holds(a, wrong, n, round))
-        return; /* this change happens to keep the invariant: not a wrong state */
-    if (!student_says(a, wrong, n, round))
-        return;
-    int m = values_after(n, round);
-    if (n <= PICTURE_MAX) {
-        float *right = new_floats(n);
-        lab5_tournament_state(a, n, round, right);
-        grade_picture_floats("original a[]", a, n, -1, -1);
-        grade_picture_floats("the correct state", right, m, mark, mark + 1);
-        grade_picture_floats("the state it accepted", wrong, m, mark, mark + 1);
-        free(right);
-    }
-    grade_fail("max_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). "
-               "An invariant this weak would let a broken kernel pass its own assert",
-               n, round, what, (unsigned long long)seed);
 }
 
 static void call_tournament_max(void *arg)
@@ -424,12 +396,13 @@ GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
            "and `tournament_max`, with snapshots on, reports a state that breaks it (the grader spoils one "
            "in device memory)")
 {
+    invariant_check check = max_check();
     for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
         int n = predicate_sizes[k];
         uint64_t seed = grade_seed_for(k);
         float *a = distinct_floats(n, seed);
         int rounds = log2_rounds(n);
-        float **states = reference_states(a, n);
+        float **states = reference_max_states(a, n);
         float *wrong = new_floats(n);
         char what[200];
         for (int r = 0; r <= rounds; r++) {
@@ -438,19 +411,19 @@ GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
             memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
             wrong[last] += 1;
             snprintf(what, sizeof what, "B[%d] one more than it should be, after round %d", last, r);
-            offer_wrong(a, wrong, n, r, seed, what, last);
+            offer_wrong(&check, a, wrong, n, r, seed, what, last);
 
             if (last > 0) {
                 memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
                 wrong[0] -= 1;
                 snprintf(what, sizeof what, "B[0] one less than it should be, after round %d", r);
-                offer_wrong(a, wrong, n, r, seed, what, 0);
+                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
 
                 memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
                 wrong[0] = states[r][last];
                 wrong[last] = states[r][0];
                 snprintf(what, sizeof what, "B[0] and B[%d] swapped, after round %d", last, r);
-                offer_wrong(a, wrong, n, r, seed, what, last);
+                offer_wrong(&check, a, wrong, n, r, seed, what, last);
             }
 
             /* the next round's winners written over the front of this round's */
@@ -458,18 +431,18 @@ GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invar
                 memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
                 memcpy(wrong, states[r + 1], (size_t)values_after(n, r + 1) * sizeof *wrong);
                 snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r + 1, r);
-                offer_wrong(a, wrong, n, r, seed, what, -1);
+                offer_wrong(&check, a, wrong, n, r, seed, what, -1);
             } else if (r > 0) {
                 snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r - 1, r);
-                offer_wrong(a, states[r - 1], n, r, seed, what, -1);
+                offer_wrong(&check, a, states[r - 1], n, r, seed, what, -1);
             }
 
             lab5_in_place_state(a, n, r, wrong);
             snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
                      "tournament of pairs'", r);
-            offer_wrong(a, wrong, n, r, seed, what, -1);
+            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
         }
-        free_states(states, n);
+        free_max_states(states, n);
         free(wrong);
         free(a);
     }
