@@ -273,6 +273,12 @@ double bench_sum_once(void *context, char *note)
     return ms;
 }
 
+long long bench_sum_inputs(int *a, long n)
+{
+    kit_fill_ints(a, (size_t)n, -4, 4, (uint64_t)n);
+    return kit_sum_ints(a, (size_t)n);
+}
+
 int bench_check_sum(double got, double exact, double abs_sum, double c, char *note)
 {
     if (kit_within_tolerance(got, exact, abs_sum, c))

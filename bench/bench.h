@@ -135,6 +135,9 @@ typedef struct {
 } bench_sum_run;
 /* One run of r->sum (a bench_run_fn over a bench_sum_run): wrong unless exact. */
 double bench_sum_once(void *context, char *note);
+/* The inputs of the int sums: n small whole numbers in [-4, 4], seeded by
+ * n, so that every partial sum fits in an int (n <= 2^28); returns their sum. */
+long long bench_sum_inputs(int *a, long n);
 
 /* ---- Checks ------------------------------------------------------------------ */
 /* The tolerance policy (kit.h), with the error in units for the note. */

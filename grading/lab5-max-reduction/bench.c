@@ -52,9 +52,8 @@ int main(int argc, char **argv)
     __typeof__(&block_max) fns[2] = {BENCH_FN(lab, block_max), BENCH_FN(lab, tournament_max)};
     const char *names[2] = {"block_max (one launch, shared-memory tree)", "tournament_max (one launch per round)"};
     const char *fastest_name = "block_max_fastest (float4, warp shuffles; solutions/fastest.cu)";
-    const char *floor_name = "tournament floor (bytes at the ceiling + launches)";
 
-    bench_floor floor = bench_floor_costs(&o);
+    bench_floor floor = bench_floor_costs(&o, "tournament floor (bytes at the ceiling + launches)");
     float *a = bench_host_alloc(bench_largest_size(&o) * sizeof(float));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
@@ -66,7 +65,7 @@ int main(int argc, char **argv)
             bench_result warm = lib_max_floats(a, (size_t)n, 1, exact, &o.plan);
             bench_result cold = lib_max_floats(a, (size_t)n, 0, exact, &o.plan);
             bench_library_rows(&o, "CUB DeviceReduce::Max", n, bytes, &warm, &cold);
-            bench_rounds_floor_row(&o, &floor, floor_name, n, tournament_bytes, "moved", bytes);
+            bench_rounds_floor_row(&o, &floor, n, tournament_bytes, "moved", bytes);
         }
         for (int f = 0; f < 2; f++) {
             max_run run = {lab, fns[f], a, (int)n, exact};
