@@ -368,20 +368,41 @@ static invariant_check max_check(void)
     return c;
 }
 
+/* What a predicate item does with the state after round r of one run. */
+typedef void (*max_round_fn)(const invariant_check *check, const float *a, float **states, float *wrong, int n, int r,
+                             int rounds, uint64_t seed);
+
+/* Both predicate items' runs: for each of predicate_sizes (case k:
+ * distinct_floats, seed grade_seed_for(k)), the reference's states, and
+ * each(...) for every round r, `wrong` room for n values. */
+static void each_predicate_round(const invariant_check *check, max_round_fn each)
+{
+    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
+        int n = predicate_sizes[k], rounds = log2_rounds(n);
+        uint64_t seed = grade_seed_for(k);
+        float *a = distinct_floats(n, seed);
+        float **states = reference_max_states(a, n);
+        float *wrong = new_floats(n);
+        for (int r = 0; r <= rounds; r++)
+            each(check, a, states, wrong, n, r, rounds, seed);
+        free_max_states(states, n);
+        free(wrong);
+        free(a);
+    }
+}
+
+static void accept_correct_state(const invariant_check *check, const float *a, float **states, float *wrong, int n,
+                                 int r, int rounds, uint64_t seed)
+{
+    (void)wrong, (void)rounds;
+    expect_accepted(check, a, states[r], n, r, seed, "the correct state");
+}
+
 GRADE_ITEM(tmax_predicate_accepts, 5, GRADE_CORRECTNESS, 30, "2", "your invariant accepts every correct state",
            "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
     invariant_check check = max_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        float *a = distinct_floats(n, seed);
-        float **states = reference_max_states(a, n);
-        for (int r = 0; r <= log2_rounds(n); r++)
-            expect_accepted(&check, a, states[r], n, r, seed, "the correct state");
-        free_max_states(states, n);
-        free(a);
-    }
+    each_predicate_round(&check, accept_correct_state);
     grade_require_written(grade_student(), "max_invariant_holds", "it accepts every state, right or wrong");
 }
 
@@ -391,61 +412,56 @@ static void call_tournament_max(void *arg)
     c->fn(c->a, c->n);
 }
 
+/* The wrong states of round r: its last winner one more, B[0] one less,
+ * the two swapped, another round's winners, and lab 4's in-place array. */
+static void offer_max_round(const invariant_check *check, const float *a, float **states, float *wrong, int n, int r,
+                            int rounds, uint64_t seed)
+{
+    char what[200];
+    int m = values_after(n, r), last = m - 1;
+
+    memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+    wrong[last] += 1;
+    snprintf(what, sizeof what, "B[%d] one more than it should be, after round %d", last, r);
+    offer_wrong(check, a, wrong, n, r, seed, what, last);
+
+    if (last > 0) {
+        memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+        wrong[0] -= 1;
+        snprintf(what, sizeof what, "B[0] one less than it should be, after round %d", r);
+        offer_wrong(check, a, wrong, n, r, seed, what, 0);
+
+        memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+        wrong[0] = states[r][last];
+        wrong[last] = states[r][0];
+        snprintf(what, sizeof what, "B[0] and B[%d] swapped, after round %d", last, r);
+        offer_wrong(check, a, wrong, n, r, seed, what, last);
+    }
+
+    /* the next round's winners written over the front of this round's */
+    if (r < rounds) {
+        memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+        memcpy(wrong, states[r + 1], (size_t)values_after(n, r + 1) * sizeof *wrong);
+        snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r + 1, r);
+        offer_wrong(check, a, wrong, n, r, seed, what, -1);
+    } else if (r > 0) {
+        snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r - 1, r);
+        offer_wrong(check, a, states[r - 1], n, r, seed, what, -1);
+    }
+
+    lab5_in_place_state(a, n, r, wrong);
+    snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
+             "tournament of pairs'", r);
+    offer_wrong(check, a, wrong, n, r, seed, what, -1);
+}
+
 GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
            "... and rejects wrong states (off by one, swapped, another round's winners, lab 4's pattern); "
            "and `tournament_max`, with snapshots on, reports a state that breaks it (the grader spoils one "
            "in device memory)")
 {
     invariant_check check = max_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        float *a = distinct_floats(n, seed);
-        int rounds = log2_rounds(n);
-        float **states = reference_max_states(a, n);
-        float *wrong = new_floats(n);
-        char what[200];
-        for (int r = 0; r <= rounds; r++) {
-            int m = values_after(n, r), last = m - 1;
-
-            memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-            wrong[last] += 1;
-            snprintf(what, sizeof what, "B[%d] one more than it should be, after round %d", last, r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, last);
-
-            if (last > 0) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] -= 1;
-                snprintf(what, sizeof what, "B[0] one less than it should be, after round %d", r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
-
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] = states[r][last];
-                wrong[last] = states[r][0];
-                snprintf(what, sizeof what, "B[0] and B[%d] swapped, after round %d", last, r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, last);
-            }
-
-            /* the next round's winners written over the front of this round's */
-            if (r < rounds) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                memcpy(wrong, states[r + 1], (size_t)values_after(n, r + 1) * sizeof *wrong);
-                snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r + 1, r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, -1);
-            } else if (r > 0) {
-                snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r - 1, r);
-                offer_wrong(&check, a, states[r - 1], n, r, seed, what, -1);
-            }
-
-            lab5_in_place_state(a, n, r, wrong);
-            snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
-                     "tournament of pairs'", r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
-        }
-        free_max_states(states, n);
-        free(wrong);
-        free(a);
-    }
+    each_predicate_round(&check, offer_max_round);
     /* lab5.h: with snapshots on, tournament_max checks the invariant after every round */
     max_call c = {student_tournament(), distinct_floats(37, grade_seed_for(90)), 37};
     grade_require_checks_every_state(call_tournament_max, &c, log2_rounds(37), "tournament_max",
