@@ -234,35 +234,47 @@ void offer_other_round(const invariant_check *c, const int *a, int **states, int
     offer_wrong(c, a, states[other], n, r, seed, what, -1);
 }
 
-void offer_swapped(const invariant_check *c, const int *a, const int *state, int *wrong, int n, int round,
+static size_t element_size(const invariant_check *c) { return c->floats ? sizeof(float) : sizeof(int); }
+
+/* `state` in `wrong`, with `delta` added to element i. */
+static void copy_with_delta(const invariant_check *c, const void *state, void *wrong, int n, int i, int delta)
+{
+    memcpy(wrong, state, (size_t)n * element_size(c));
+    if (c->floats)
+        ((float *)wrong)[i] += (float)delta;
+    else
+        ((int *)wrong)[i] += delta;
+}
+
+void offer_swapped(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int round,
                    uint64_t seed, int i, int j)
 {
     char what[160];
-    memcpy(wrong, state, (size_t)n * sizeof *wrong);
-    wrong[i] = state[j];
-    wrong[j] = state[i];
-    snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, i, round);
+    size_t size = element_size(c);
+    memcpy(wrong, state, (size_t)n * size);
+    memcpy((char *)wrong + (size_t)i * size, (const char *)state + (size_t)j * size, size);
+    memcpy((char *)wrong + (size_t)j * size, (const char *)state + (size_t)i * size, size);
+    const char *name = c->array ? c->array : "A";
+    snprintf(what, sizeof what, "%s[%d] and %s[%d] swapped, after round %d", name, j, name, i, round);
     offer_wrong(c, a, wrong, n, round, seed, what, i);
 }
 
-void offer_near_misses(const invariant_check *c, const int *a, int **states, int *wrong, int n, int r, int rounds,
+void offer_near_misses(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int r,
                        uint64_t seed, int i, int j)
 {
     char what[200];
-    memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-    wrong[i] += 1;
-    snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", i, r);
+    const char *name = c->array ? c->array : "A";
+    copy_with_delta(c, state, wrong, n, i, 1);
+    snprintf(what, sizeof what, "%s[%d] one more than it should be, after round %d", name, i, r);
     offer_wrong(c, a, wrong, n, r, seed, what, i);
 
     if (i > 0) {
-        memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-        wrong[0] -= 1;
-        snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
+        copy_with_delta(c, state, wrong, n, 0, -1);
+        snprintf(what, sizeof what, "%s[0] one less than it should be, after round %d", name, r);
         offer_wrong(c, a, wrong, n, r, seed, what, 0);
     }
     if (j >= 0)
-        offer_swapped(c, a, states[r], wrong, n, r, seed, i, j);
-    offer_other_round(c, a, states, n, r, rounds, seed);
+        offer_swapped(c, a, state, wrong, n, r, seed, i, j);
 }
 
 void expect_rejects_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count,

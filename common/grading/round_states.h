@@ -28,6 +28,7 @@ typedef struct {
     float_invariant_fn float_truly_holds;
     void (*float_correct_state)(const float *original, int n, int round, float *state);
     int (*values_after)(int n, int round); /* the values a state after `round` holds; NULL: all n */
+    const char *array;             /* the state's name in the feedback: "B"; NULL: "A" */
 } invariant_check;
 
 int *new_ints(int n);                                    /* zeroed, never NULL for n = 0 */
@@ -58,20 +59,19 @@ void offer_wrong(const invariant_check *c, const void *a, const void *wrong, int
                  const char *what, int mark);
 
 /* offer_wrong with `state` (the state after round `round`) but A[i] and A[j]
- * swapped; `wrong` is room for n ints. */
-void offer_swapped(const invariant_check *c, const int *a, const int *state, int *wrong, int n, int round,
+ * swapped; `wrong` is room for n elements. */
+void offer_swapped(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int round,
                    uint64_t seed, int i, int j);
 
 /* offer_wrong with the state after the round next to `r` (r + 1, or r - 1
  * after the last of `rounds`) as the state after round r. */
 void offer_other_round(const invariant_check *c, const int *a, int **states, int n, int r, int rounds, uint64_t seed);
 
-/* The wrong states that labs 3 and 4 both offer after round r, made from
- * states[r] in `wrong` (room for n ints): A[i] one more than it should be;
- * A[0] one less (when i > 0); A[i] and A[j] swapped (when j >= 0); the
- * state of the round next to r (offer_other_round).  i is the lab's last
- * live element, j another that differs from it. */
-void offer_near_misses(const invariant_check *c, const int *a, int **states, int *wrong, int n, int r, int rounds,
+/* The near misses that labs 3, 4 and 5 all offer after round r, made from
+ * `state` (the state after round r) in `wrong` (room for n elements): A[i]
+ * one more than it should be; A[0] one less (when i > 0); A[i] and A[j]
+ * swapped (when j >= 0).  i is the lab's last live element, j another. */
+void offer_near_misses(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int r,
                        uint64_t seed, int i, int j);
 
 /* The lab's wrong states of round r: what offer_round offers for one run. */

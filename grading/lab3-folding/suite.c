@@ -257,7 +257,8 @@ static void offer_fold_round(const invariant_check *check, const int *a, int **s
     for (int c = 0; c < n && j < 0; c++)
         if (c != i && states[r][c] != states[r][i] && (c < live || live == 1))
             j = c;
-    offer_near_misses(check, a, states, wrong, n, r, rounds, seed, i, j);
+    offer_near_misses(check, a, states[r], wrong, n, r, seed, i, j);
+    offer_other_round(check, a, states, n, r, rounds, seed);
 
     char what[200];
     lab3_tournament_state(a, n, r, wrong);

@@ -319,7 +319,8 @@ static void offer_tournament_round(const invariant_check *check, const int *a, i
         for (int c = 0; c < n && j < 0; c++)
             if (c != last && states[r][c] != states[r][last] && (pass == 1 || c % width == 0))
                 j = c;
-    offer_near_misses(check, a, states, wrong, n, r, rounds, seed, last, j);
+    offer_near_misses(check, a, states[r], wrong, n, r, seed, last, j);
+    offer_other_round(check, a, states, n, r, rounds, seed);
 
     char what[200];
     lab4_folding_state(a, n, r, wrong);
