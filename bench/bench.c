@@ -249,6 +249,17 @@ int bench_present(const bench_options *o, const void *fn, const char *version, l
     return fn != NULL;
 }
 
+void bench_timed_row(const bench_options *o, const void *fn, const char *version, long size, double work,
+                     const char *unit, const char *target, bench_run_fn run, void *context)
+{
+    if (!bench_present(o, fn, version, size))
+        return;
+    bench_result r = bench_repeat(&o->plan, run, context);
+    bench_row(o, o->who, version, size, work, unit, target, &r);
+}
+
+size_t bench_largest_size(const bench_options *o) { return (size_t)o->sizes[o->size_count - 1]; }
+
 double bench_sum_once(void *context, char *note)
 {
     bench_sum_run *r = context;
@@ -260,6 +271,12 @@ double bench_sum_once(void *context, char *note)
         return -1;
     }
     return ms;
+}
+
+long long bench_sum_inputs(int *a, long n)
+{
+    kit_fill_ints(a, (size_t)n, -4, 4, (uint64_t)n);
+    return kit_sum_ints(a, (size_t)n);
 }
 
 int bench_check_sum(double got, double exact, double abs_sum, double c, char *note)

@@ -111,6 +111,16 @@ void bench_library_rows(const bench_options *options, const char *version, long 
 /* 1 when fn (an entry point looked up with bench_symbol) is there; else
  * writes the skipped row that says it is missing, and returns 0. */
 int bench_present(const bench_options *options, const void *fn, const char *version, long size);
+/* The row of one timed entry point (fn, looked up with bench_symbol) at one
+ * size, what every lab's bench writes for each of its versions: when fn is
+ * there, `run` (a bench_run_fn over `context`) repeated as the plan says,
+ * written for this side (o->who) with `work` in `unit` and `target` (or
+ * NULL); else the skipped row of bench_present. */
+void bench_timed_row(const bench_options *options, const void *fn, const char *version, long size, double work,
+                     const char *unit, const char *target, bench_run_fn run, void *context);
+/* The last of the sizes, the one the host arrays are allocated for once
+ * (the sizes run smallest first). */
+size_t bench_largest_size(const bench_options *options);
 /* A row computed, not measured: a floor (side "floor", check "model"). */
 void bench_model_row(const bench_options *options, const char *version, long size, double ms, double work,
                      const char *unit, const char *note);
@@ -125,6 +135,9 @@ typedef struct {
 } bench_sum_run;
 /* One run of r->sum (a bench_run_fn over a bench_sum_run): wrong unless exact. */
 double bench_sum_once(void *context, char *note);
+/* The inputs of the int sums: n small whole numbers in [-4, 4], seeded by
+ * n, so that every partial sum fits in an int (n <= 2^28); returns their sum. */
+long long bench_sum_inputs(int *a, long n);
 
 /* ---- Checks ------------------------------------------------------------------ */
 /* The tolerance policy (kit.h), with the error in units for the note. */

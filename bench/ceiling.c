@@ -29,9 +29,10 @@ double bench_launch_cost(const bench_options *o)
     return r.ok ? r.median_ms : 0;
 }
 
-bench_floor bench_floor_costs(const bench_options *o)
+bench_floor bench_floor_costs(const bench_options *o, const char *version)
 {
-    bench_floor floor = {0, 0};
+    bench_floor floor = {0, 0, version, ""};
+    snprintf(floor.target, sizeof floor.target, "floor:%s<=1.5", version);
     if (o->reference) {
         floor.ceiling_gbs = bench_ceiling(o);
         floor.launch_ms = bench_launch_cost(o);
@@ -39,14 +40,22 @@ bench_floor bench_floor_costs(const bench_options *o)
     return floor;
 }
 
-void bench_floor_row(const bench_options *o, const bench_floor *floor, const char *version, long size,
-                     double moved_bytes, const char *what_moved, int launches, double work)
+void bench_floor_row(const bench_options *o, const bench_floor *floor, long size, double moved_bytes,
+                     const char *what_moved, int launches, double work)
 {
     if (!(floor->ceiling_gbs > 0))
         return;
     char note[200];
     snprintf(note, sizeof note, "%.1f MB %s at %.0f GB/s + %d launches of %.1f us", moved_bytes / 1e6, what_moved,
              floor->ceiling_gbs, launches, floor->launch_ms * 1e3);
-    bench_model_row(o, version, size, moved_bytes / (floor->ceiling_gbs * 1e6) + launches * floor->launch_ms, work,
-                    "GB/s", note);
+    bench_model_row(o, floor->version, size, moved_bytes / (floor->ceiling_gbs * 1e6) + launches * floor->launch_ms,
+                    work, "GB/s", note);
+}
+
+void bench_rounds_floor_row(const bench_options *o, const bench_floor *floor, long n,
+                            double (*moved)(long n, int *rounds), const char *what_moved, double work)
+{
+    int rounds;
+    double bytes = moved(n, &rounds);
+    bench_floor_row(o, floor, n, bytes, what_moved, rounds, work);
 }

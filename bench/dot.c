@@ -31,7 +31,7 @@ bench_dot_vectors bench_dot_start(const bench_options *options)
 {
     if (options->reference)
         bench_ceiling(options);
-    size_t largest = (size_t)options->sizes[options->size_count - 1];
+    size_t largest = bench_largest_size(options);
     bench_dot_vectors v = {bench_host_alloc(largest * sizeof(float)), bench_host_alloc(largest * sizeof(float)), 0, 0};
     return v;
 }

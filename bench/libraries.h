@@ -56,14 +56,22 @@ int bench_sm_count(void);
 /* The floor of an algorithm of one launch per round (labs 3 to 5): the
  * bytes its rounds must move at the streaming ceiling plus the cost of its
  * launches.  bench_floor_costs measures both on the reference side (0, 0
- * on the student's); bench_floor_row writes the model row (none when the
- * ceiling is unknown), its note saying "MB <what_moved> at ... + launches". */
+ * on the student's) for the floor row named `version`, and makes the
+ * target that row sets the lab's versions (bench.h: at most 1.5 times its
+ * time); bench_floor_row writes the model row (none when the ceiling is
+ * unknown), its note saying "MB <what_moved> at ... + launches". */
 typedef struct {
     double ceiling_gbs, launch_ms;
+    const char *version; /* the floor row's name */
+    char target[160];    /* "floor:<version><=1.5" */
 } bench_floor;
-bench_floor bench_floor_costs(const bench_options *options);
-void bench_floor_row(const bench_options *options, const bench_floor *floor, const char *version, long size,
-                     double moved_bytes, const char *what_moved, int launches, double work);
+bench_floor bench_floor_costs(const bench_options *options, const char *version);
+void bench_floor_row(const bench_options *options, const bench_floor *floor, long size, double moved_bytes,
+                     const char *what_moved, int launches, double work);
+/* bench_floor_row at size n of a lab whose rounds `moved` counts: the bytes
+ * they move at least, and (in *rounds) how many there are, one launch each. */
+void bench_rounds_floor_row(const bench_options *options, const bench_floor *floor, long n,
+                            double (*moved)(long n, int *rounds), const char *what_moved, double work);
 
 /* CUB DeviceReduce::Sum and ::Max, cuBLAS Sdot. */
 bench_result lib_sum_ints(const int *x, size_t n, int warm, long long exact, const bench_plan *plan);

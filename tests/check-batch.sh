@@ -10,17 +10,9 @@
 # own), and a third with the first one's results prefix refuses.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+cpu_pass_only
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
-
-lab=""
-for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
-    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate/suite.c" ]; then lab=$candidate; break; fi
-done
-if [ -z "$lab" ]; then
-    ok "batch grading # SKIP no lab with a solution and a grading suite yet"
-    finish
-fi
+graded_lab_or_skip "batch grading"
 
 subs="$work/submissions"
 mkdir -p "$subs/alice-correct" "$subs/bob-wrong/nested/folder" "$subs/carol-broken" "$subs/dave-hangs"

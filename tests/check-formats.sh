@@ -10,13 +10,9 @@
 # python3 when present.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+cpu_pass_only
 . tests/fixtures/grader/kit.sh
-work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
-kit=$work/kit
-fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
-students=$work/students
-fixture_students "$students" || { not_ok "the student variants can be made from their patches"; finish; }
+fixture_setup
 # The going-further item: the fixture has no TODO of its own for it, so the
 # run says whether it was attempted (FX_GOING_FURTHER, which the item's
 # process inherits from the grader).

@@ -6,13 +6,9 @@
 # reference.  Needs gcc and Check only (no GPU, no cpu backend).
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+cpu_pass_only
 . tests/fixtures/grader/kit.sh
-work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
-kit=$work/kit
-fixture_kit "$kit" || { not_ok "the test kit can be made"; finish; }
-students=$work/students
-fixture_students "$students" || { not_ok "the student variants can be made from their patches"; finish; }
+fixture_setup
 
 # grade NAME ARGS...: runs ./grader in the test kit (cpu backend unless ARGS
 # say otherwise: the fixture's expectations assume it); output in

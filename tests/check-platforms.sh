@@ -25,17 +25,9 @@
 #                 Landlock (a default Docker container) still grades.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
-[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+cpu_pass_only
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
-
-lab=""
-for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
-    if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate/suite.c" ]; then lab=$candidate; break; fi
-done
-if [ -z "$lab" ]; then
-    ok "platforms # SKIP no lab with a solution and a grading suite yet"
-    finish
-fi
+graded_lab_or_skip "platforms"
 short=${lab%%-*}
 first=$(cd "labs/$lab" && ls *.cu | head -n 1)
 export BACKEND

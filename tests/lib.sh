@@ -52,3 +52,22 @@ in_parallel() {
     done
     rm -rf "$part_dir"
 }
+
+# cpu_pass_only: ends a check whose result is the same on every backend
+# unless this is the cpu pass (saying so), so that it runs once per make test.
+cpu_pass_only() {
+    [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+}
+
+# graded_lab_or_skip WHAT: sets $lab to the first lab (lab1-hello, then
+# lab2-vector-mult, then the others) that has a solution and a grading
+# suite, the lab a check of the grading machinery (batch grading, the
+# platform packages) runs on; where there is none yet, says "WHAT # SKIP"
+# and ends the check.
+graded_lab_or_skip() {
+    lab=""
+    for candidate in lab1-hello lab2-vector-mult $(ls labs 2>/dev/null); do
+        if [ -d "solutions/$candidate" ] && [ -f "grading/$candidate/suite.c" ]; then lab=$candidate; break; fi
+    done
+    [ -n "$lab" ] || { ok "$1 # SKIP no lab with a solution and a grading suite yet"; finish; }
+}

@@ -140,3 +140,13 @@ void dot_time_against_reference(const char *fn, void (*call)(void *), void *mine
                bytes / (ref_ms * 1e6));
     grade_score(grade_perf_fraction(my_ms, ref_ms));
 }
+
+void dot_time_if_correct(const char *fn, void (*call)(void *), dot_timed_call *mine, dot_timed_call *theirs, double c,
+                         const char *my_detail, const char *their_detail)
+{
+    char timed_run[96];
+    snprintf(timed_run, sizeof timed_run, "%s (the timed run)", fn);
+    call(mine);
+    dot_check_tolerance(timed_run, mine->result, mine->v, c, "Only a correct result is timed");
+    dot_time_against_reference(fn, call, mine, theirs, mine->v, mine->block_size, my_detail, their_detail);
+}

@@ -57,6 +57,24 @@ int dot_all_zero(const void *bytes, size_t size);
  * reference's. */
 void dot_time_against_reference(const char *fn, void (*call)(void *), void *mine, void *theirs, const vectors *v,
                                 int block_size, const char *my_detail, const char *their_detail);
+/* One timed call of a dot-product lab's entry point on v, for its speed
+ * item (grade_time_ms calls it on a void *): the side, the block size, the
+ * call's one other argument and what the call returned. */
+typedef struct {
+    struct grade_side *side;
+    const vectors *v;
+    int block_size;
+    union {
+        int blocks; /* lab 6's dot_device_finish */
+        int offset; /* lab 7's dot_vectorized */
+    };
+    float result;
+} dot_timed_call;
+/* The dot-product labs' speed item: `call(mine)` once, whose result must be
+ * within the tolerance policy with constant c ("Only a correct result is
+ * timed"), then dot_time_against_reference on mine and theirs. */
+void dot_time_if_correct(const char *fn, void (*call)(void *), dot_timed_call *mine, dot_timed_call *theirs, double c,
+                         const char *my_detail, const char *their_detail);
 /* whether `bytes` are those of x or y (n = 1 with y[0] = 1, say): then "a
  * kernel computed it" cannot be told from "it went to the device and back",
  * so only "it came back from the device" can be required. */

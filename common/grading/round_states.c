@@ -44,23 +44,58 @@ void free_states(int **states, int rounds)
     free(states);
 }
 
+/* ---- one state, of ints or of floats, as the check says ---------------------------- */
+
+static int values_in(const invariant_check *c, int n, int round)
+{
+    return c->values_after ? c->values_after(n, round) : n;
+}
+
+static int grader_holds(const invariant_check *c, const void *a, const void *state, int n, int round)
+{
+    return c->floats ? c->float_truly_holds(a, state, n, round) : c->truly_holds(a, state, n, round);
+}
+
+/* The correct state after `round`, in room for n elements (to be freed). */
+static void *new_correct_state(const invariant_check *c, const void *a, int n, int round)
+{
+    void *state = calloc((size_t)(n > 0 ? n : 1), c->floats ? sizeof(float) : sizeof(int));
+    if (!state)
+        grade_fail("grading error: no host memory for n = %d", n);
+    if (c->floats)
+        c->float_correct_state(a, n, round, state);
+    else
+        c->correct_state(a, n, round, state);
+    return state;
+}
+
+static void picture(const invariant_check *c, const char *label, const void *values, int count, int from, int to)
+{
+    if (c->floats)
+        grade_picture_floats(label, values, count, from, to);
+    else
+        grade_picture_ints(label, values, count, from, to);
+}
+
 /* The student's predicate on one state: plain host code, so no launch and no copy. */
-static int student_says(const invariant_check *c, const int *a, const int *state, int n, int round)
+static int student_says(const invariant_check *c, const void *a, const void *state, int n, int round)
 {
     grade_reset_records(grade_student());
-    int holds = c->student(a, state, n, round);
+    int holds = c->floats ? c->float_student(a, state, n, round) : c->student(a, state, n, round);
     grade_require_host_only(grade_student(), c->name);
     return holds;
 }
 
-static void expect_accepted(const invariant_check *c, const int *a, const int *state, int n, int r, uint64_t seed,
-                            const char *which)
+/* ---- the predicate's verdicts ------------------------------------------------------- */
+
+void expect_accepted(const invariant_check *c, const void *a, const void *state, int n, int r, uint64_t seed,
+                     const char *which)
 {
     if (student_says(c, a, state, n, r))
         return;
     if (n <= PICTURE_MAX) {
-        grade_picture_ints("original a[]", a, n, -1, -1);
-        grade_picture_ints(which, state, n, -1, -1);
+        picture(c, "original a[]", a, n, -1, -1);
+        picture(c, which, state, values_in(c, n, r), -1, -1);
     }
     grade_fail("%s(original, state, n = %d, round = %d) returned 0 for %s after round %d (seed %llu): an invariant "
                "must hold on every correct run%s", c->name, n, r, which, r, (unsigned long long)seed,
@@ -89,19 +124,19 @@ void expect_accepts(const invariant_check *c, const int *a, int n, int **states,
     grade_require_written(grade_student(), c->name, "it accepts every state, right or wrong");
 }
 
-void offer_wrong(const invariant_check *c, const int *a, const int *wrong, int n, int round, uint64_t seed,
+void offer_wrong(const invariant_check *c, const void *a, const void *wrong, int n, int round, uint64_t seed,
                  const char *what, int mark)
 {
-    if (c->truly_holds(a, wrong, n, round))
+    if (grader_holds(c, a, wrong, n, round))
         return; /* this change happens to keep the invariant: not a wrong state */
     if (!student_says(c, a, wrong, n, round))
         return;
     if (n <= PICTURE_MAX) {
-        int *right = new_ints(n);
-        c->correct_state(a, n, round, right);
-        grade_picture_ints("original a[]", a, n, -1, -1);
-        grade_picture_ints("the correct state", right, n, mark, mark + 1);
-        grade_picture_ints("the state it accepted", wrong, n, mark, mark + 1);
+        void *right = new_correct_state(c, a, n, round);
+        int values = values_in(c, n, round);
+        picture(c, "original a[]", a, n, -1, -1);
+        picture(c, "the correct state", right, values, mark, mark + 1);
+        picture(c, "the state it accepted", wrong, values, mark, mark + 1);
         free(right);
     }
     grade_fail("%s(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). An invariant "
@@ -199,13 +234,81 @@ void offer_other_round(const invariant_check *c, const int *a, int **states, int
     offer_wrong(c, a, states[other], n, r, seed, what, -1);
 }
 
-void offer_swapped(const invariant_check *c, const int *a, const int *state, int *wrong, int n, int round,
+static size_t element_size(const invariant_check *c) { return c->floats ? sizeof(float) : sizeof(int); }
+
+/* `state` in `wrong`, with `delta` added to element i. */
+static void copy_with_delta(const invariant_check *c, const void *state, void *wrong, int n, int i, int delta)
+{
+    memcpy(wrong, state, (size_t)n * element_size(c));
+    if (c->floats)
+        ((float *)wrong)[i] += (float)delta;
+    else
+        ((int *)wrong)[i] += delta;
+}
+
+void offer_swapped(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int round,
                    uint64_t seed, int i, int j)
 {
     char what[160];
-    memcpy(wrong, state, (size_t)n * sizeof *wrong);
-    wrong[i] = state[j];
-    wrong[j] = state[i];
-    snprintf(what, sizeof what, "A[%d] and A[%d] swapped, after round %d", j, i, round);
+    size_t size = element_size(c);
+    memcpy(wrong, state, (size_t)n * size);
+    memcpy((char *)wrong + (size_t)i * size, (const char *)state + (size_t)j * size, size);
+    memcpy((char *)wrong + (size_t)j * size, (const char *)state + (size_t)i * size, size);
+    const char *name = c->array ? c->array : "A";
+    snprintf(what, sizeof what, "%s[%d] and %s[%d] swapped, after round %d", name, j, name, i, round);
     offer_wrong(c, a, wrong, n, round, seed, what, i);
+}
+
+void offer_near_misses(const invariant_check *c, const void *a, const void *state, void *wrong, int n, int r,
+                       uint64_t seed, int i, int j)
+{
+    char what[200];
+    const char *name = c->array ? c->array : "A";
+    copy_with_delta(c, state, wrong, n, i, 1);
+    snprintf(what, sizeof what, "%s[%d] one more than it should be, after round %d", name, i, r);
+    offer_wrong(c, a, wrong, n, r, seed, what, i);
+
+    if (i > 0) {
+        copy_with_delta(c, state, wrong, n, 0, -1);
+        snprintf(what, sizeof what, "%s[0] one less than it should be, after round %d", name, r);
+        offer_wrong(c, a, wrong, n, r, seed, what, 0);
+    }
+    if (j >= 0)
+        offer_swapped(c, a, state, wrong, n, r, seed, i, j);
+}
+
+void expect_rejects_on_sizes(const invariant_check *c, int (*run)(const int *a, int n), const int *sizes, int count,
+                             offer_round_fn offer_round)
+{
+    for (int k = 0; k < count; k++) {
+        int n = sizes[k], rounds = log2_rounds(n);
+        uint64_t seed = grade_seed_for(k);
+        int *a = seeded_ints(n, 1, 9, seed);
+        int **states = reference_states(run, a, n, rounds);
+        int *wrong = new_ints(n);
+        for (int r = 0; r <= rounds; r++)
+            offer_round(c, a, states, wrong, n, r, rounds, seed);
+        free_states(states, rounds);
+        free(wrong);
+        free(a);
+    }
+}
+
+/* ---- the rounds' launches ------------------------------------------------------------ */
+
+int expect_one_launch_per_round(const char *fn, int n, const char *takes, const char *when_one)
+{
+    int rounds = log2_rounds(n), launched = grade_launch_count(grade_student());
+    grade_check(launched == rounds,
+                "n = %d: %s made %d kernel launches, but %sn = %d takes ceil(log2 n) = %d rounds, one launch each%s",
+                n, fn, launched, takes, n, rounds, n == 1 ? when_one : "");
+    return rounds;
+}
+
+const kit_launch *round_launch(int r, long long *blocks, long long *per_block)
+{
+    const kit_launch *l = grade_launch_at(grade_student(), r - 1);
+    *blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+    *per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+    return l;
 }

@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     const char *kernel_name = "its kernel alone (inputs on the device, L2 written back)";
     if (o.reference)
         bench_ceiling(&o);
-    size_t largest = (size_t)o.sizes[o.size_count - 1];
+    size_t largest = bench_largest_size(&o);
     float *a = bench_host_alloc(largest * sizeof(float));
     float *b = bench_host_alloc(largest * sizeof(float));
     float *c = bench_host_alloc(largest * sizeof(float));
@@ -119,13 +119,8 @@ int main(int argc, char **argv)
         double exact = kit_dot(a, b, (size_t)n), abs_sum = kit_abs_dot(a, b, (size_t)n);
         double bytes = 12.0 * n; /* two floats read, one written */
         for (int w = PRODUCTS; w <= DOT; w++) {
-            if (!fns[w]) {
-                bench_skip_row(&o, o.who, names[w], n, "no such entry point in the shared object");
-                continue;
-            }
             product_run run = {w, lab, fns[w], a, b, c, (int)n, blocks, exact, abs_sum};
-            bench_result r = bench_repeat(&o.plan, product_once, &run);
-            bench_row(&o, o.who, names[w], n, bytes, "GB/s", NULL, &r);
+            bench_timed_row(&o, fns[w], names[w], n, bytes, "GB/s", NULL, product_once, &run);
         }
         if (o.reference) {
             product_run run = {PRODUCTS, NULL, (void *)vector_mult_fastest, a, b, c, (int)n, blocks, exact, abs_sum};

@@ -28,32 +28,23 @@ int main(int argc, char **argv)
     bench_lab *lab = bench_open(&o);
     __typeof__(&fold_sum) fold = BENCH_FN(lab, fold_sum);
     const char *name = "fold_sum (one launch per round)";
-    const char *floor_name = "folding floor (bytes at the ceiling + launches)";
 
-    bench_floor floor = bench_floor_costs(&o);
-    int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
+    bench_floor floor = bench_floor_costs(&o, "folding floor (bytes at the ceiling + launches)");
+    int *a = bench_host_alloc(bench_largest_size(&o) * sizeof(int));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
-        /* Small whole numbers: every partial sum fits in an int (|a| <= 4, n <= 2^28). */
-        kit_fill_ints(a, (size_t)n, -4, 4, (uint64_t)n);
-        long long exact = kit_sum_ints(a, (size_t)n);
+        long long exact = bench_sum_inputs(a, n);
         double bytes = 4.0 * n; /* what a sum must read: GB/s counts these */
 
         if (o.reference) {
             bench_result warm = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
             bench_result cold = lib_sum_ints(a, (size_t)n, 0, exact, &o.plan);
             bench_library_rows(&o, "CUB DeviceReduce::Sum", n, bytes, &warm, &cold);
-            int rounds;
-            double moved = folding_bytes(n, &rounds);
-            bench_floor_row(&o, &floor, floor_name, n, moved, "moved", rounds, bytes);
+            bench_rounds_floor_row(&o, &floor, n, folding_bytes, "moved", bytes);
         }
-        if (!bench_present(&o, fold, name, n))
-            continue;
         bench_sum_run run = {lab, fold, a, (int)n, exact};
-        bench_result r = bench_repeat(&o.plan, bench_sum_once, &run);
-        char target[160];
-        snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
-        bench_row(&o, o.who, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? target : NULL, &r);
+        bench_timed_row(&o, fold, name, n, bytes, "GB/s", o.reference && n == 1L << 24 ? floor.target : NULL,
+                        bench_sum_once, &run);
     }
     bench_host_free(a);
     return 0;

@@ -208,15 +208,10 @@ GRADE_ITEM(fold_launches, 15, GRADE_CORRECTNESS, 30, "3", "one launch per round,
         grade_side *you = grade_student();
         grade_reset_records(you);
         GRADE_FN(you, fold_sum)(a, n);
-        int rounds = log2_rounds(n), launched = grade_launch_count(you);
-        grade_check(launched == rounds,
-                    "n = %d: fold_sum made %d kernel launches, but folding n = %d takes ceil(log2 n) = %d rounds, one "
-                    "launch each%s",
-                    n, launched, n, rounds, n == 1 ? " (n = 1 is already summed: no launch at all)" : "");
+        int rounds = expect_one_launch_per_round("fold_sum", n, "folding ", " (n = 1 is already summed: no launch at all)");
         for (int r = 1; r <= rounds; r++) {
-            const kit_launch *l = grade_launch_at(you, r - 1);
-            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
-            long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
+            long long blocks, threads;
+            const kit_launch *l = round_launch(r, &blocks, &threads);
             int d = power_of_two_above(n) >> r;
             grade_check(blocks >= 1 && threads >= 1, "n = %d, round %d: launch of %s with an empty grid", n, r, l->kernel);
             grade_check((blocks - 1) * threads < d,
@@ -233,8 +228,8 @@ GRADE_ITEM(fold_launches, 15, GRADE_CORRECTNESS, 30, "3", "one launch per round,
 
 static invariant_check fold_check(void)
 {
-    invariant_check c = {"fold_invariant_holds", GRADE_FN(grade_student(), fold_invariant_holds),
-                         lab3_live_part_holds, lab3_fold_state};
+    invariant_check c = {.name = "fold_invariant_holds", .student = GRADE_FN(grade_student(), fold_invariant_holds),
+                         .truly_holds = lab3_live_part_holds, .correct_state = lab3_fold_state};
     return c;
 }
 
@@ -249,52 +244,35 @@ GRADE_ITEM(fold_predicate_accepts, 10, GRADE_CORRECTNESS, 30, "2", "your invaria
                             (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
+/* Folding's wrong states of round r: the near misses of its last live
+ * element (not A[0] unless it is the only one), and lab 4's state. */
+static void offer_fold_round(const invariant_check *check, const int *a, int **states, int *wrong, int n, int r,
+                             int rounds, uint64_t seed)
+{
+    int top = power_of_two_above(n);
+    int live = (top >> r) < n ? (top >> r) : n;
+    int i = live - 1;
+    /* swap with another live element if one differs, else with any element */
+    int j = -1;
+    for (int c = 0; c < n && j < 0; c++)
+        if (c != i && states[r][c] != states[r][i] && (c < live || live == 1))
+            j = c;
+    offer_near_misses(check, a, states[r], wrong, n, r, seed, i, j);
+    offer_other_round(check, a, states, n, r, rounds, seed);
+
+    char what[200];
+    lab3_tournament_state(a, n, r, wrong);
+    snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);
+    offer_wrong(check, a, wrong, n, r, seed, what, -1);
+}
+
 GRADE_ITEM(fold_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
            "... and rejects wrong states; and `fold_sum`, with snapshots on, reports a state that breaks the "
            "invariant (the grader spoils one in device memory after round 0, 1, a middle round and the last)")
 {
     invariant_check check = fold_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = log2_rounds(n), top = power_of_two_above(n);
-        int **states = reference_states(GRADE_FN(grade_reference(), fold_sum), a, n, rounds);
-        int *wrong = new_ints(n);
-        char what[200];
-        for (int r = 0; r <= rounds; r++) {
-            int live = (top >> r) < n ? (top >> r) : n;
-            int i = live - 1; /* the last live element: not A[0] unless it is the only one */
-
-            memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-            wrong[i] += 1;
-            snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", i, r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, i);
-
-            if (i > 0) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] -= 1;
-                snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
-            }
-
-            /* swap with another live element if one differs, else with any element */
-            for (int j = 0; j < n; j++)
-                if (j != i && states[r][j] != states[r][i] && (j < live || live == 1)) {
-                    offer_swapped(&check, a, states[r], wrong, n, r, seed, i, j);
-                    break;
-                }
-
-            offer_other_round(&check, a, states, n, r, rounds, seed);
-
-            lab3_tournament_state(a, n, r, wrong);
-            snprintf(what, sizeof what, "the tournament's state after round %d (lab 4's algorithm), not folding's", r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
-        }
-        free_states(states, rounds);
-        free(wrong);
-        free(a);
-    }
+    expect_rejects_on_sizes(&check, GRADE_FN(grade_reference(), fold_sum), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]), offer_fold_round);
     /* lab3.h: with snapshots on, fold_sum checks the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), fold_sum), "fold_sum", "fold_invariant_holds", 37,
                               log2_rounds(37), lab3_live_part_holds);

@@ -46,32 +46,23 @@ int main(int argc, char **argv)
     const char *names[3] = {"tournament_sum_compact (one launch per round)",
                             "tournament_sum_naive (one launch per round)",
                             "folding_sum_for_comparison (lab 3, given)"};
-    const char *floor_name = "tournament floor (sectors at the ceiling + launches)";
 
-    bench_floor floor = bench_floor_costs(&o);
-    int *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(int));
+    bench_floor floor = bench_floor_costs(&o, "tournament floor (sectors at the ceiling + launches)");
+    int *a = bench_host_alloc(bench_largest_size(&o) * sizeof(int));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
-        kit_fill_ints(a, (size_t)n, -4, 4, (uint64_t)n); /* every partial sum fits in an int */
-        long long exact = kit_sum_ints(a, (size_t)n);
+        long long exact = bench_sum_inputs(a, n);
         double bytes = 4.0 * n;
 
         if (o.reference) {
             bench_result r = lib_sum_ints(a, (size_t)n, 1, exact, &o.plan);
             bench_row(&o, "library", "CUB DeviceReduce::Sum", n, bytes, "GB/s", NULL, &r);
-            int rounds;
-            double moved = tournament_bytes(n, &rounds);
-            bench_floor_row(&o, &floor, floor_name, n, moved, "of sectors moved", rounds, bytes);
+            bench_rounds_floor_row(&o, &floor, n, tournament_bytes, "of sectors moved", bytes);
         }
         for (int f = 0; f < 3; f++) {
-            if (!bench_present(&o, fns[f], names[f], n))
-                continue;
             bench_sum_run run = {lab, fns[f], a, (int)n, exact};
-            bench_result r = bench_repeat(&o.plan, bench_sum_once, &run);
-            char target[160];
-            snprintf(target, sizeof target, "floor:%s<=1.5", floor_name);
-            bench_row(&o, o.who, names[f], n, bytes, "GB/s", o.reference && f == 0 && n == 1L << 24 ? target : NULL,
-                      &r);
+            bench_timed_row(&o, fns[f], names[f], n, bytes, "GB/s",
+                            o.reference && f == 0 && n == 1L << 24 ? floor.target : NULL, bench_sum_once, &run);
         }
     }
     bench_host_free(a);

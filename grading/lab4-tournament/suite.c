@@ -243,15 +243,11 @@ static void check_launches(int compact)
         grade_side *you = grade_student();
         grade_reset_records(you);
         student_sum(compact)(a, n);
-        int rounds = log2_rounds(n), launched = grade_launch_count(you);
-        grade_check(launched == rounds,
-                    "n = %d: %s made %d kernel launches, but a tournament over n = %d takes ceil(log2 n) = %d rounds, "
-                    "one launch each%s",
-                    n, mapping_name(compact), launched, n, rounds, n == 1 ? " (n = 1 needs no launch at all)" : "");
+        int rounds = expect_one_launch_per_round(mapping_name(compact), n, "a tournament over ",
+                                                 " (n = 1 needs no launch at all)");
         for (int r = 1; r <= rounds; r++) {
-            const kit_launch *l = grade_launch_at(you, r - 1);
-            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
-            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            long long blocks, per_block;
+            const kit_launch *l = round_launch(r, &blocks, &per_block);
             grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
             long long last_block_start = (blocks - 1) * per_block;
             if (!compact) {
@@ -294,8 +290,9 @@ GRADE_ITEM(compact_launches, 14, GRADE_CORRECTNESS, 30, "5", "compact mapping: o
 
 static invariant_check tournament_check(void)
 {
-    invariant_check c = {"tournament_invariant_holds", GRADE_FN(grade_student(), tournament_invariant_holds),
-                         lab4_winners_hold, lab4_tournament_state};
+    invariant_check c = {.name = "tournament_invariant_holds",
+                         .student = GRADE_FN(grade_student(), tournament_invariant_holds),
+                         .truly_holds = lab4_winners_hold, .correct_state = lab4_tournament_state};
     return c;
 }
 
@@ -309,57 +306,35 @@ GRADE_ITEM(tournament_predicate_accepts, 8, GRADE_CORRECTNESS, 30, "3", "your in
                             (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]));
 }
 
+/* The tournament's wrong states of round r: the near misses of its last
+ * winner (not A[0] unless it is the only one), and lab 3's state. */
+static void offer_tournament_round(const invariant_check *check, const int *a, int **states, int *wrong, int n, int r,
+                                   int rounds, uint64_t seed)
+{
+    int width = 1 << r;
+    int last = (n - 1) / width * width;
+    /* swap with another winner if one differs, else with any element */
+    int j = -1;
+    for (int pass = 0; pass < 2 && j < 0; pass++)
+        for (int c = 0; c < n && j < 0; c++)
+            if (c != last && states[r][c] != states[r][last] && (pass == 1 || c % width == 0))
+                j = c;
+    offer_near_misses(check, a, states[r], wrong, n, r, seed, last, j);
+    offer_other_round(check, a, states, n, r, rounds, seed);
+
+    char what[200];
+    lab4_folding_state(a, n, r, wrong);
+    snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
+    offer_wrong(check, a, wrong, n, r, seed, what, -1);
+}
+
 GRADE_ITEM(tournament_predicate_rejects, 14, GRADE_CORRECTNESS, 30, "3,4,5", "your invariant rejects wrong states",
            "... and rejects wrong states; and both sums, with snapshots on, report a state that breaks the "
            "invariant (the grader spoils one in device memory)")
 {
     invariant_check check = tournament_check();
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        int *a = seeded_ints(n, 1, 9, seed);
-        int rounds = log2_rounds(n);
-        int **states = reference_states(GRADE_FN(grade_reference(), tournament_sum_compact), a, n, rounds);
-        int *wrong = new_ints(n);
-        char what[200];
-        for (int r = 0; r <= rounds; r++) {
-            int width = 1 << r;
-            int last = (n - 1) / width * width; /* the last winner: not A[0] unless it is the only one */
-
-            memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-            wrong[last] += 1;
-            snprintf(what, sizeof what, "A[%d] one more than it should be, after round %d", last, r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, last);
-
-            if (last > 0) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] -= 1;
-                snprintf(what, sizeof what, "A[0] one less than it should be, after round %d", r);
-                offer_wrong(&check, a, wrong, n, r, seed, what, 0);
-            }
-
-            /* swap with another winner if one differs, else with any element */
-            for (int pass = 0; pass < 2; pass++) {
-                int j = -1;
-                for (int c = 0; c < n && j < 0; c++)
-                    if (c != last && states[r][c] != states[r][last] && (pass == 1 || c % width == 0))
-                        j = c;
-                if (j < 0)
-                    continue;
-                offer_swapped(&check, a, states[r], wrong, n, r, seed, last, j);
-                break;
-            }
-
-            offer_other_round(&check, a, states, n, r, rounds, seed);
-
-            lab4_folding_state(a, n, r, wrong);
-            snprintf(what, sizeof what, "folding's state after round %d (lab 3's algorithm), not the tournament's", r);
-            offer_wrong(&check, a, wrong, n, r, seed, what, -1);
-        }
-        free_states(states, rounds);
-        free(wrong);
-        free(a);
-    }
+    expect_rejects_on_sizes(&check, GRADE_FN(grade_reference(), tournament_sum_compact), predicate_sizes,
+                            (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]), offer_tournament_round);
     /* lab4.h: with snapshots on, both check the invariant on every state */
     expect_checks_every_state(GRADE_FN(grade_student(), tournament_sum_naive), "tournament_sum_naive",
                               "tournament_invariant_holds", 37, log2_rounds(37), check.truly_holds);

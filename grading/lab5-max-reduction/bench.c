@@ -52,10 +52,9 @@ int main(int argc, char **argv)
     __typeof__(&block_max) fns[2] = {BENCH_FN(lab, block_max), BENCH_FN(lab, tournament_max)};
     const char *names[2] = {"block_max (one launch, shared-memory tree)", "tournament_max (one launch per round)"};
     const char *fastest_name = "block_max_fastest (float4, warp shuffles; solutions/fastest.cu)";
-    const char *floor_name = "tournament floor (bytes at the ceiling + launches)";
 
-    bench_floor floor = bench_floor_costs(&o);
-    float *a = bench_host_alloc((size_t)o.sizes[o.size_count - 1] * sizeof(float));
+    bench_floor floor = bench_floor_costs(&o, "tournament floor (bytes at the ceiling + launches)");
+    float *a = bench_host_alloc(bench_largest_size(&o) * sizeof(float));
     for (int s = 0; s < o.size_count; s++) {
         long n = o.sizes[s];
         kit_fill_uniform(a, (size_t)n, -1.0f, 1.0f, (uint64_t)n);
@@ -66,16 +65,11 @@ int main(int argc, char **argv)
             bench_result warm = lib_max_floats(a, (size_t)n, 1, exact, &o.plan);
             bench_result cold = lib_max_floats(a, (size_t)n, 0, exact, &o.plan);
             bench_library_rows(&o, "CUB DeviceReduce::Max", n, bytes, &warm, &cold);
-            int rounds;
-            double moved = tournament_bytes(n, &rounds);
-            bench_floor_row(&o, &floor, floor_name, n, moved, "moved", rounds, bytes);
+            bench_rounds_floor_row(&o, &floor, n, tournament_bytes, "moved", bytes);
         }
         for (int f = 0; f < 2; f++) {
-            if (!bench_present(&o, fns[f], names[f], n))
-                continue;
             max_run run = {lab, fns[f], a, (int)n, exact};
-            bench_result r = bench_repeat(&o.plan, max_once, &run);
-            bench_row(&o, o.who, names[f], n, bytes, "GB/s", NULL, &r);
+            bench_timed_row(&o, fns[f], names[f], n, bytes, "GB/s", NULL, max_once, &run);
         }
         if (o.reference) {
             max_run run = {NULL, block_max_fastest, a, (int)n, exact};

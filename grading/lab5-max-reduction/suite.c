@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "round_states.h"
 #include "lab5.h"
 #include "lab5-max-reduction/model.h"
 #define GRADE_STUBS
@@ -286,25 +287,30 @@ GRADE_ITEM(tmax_results, 8, GRADE_CORRECTNESS, 60, "1,3", "tournament: exact max
 
 /* ---- tmax_launches --------------------------------------------------------------- */
 
+/* One call of the student's `fn` on n seeded whole numbers in [-9, 9] (case
+ * k), its records fresh: what the launch items read. */
+static grade_side *run_for_launches(max_fn fn, int n, int k)
+{
+    float *a = seeded_floats(n, -9, 9, grade_seed_for(k));
+    grade_side *you = grade_student();
+    grade_reset_records(you);
+    fn(a, n);
+    free(a);
+    return you;
+}
+
 GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch per round, ceil(log2 n) rounds",
            "ceil(log2 n) launches, one per round, no block without work")
 {
     static const int sizes[] = {1, 2, 3, 5, 8, 13, 256, 257, 1000, 4097, 100003};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
         int n = sizes[k];
-        float *a = seeded_floats(n, -9, 9, grade_seed_for(k));
-        grade_side *you = grade_student();
-        grade_reset_records(you);
-        GRADE_FN(you, tournament_max)(a, n);
-        int rounds = log2_rounds(n), launched = grade_launch_count(you);
-        grade_check(launched == rounds,
-                    "n = %d: tournament_max made %d kernel launches, but n = %d takes ceil(log2 n) = %d rounds, one "
-                    "launch each%s",
-                    n, launched, n, rounds, n == 1 ? " (one value is its own maximum: no launch at all)" : "");
+        run_for_launches(student_tournament(), n, k);
+        int rounds = expect_one_launch_per_round("tournament_max", n, "",
+                                                 " (one value is its own maximum: no launch at all)");
         for (int r = 1; r <= rounds; r++) {
-            const kit_launch *l = grade_launch_at(you, r - 1);
-            long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
-            long long per_block = (long long)l->block[0] * l->block[1] * l->block[2];
+            long long blocks, per_block;
+            const kit_launch *l = round_launch(r, &blocks, &per_block);
             int winners = values_after(n, r);
             grade_check(blocks >= 1 && per_block >= 1, "n = %d, round %d: %s launched with an empty grid", n, r, l->kernel);
             grade_check((blocks - 1) * per_block < winners,
@@ -312,7 +318,6 @@ GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch
                         "played in this round, so at least one whole block does nothing",
                         n, r, l->kernel, blocks, per_block, winners);
         }
-        free(a);
     }
 }
 
@@ -320,7 +325,7 @@ GRADE_ITEM(tmax_launches, 8, GRADE_CORRECTNESS, 30, "3", "tournament: one launch
 
 static const int predicate_sizes[] = {1, 2, 5, 8, 13, 16, 37, 100};
 
-static float **reference_states(const float *a, int n)
+static float **reference_max_states(const float *a, int n)
 {
     grade_side *ref = grade_reference();
     grade_reset_records(ref);
@@ -338,7 +343,7 @@ static float **reference_states(const float *a, int n)
     return states;
 }
 
-static void free_states(float **states, int n)
+static void free_max_states(float **states, int n)
 {
     for (int r = 0; r <= log2_rounds(n); r++)
         free(states[r]);
@@ -360,57 +365,53 @@ static float *distinct_floats(int n, uint64_t seed)
     return a;
 }
 
-/* The student's predicate on one state: plain host code, so no launch and no copy. */
-static int student_says(const float *a, const float *state, int n, int round)
+/* The student's predicate and the grader's model of it (round_states.h):
+ * float states, of values_after(n, round) values. */
+static invariant_check max_check(void)
 {
-    grade_reset_records(grade_student());
-    int holds = GRADE_FN(grade_student(), max_invariant_holds)(a, state, n, round);
-    grade_require_host_only(grade_student(), "max_invariant_holds");
-    return holds;
+    invariant_check c = {.name = "max_invariant_holds", .floats = 1,
+                         .float_student = GRADE_FN(grade_student(), max_invariant_holds),
+                         .float_truly_holds = lab5_invariant_holds, .float_correct_state = lab5_tournament_state,
+                         .values_after = values_after, .array = "B"};
+    return c;
+}
+
+/* What a predicate item does with the state after round r of one run. */
+typedef void (*max_round_fn)(const invariant_check *check, const float *a, float **states, float *wrong, int n, int r,
+                             int rounds, uint64_t seed);
+
+/* Both predicate items' runs: for each of predicate_sizes (case k:
+ * distinct_floats, seed grade_seed_for(k)), the reference's states, and
+ * each(...) for every round r, `wrong` room for n values. */
+static void each_predicate_round(const invariant_check *check, max_round_fn each)
+{
+    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
+        int n = predicate_sizes[k], rounds = log2_rounds(n);
+        uint64_t seed = grade_seed_for(k);
+        float *a = distinct_floats(n, seed);
+        float **states = reference_max_states(a, n);
+        float *wrong = new_floats(n);
+        for (int r = 0; r <= rounds; r++)
+            each(check, a, states, wrong, n, r, rounds, seed);
+        free_max_states(states, n);
+        free(wrong);
+        free(a);
+    }
+}
+
+static void accept_correct_state(const invariant_check *check, const float *a, float **states, float *wrong, int n,
+                                 int r, int rounds, uint64_t seed)
+{
+    (void)wrong, (void)rounds;
+    expect_accepted(check, a, states[r], n, r, seed, "the correct state");
 }
 
 GRADE_ITEM(tmax_predicate_accepts, 5, GRADE_CORRECTNESS, 30, "2", "your invariant accepts every correct state",
            "your invariant accepts the correct state of every round, as plain host code (no launch, no copy)")
 {
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        float *a = distinct_floats(n, seed);
-        float **states = reference_states(a, n);
-        for (int r = 0; r <= log2_rounds(n); r++)
-            if (!student_says(a, states[r], n, r)) {
-                if (n <= PICTURE_MAX) {
-                    grade_picture_floats("original a[]", a, n, -1, -1);
-                    grade_picture_floats("the correct state", states[r], values_after(n, r), -1, -1);
-                }
-                grade_fail("max_invariant_holds(original, state, n = %d, round = %d) returned 0 for the correct state "
-                           "after round %d (seed %llu): an invariant must hold on every correct run",
-                           n, r, r, (unsigned long long)seed);
-            }
-        free_states(states, n);
-        free(a);
-    }
+    invariant_check check = max_check();
+    each_predicate_round(&check, accept_correct_state);
     grade_require_written(grade_student(), "max_invariant_holds", "it accepts every state, right or wrong");
-}
-
-static void offer_wrong(const float *a, const float *wrong, int n, int round, uint64_t seed, const char *what, int mark)
-{
-    if (lab5_invariant_holds(a, wrong, n, round))
-        return; /* this change happens to keep the invariant: not a wrong state */
-    if (!student_says(a, wrong, n, round))
-        return;
-    int m = values_after(n, round);
-    if (n <= PICTURE_MAX) {
-        float *right = new_floats(n);
-        lab5_tournament_state(a, n, round, right);
-        grade_picture_floats("original a[]", a, n, -1, -1);
-        grade_picture_floats("the correct state", right, m, mark, mark + 1);
-        grade_picture_floats("the state it accepted", wrong, m, mark, mark + 1);
-        free(right);
-    }
-    grade_fail("max_invariant_holds(original, state, n = %d, round = %d) returned 1 for a wrong state: %s (seed %llu). "
-               "An invariant this weak would let a broken kernel pass its own assert",
-               n, round, what, (unsigned long long)seed);
 }
 
 static void call_tournament_max(void *arg)
@@ -419,60 +420,39 @@ static void call_tournament_max(void *arg)
     c->fn(c->a, c->n);
 }
 
+/* The wrong states of round r: the near misses of its last winner (B[0]
+ * its swap partner), another round's winners, and lab 4's in-place array. */
+static void offer_max_round(const invariant_check *check, const float *a, float **states, float *wrong, int n, int r,
+                            int rounds, uint64_t seed)
+{
+    char what[200];
+    int last = values_after(n, r) - 1;
+    offer_near_misses(check, a, states[r], wrong, n, r, seed, last, last > 0 ? 0 : -1);
+
+    /* the next round's winners written over the front of this round's */
+    if (r < rounds) {
+        memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
+        memcpy(wrong, states[r + 1], (size_t)values_after(n, r + 1) * sizeof *wrong);
+        snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r + 1, r);
+        offer_wrong(check, a, wrong, n, r, seed, what, -1);
+    } else if (r > 0) {
+        snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r - 1, r);
+        offer_wrong(check, a, states[r - 1], n, r, seed, what, -1);
+    }
+
+    lab5_in_place_state(a, n, r, wrong);
+    snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
+             "tournament of pairs'", r);
+    offer_wrong(check, a, wrong, n, r, seed, what, -1);
+}
+
 GRADE_ITEM(tmax_predicate_rejects, 10, GRADE_CORRECTNESS, 30, "2,3", "your invariant rejects wrong states",
            "... and rejects wrong states (off by one, swapped, another round's winners, lab 4's pattern); "
            "and `tournament_max`, with snapshots on, reports a state that breaks it (the grader spoils one "
            "in device memory)")
 {
-    for (int k = 0; k < (int)(sizeof predicate_sizes / sizeof predicate_sizes[0]); k++) {
-        int n = predicate_sizes[k];
-        uint64_t seed = grade_seed_for(k);
-        float *a = distinct_floats(n, seed);
-        int rounds = log2_rounds(n);
-        float **states = reference_states(a, n);
-        float *wrong = new_floats(n);
-        char what[200];
-        for (int r = 0; r <= rounds; r++) {
-            int m = values_after(n, r), last = m - 1;
-
-            memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-            wrong[last] += 1;
-            snprintf(what, sizeof what, "B[%d] one more than it should be, after round %d", last, r);
-            offer_wrong(a, wrong, n, r, seed, what, last);
-
-            if (last > 0) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] -= 1;
-                snprintf(what, sizeof what, "B[0] one less than it should be, after round %d", r);
-                offer_wrong(a, wrong, n, r, seed, what, 0);
-
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                wrong[0] = states[r][last];
-                wrong[last] = states[r][0];
-                snprintf(what, sizeof what, "B[0] and B[%d] swapped, after round %d", last, r);
-                offer_wrong(a, wrong, n, r, seed, what, last);
-            }
-
-            /* the next round's winners written over the front of this round's */
-            if (r < rounds) {
-                memcpy(wrong, states[r], (size_t)n * sizeof *wrong);
-                memcpy(wrong, states[r + 1], (size_t)values_after(n, r + 1) * sizeof *wrong);
-                snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r + 1, r);
-                offer_wrong(a, wrong, n, r, seed, what, -1);
-            } else if (r > 0) {
-                snprintf(what, sizeof what, "the winners of round %d offered as those of round %d", r - 1, r);
-                offer_wrong(a, states[r - 1], n, r, seed, what, -1);
-            }
-
-            lab5_in_place_state(a, n, r, wrong);
-            snprintf(what, sizeof what, "the in-place tournament's array after round %d (lab 4's pattern), not the "
-                     "tournament of pairs'", r);
-            offer_wrong(a, wrong, n, r, seed, what, -1);
-        }
-        free_states(states, n);
-        free(wrong);
-        free(a);
-    }
+    invariant_check check = max_check();
+    each_predicate_round(&check, offer_max_round);
     /* lab5.h: with snapshots on, tournament_max checks the invariant after every round */
     max_call c = {student_tournament(), distinct_floats(37, grade_seed_for(90)), 37};
     grade_require_checks_every_state(call_tournament_max, &c, log2_rounds(37), "tournament_max",
@@ -610,10 +590,7 @@ GRADE_ITEM(block_max_launches, 5, GRADE_CORRECTNESS, 30, "5,7", "block reduction
     static const int sizes[] = {1, 100, 256, 257, 100000};
     for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
         int n = sizes[k];
-        float *a = seeded_floats(n, -9, 9, grade_seed_for(k));
-        grade_side *you = grade_student();
-        grade_reset_records(you);
-        GRADE_FN(you, block_max)(a, n);
+        grade_side *you = run_for_launches(student_blocks(), n, k);
         int launched = grade_launch_count(you);
         grade_check(launched == 1 || launched == 2,
                     "n = %d: block_max made %d kernel launches; the point of part 2 is one launch (two if a second "
@@ -621,7 +598,6 @@ GRADE_ITEM(block_max_launches, 5, GRADE_CORRECTNESS, 30, "5,7", "block reduction
                     n, launched);
         require_block_tree(you, "lab5.h asks each block to reduce its share in shared memory, in a tree whose levels "
                                 "are separated by __syncthreads()");
-        free(a);
     }
 }
 

@@ -458,32 +458,46 @@ GRADE_ITEM(host_finish_exact, 10, GRADE_CORRECTNESS, 60, "3,4,5,6,7", "steps 3-7
     free_vectors(&v);
 }
 
-GRADE_ITEM(host_finish_random, 6, GRADE_CORRECTNESS, 60, "3,4,5,6,7", "steps 3-7: random data up to 2^24 within the tolerance",
-           "steps 3-7 on random data up to 2^24 (2^26 on a GPU), within the tolerance")
+/* The random-data cases of steps 3-7 and of step 8: five sizes up to 2^24
+ * (2^26 + 3 on a GPU), every other one of mixed signs, case k with blocks
+ * of block_sizes[(k + first_block) % BLOCK_SIZE_COUNT] threads and the
+ * student's block count.  `check(v, b, blocks, call)` runs `fn` on one and
+ * checks it, `call` saying "fn with 7 blocks of 64 threads". */
+static void random_finish_cases(const char *fn, int first_block,
+                                void (*check)(const vectors *v, int block_size, int blocks, const char *call))
 {
     grade_hint_on_error(todo7_stop_hint());
     static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
     static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
     const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
     for (int k = 0; k < 5; k++) {
-        int b = block_sizes[k % BLOCK_SIZE_COUNT];
+        int b = block_sizes[(k + first_block) % BLOCK_SIZE_COUNT];
         vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
                           : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
         shape s = {v.n, b, 0};
         int blocks = blocks_for(&s);
         char call[96];
-        snprintf(call, sizeof call, "dot_host_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
-        grade_reset_records(grade_student());
-        dot_check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v.x, v.y, v.n, b, blocks, NULL), &v,
-                            DOT_TOLERANCE_C, "Are the partials added up in a double on the host?");
-        /* Random partials depend on the order of the tree: only how much comes back is known. */
-        grade_require_no_upload_after_launch(grade_student(), "dot_host_finish", PARTIALS_STAY_ON_DEVICE);
-        grade_require_bytes_back_at_most(grade_student(), "dot_host_finish", (size_t)blocks * sizeof(float),
-                                         "only the partials come back, one float per block: the blocks add up "
-                                         "their elements on the device");
+        snprintf(call, sizeof call, "%s with %d block%s of %d threads", fn, blocks, blocks == 1 ? "" : "s", b);
+        check(&v, b, blocks, call);
         free_vectors(&v);
     }
 }
+
+static void check_host_finish_random(const vectors *v, int b, int blocks, const char *call)
+{
+    grade_reset_records(grade_student());
+    dot_check_tolerance(call, GRADE_FN(grade_student(), dot_host_finish)(v->x, v->y, v->n, b, blocks, NULL), v,
+                        DOT_TOLERANCE_C, "Are the partials added up in a double on the host?");
+    /* Random partials depend on the order of the tree: only how much comes back is known. */
+    grade_require_no_upload_after_launch(grade_student(), "dot_host_finish", PARTIALS_STAY_ON_DEVICE);
+    grade_require_bytes_back_at_most(grade_student(), "dot_host_finish", (size_t)blocks * sizeof(float),
+                                     "only the partials come back, one float per block: the blocks add up "
+                                     "their elements on the device");
+}
+
+GRADE_ITEM(host_finish_random, 6, GRADE_CORRECTNESS, 60, "3,4,5,6,7", "steps 3-7: random data up to 2^24 within the tolerance",
+           "steps 3-7 on random data up to 2^24 (2^26 on a GPU), within the tolerance")
+{ random_finish_cases("dot_host_finish", 0, check_host_finish_random); }
 
 /* lab6.h: the partials are added on the device by a second launch of one
  * block, or by one atomicAdd per block in the first: one or two launches,
@@ -778,41 +792,23 @@ GRADE_ITEM(device_finish_exact, 10, GRADE_CORRECTNESS, 60, "8", "step 8: exact t
     }
 }
 
+static void check_device_finish_random(const vectors *v, int b, int blocks, const char *call)
+{
+    grade_reset_records(grade_student());
+    float got = GRADE_FN(grade_student(), dot_device_finish)(v->x, v->y, v->n, b, blocks);
+    dot_check_tolerance(call, got, v, DOT_TOLERANCE_C, NULL);
+    require_one_float_from_device(got, v);
+}
+
 GRADE_ITEM(device_finish_random, 6, GRADE_CORRECTNESS, 60, "8", "step 8: random data up to 2^24 within the tolerance",
            "step 8 on random data up to 2^24 (2^26 on a GPU), within the tolerance")
-{
-    grade_hint_on_error(todo7_stop_hint());
-    static const int cpu_sizes[] = {1, 1000, 65537, 1 << 20, 1 << 24};
-    static const int gpu_sizes[] = {1, 1000, 65537, 1 << 24, (1 << 26) + 3};
-    const int *sizes = grade_on_gpu() ? gpu_sizes : cpu_sizes;
-    for (int k = 0; k < 5; k++) {
-        int b = block_sizes[(k + 2) % BLOCK_SIZE_COUNT];
-        vectors v = k % 2 ? mixed_sign_vectors(sizes[k], grade_seed_for(k))
-                          : random_vectors(sizes[k], grade_seed_for(k), 0.0f, 1.0f);
-        shape s = {v.n, b, 0};
-        int blocks = blocks_for(&s);
-        char call[96];
-        snprintf(call, sizeof call, "dot_device_finish with %d block%s of %d threads", blocks, blocks == 1 ? "" : "s", b);
-        grade_reset_records(grade_student());
-        float got = GRADE_FN(grade_student(), dot_device_finish)(v.x, v.y, v.n, b, blocks);
-        dot_check_tolerance(call, got, &v, DOT_TOLERANCE_C, NULL);
-        require_one_float_from_device(got, &v);
-        free_vectors(&v);
-    }
-}
+{ random_finish_cases("dot_device_finish", 2, check_device_finish_random); }
 
 /* ---- performance ------------------------------------------------------------------------- */
 
-typedef struct {
-    grade_side *side;
-    const vectors *v;
-    int block_size, blocks;
-    float result;
-} timed_call;
-
 static void call_device_finish(void *arg)
 {
-    timed_call *t = arg;
+    dot_timed_call *t = arg;
     t->result = GRADE_FN(t->side, dot_device_finish)(t->v->x, t->v->y, t->v->n, t->block_size, t->blocks);
 }
 
@@ -823,15 +819,13 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "8", "dot_device_finish as f
     grade_side *you = grade_student(), *ref = grade_reference();
     vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
     const int b = 256;
-    timed_call mine = {you, &v, b, GRADE_FN(you, dot_choose_blocks)(v.n, b), 0};
-    timed_call theirs = {ref, &v, b, GRADE_FN(ref, dot_choose_blocks)(v.n, b), 0};
-    call_device_finish(&mine);
-    dot_check_tolerance("dot_device_finish (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
-                        "Only a correct result is timed");
+    dot_timed_call mine = {.side = you, .v = &v, .block_size = b, .blocks = GRADE_FN(you, dot_choose_blocks)(v.n, b)};
+    dot_timed_call theirs = {.side = ref, .v = &v, .block_size = b, .blocks = GRADE_FN(ref, dot_choose_blocks)(v.n, b)};
     char my_blocks[32], their_blocks[32];
     snprintf(my_blocks, sizeof my_blocks, " with %d blocks", mine.blocks);
     snprintf(their_blocks, sizeof their_blocks, " with %d blocks", theirs.blocks);
-    dot_time_against_reference("dot_device_finish", call_device_finish, &mine, &theirs, &v, b, my_blocks, their_blocks);
+    dot_time_if_correct("dot_device_finish", call_device_finish, &mine, &theirs, DOT_TOLERANCE_C, my_blocks,
+                        their_blocks);
     free_vectors(&v);
 }
 

@@ -57,13 +57,10 @@ int main(int argc, char **argv)
         double bytes = 8.0 * n; /* x and y, read once */
         bench_dot_size(&o, &v, n);
         for (int w = 0; w < WAYS; w++) {
-            if (!bench_present(&o, fns[w], names[w], n))
-                continue;
             dot_run run = {w, lab, fns[w], &v, (int)n, block_size};
-            bench_result r = bench_repeat(&o.plan, dot_once, &run);
             /* The target: the library's speed at 2^24 and 2^28, for the fastest way. */
             int targeted = o.reference && w == VECTORIZED && (n == 1L << 24 || n == 1L << 28);
-            bench_row(&o, o.who, names[w], n, bytes, "GB/s", targeted ? "library>=1" : NULL, &r);
+            bench_timed_row(&o, fns[w], names[w], n, bytes, "GB/s", targeted ? "library>=1" : NULL, dot_once, &run);
         }
     }
     bench_dot_end(&v);

@@ -559,16 +559,9 @@ GRADE_ITEM(grid_sync, 6, GRADE_CORRECTNESS, 60, "6", "TODO 6 (going further): on
 
 /* ---- performance ----------------------------------------------------------------------- */
 
-typedef struct {
-    grade_side *side;
-    const vectors *v;
-    int block_size, offset;
-    float result;
-} timed_call;
-
 static void call_vectorized(void *arg)
 {
-    timed_call *t = arg;
+    dot_timed_call *t = arg;
     t->result = GRADE_FN(t->side, dot_vectorized)(t->v->x, t->v->y, t->v->n, t->block_size, t->offset);
 }
 
@@ -576,13 +569,10 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "5", "dot_vectorized as fast
            "GPU only: `dot_vectorized` at n = 2^26 against the reference, timed in the same run: full points "
            "up to 1.2 times its time, less beyond, none past 10 times, only when correct")
 {
-    grade_side *you = grade_student(), *ref = grade_reference();
     vectors v = random_vectors(1 << 26, grade_seed_for(0), 0.0f, 1.0f);
-    timed_call mine = {you, &v, 256, 0, 0}, theirs = {ref, &v, 256, 0, 0};
-    call_vectorized(&mine);
-    dot_check_tolerance("dot_vectorized (the timed run)", mine.result, &v, DOT_TOLERANCE_C,
-                        "Only a correct result is timed");
-    dot_time_against_reference("dot_vectorized", call_vectorized, &mine, &theirs, &v, 256, "", "");
+    dot_timed_call mine = {.side = grade_student(), .v = &v, .block_size = 256, .offset = 0};
+    dot_timed_call theirs = {.side = grade_reference(), .v = &v, .block_size = 256, .offset = 0};
+    dot_time_if_correct("dot_vectorized", call_vectorized, &mine, &theirs, DOT_TOLERANCE_C, "", "");
     free_vectors(&v);
 }
 

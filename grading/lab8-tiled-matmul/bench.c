@@ -133,12 +133,9 @@ static void lab_rows(const bench_options *o, bench_lab *lab, void *const fns[2],
             snprintf(name, sizeof name, "matmul_tiled (tile %d%s)", tiles[t],
                      tiles[t] == chosen ? ", matmul_choose_tile's" : "");
         void *fn = fns[t < 0 ? 0 : 1];
-        if (!bench_present(o, fn, name, s))
-            continue;
         product_run run = {t < 0 ? NAIVE : TILED, lab, fn, t < 0 ? 0 : tiles[t], m->a, m->b, m->expected, m->bound,
                            m->c, s};
-        bench_result r = bench_repeat(&o->plan, product_once, &run);
-        bench_row(o, o->who, name, s, flops, "TFLOP/s", NULL, &r);
+        bench_timed_row(o, fn, name, s, flops, "TFLOP/s", NULL, product_once, &run);
     }
 }
 
