@@ -39,6 +39,7 @@ CUDA12_NVCC=/opt/cuda-labs/cuda-12/usr/lib/nvidia-cuda-toolkit/bin/nvcc
 # meanwhile.  have waits for it.
 install_start() {
     [ -x "$1" ] || [ "${CUDA_INSTALL:-yes}" = no ] || [ "$(id -u)" != 0 ] && return 0
+    : > "$out/setup-$2.log"   # (now: its being there says an install is under way)
     (t0=$(date +%s)
      tools/setup.sh "$2" > "$out/setup-$2.log" 2>&1
      echo "$? $(( $(date +%s) - t0 ))" > "$out/setup-$2.part" && mv "$out/setup-$2.part" "$out/setup-$2.done") &
