@@ -737,9 +737,24 @@ void grade_call_array(grade_call *c, const char *name, const void *array, long l
     }
 }
 
-/* After a call of the student's: an input array it changed fails the item. */
+/* After a call of the student's: an input array it changed fails the item,
+ * and so does one a cudaMemcpy wrote into, even where the bytes it wrote
+ * happened to be the ones already there. */
 static void check_inputs_stayed(const grade_call *c)
 {
+    for (int k = 0; k < c->side->rec.n_copies; k++) {
+        const kit_copy *copy = &c->side->rec.copies[k];
+        int to_host = copy->direction == KIT_TO_HOST || copy->direction == KIT_ON_HOST ||
+                      copy->direction == KIT_EITHER_WAY;
+        if (!to_host || copy->host_address == KIT_NOT_SHARED)
+            continue;
+        for (int i = 0; i < c->n_in; i++)
+            if (c->in[i].size && copy->host_address < c->in[i].offset + c->in[i].size &&
+                copy->host_address + copy->bytes > c->in[i].offset)
+                grade_fail("%s() changed its input array %s[]: the cudaMemcpy at %s:%d wrote into it, and the "
+                           "lab's header says the function only reads it. Copy back into memory of its own.",
+                           c->name, c->in[i].name, copy->file, copy->line);
+    }
     for (int i = 0; i < c->n_in; i++) {
         const unsigned char *now = c->side->arena_map + c->in[i].offset, *was = c->in[i].data;
         if (!c->in[i].size || memcmp(now, was, c->in[i].size) == 0)
@@ -962,6 +977,7 @@ static void get_copies(wire_msg *reply, records *r)
         c->device_address = wire_get_u64(reply);
         c->launches_before = (int)wire_get_u32(reply);
         c->checksum = wire_get_u64(reply);
+        c->host_address = wire_get_u64(reply); /* an offset in the shared arrays (runner.c) */
         c->file = get_clean_path(reply);
         c->line = (int)wire_get_u32(reply);
         r->n_copies = (int)i + 1;

@@ -280,6 +280,7 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
     if (kind == cudaMemcpyDeviceToHost && spoiled_copy_back())
         spoil_words(dst, bytes);
     copy.checksum = host ? kit_checksum(host, bytes) : 0;
+    copy.host_address = (uintptr_t)host;
     kit_keep_copy(&copy);
 }
 

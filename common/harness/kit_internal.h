@@ -65,9 +65,13 @@ typedef struct {
                                       and KIT_STREAM_*: the handle; KIT_PRINTED: the offset in stdout */
     int launches_before;
     uint64_t checksum;             /* kit_checksum() of the bytes copied */
+    uint64_t host_address;         /* the host side (the destination of a copy to the host); in the grader's
+                                      records: its offset in the arrays the grader shared with the last call, or
+                                      KIT_NOT_SHARED */
     const char *file;
     int line;
 } kit_copy;
+#define KIT_NOT_SHARED UINT64_MAX
 int kit_copy_count(void);
 const kit_copy *kit_copy_at(int i);
 uint64_t kit_checksum(const void *bytes, size_t size); /* plain C, for the grader too */

@@ -181,6 +181,22 @@ static void put_snapshots(wire_msg *m)
     }
 }
 
+/* The arrays the grader shares with each call, mapped once (serve_array), and
+ * the copies recorded before the last call began: a copy of that call sends
+ * where in those arrays its host side lay, so that the grader can name an
+ * input array a copy wrote into. */
+static unsigned char *arena_mapped;
+static size_t arena_mapped_size;
+static int copies_before_call;
+
+static uint64_t shared_offset(int copy_index, const kit_copy *c)
+{
+    uintptr_t host = (uintptr_t)c->host_address, base = (uintptr_t)arena_mapped;
+    if (copy_index < copies_before_call || !arena_mapped || host < base || host - base >= arena_mapped_size)
+        return KIT_NOT_SHARED;
+    return (uint64_t)(host - base);
+}
+
 static void put_copies(wire_msg *m)
 {
     int copies = put_record_count(m, "kit_copy_count");
@@ -192,6 +208,7 @@ static void put_copies(wire_msg *m)
         wire_put_u64(m, c->device_address);
         wire_put_u32(m, (uint32_t)c->launches_before);
         wire_put_u64(m, c->checksum);
+        wire_put_u64(m, shared_offset(i, c));
         put_place(m, c->file, c->line);
     }
 }
@@ -236,25 +253,24 @@ void *serve_array(serve_state *s, size_t element_size)
     if (!s->arena) {
         /* mapped once and kept from call to call (mapping costs microseconds
          * a call); mapped again only when the grader has grown the file */
-        static unsigned char *mapped;
-        static size_t mapped_size;
         struct stat st;
         if (fstat(ARENA_FD, &st) != 0 || st.st_size <= 0) {
             s->bad = 1;
             return NULL;
         }
-        if ((size_t)st.st_size > mapped_size) {
-            if (mapped) {
+        if ((size_t)st.st_size > arena_mapped_size) {
+            if (arena_mapped) {
                 void (*unpin)(void *) = (void (*)(void *))code_symbol("kit_unpin_host");
                 if (unpin)
-                    unpin(mapped);
-                munmap(mapped, mapped_size);
+                    unpin(arena_mapped);
+                munmap(arena_mapped, arena_mapped_size);
             }
-            mapped_size = (size_t)st.st_size;
-            mapped = mmap(NULL, mapped_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ARENA_FD, 0);
-            if (mapped == MAP_FAILED) {
-                mapped = NULL;
-                mapped_size = 0;
+            arena_mapped_size = (size_t)st.st_size;
+            arena_mapped =
+                mmap(NULL, arena_mapped_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ARENA_FD, 0);
+            if (arena_mapped == MAP_FAILED) {
+                arena_mapped = NULL;
+                arena_mapped_size = 0;
                 s->bad = 1;
                 return NULL;
             }
@@ -262,9 +278,9 @@ void *serve_array(serve_state *s, size_t element_size)
              * (only a speed-up: an object without it is served all the same) */
             void (*pin)(void *, size_t) = (void (*)(void *, size_t))code_symbol("kit_pin_host");
             if (pin)
-                pin(mapped, mapped_size);
+                pin(arena_mapped, arena_mapped_size);
         }
-        s->arena = mapped;
+        s->arena = arena_mapped;
         s->arena_size = (size_t)st.st_size; /* what the file holds now: no access past it */
     }
     if (offset % 4096 || offset > s->arena_size || size > s->arena_size - offset || offset % element_size) {
@@ -301,6 +317,7 @@ static void serve_call(const serve_lab *lab, wire_msg *request)
 {
     if (wire_get_u32(request) & 1) /* the grader's reset, sent with the call */
         ((void (*)(void))harness("kit_reset_records"))();
+    copies_before_call = ((int (*)(void))harness("kit_copy_count"))();
     char *name = wire_get_str(request, 128);
     const serve_entry *entry = NULL;
     for (int i = 0; i < lab->count && !entry; i++)
