@@ -57,6 +57,13 @@ fi
 nice_checks=" ${TEST_NICE-nvcc} "
 
 logs=$(mktemp -d) && trap 'rm -rf "$logs"' EXIT
+# One build cache for every grade of the run (common/grading/build_cache.h):
+# a submission graded again (through each package, as each user, on each
+# host the checks stand in for) is compiled once; every grade still runs.
+# (1777: each user that grades keeps a folder of its own in it)
+if [ -z "${CUDALABS_BUILD_CACHE+set}" ]; then
+    chmod 755 "$logs" && mkdir -m 1777 "$logs/build-cache" && export CUDALABS_BUILD_CACHE="$logs/build-cache"
+fi
 start=$(date +%s)
 failed=""
 table="" # one line per check: wall and CPU seconds, verdict

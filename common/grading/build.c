@@ -2,6 +2,7 @@
  * build, runs make without a shell in between (any path is safe), and turns
  * what went wrong into a message that names whose fault it is. */
 #include "build.h"
+#include "build_cache.h"
 #include "grader.h"
 #include "contain.h"
 #include "namespaces.h"
@@ -934,6 +935,39 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
     return program;
 }
 
+/* The key under which a submission's build is kept (build_cache.h), or NULL:
+ * on the cpu backend only (a GPU build makes more outputs, in two builds),
+ * and only where the build is walled in by both namespaces and Landlock.
+ * What else decides the outputs: make's arguments with this grade's tag
+ * taken out, the time limit, the tools on the PATH, the user the build runs
+ * as. */
+static char *cache_key(const build_plan *plan, const grade_lab *lab, double seconds)
+{
+    char kit[PATH_MAX];
+    if (strcmp(plan->backend, "cpu") != 0 || !getcwd(kit, sizeof kit) || sandbox_abi() == 0
+        || !namespaces_available(kit, build_scratch))
+        return NULL;
+    const char *facts[64];
+    int n = 0;
+    char *argv[40];
+    int argc = make_arguments(argv, plan->backend);
+    for (int i = 0; i < argc && n < 40; i++)
+        facts[n++] = argv[i];
+    for (char **o = kit_objects(plan->backend, lab); *o && n < 52; o++)
+        facts[n++] = *o;
+    facts[n++] = lab->dir;
+    facts[n++] = plan->lab_programs ? "lab programs" : "no lab programs";
+    facts[n++] = str_printf("%.3f s", seconds);
+    facts[n++] = str_printf("user %s, uid %ld", contain_user_name(), (long)geteuid());
+    facts[n++] = str_printf("Landlock %d", sandbox_abi());
+    char **env = build_environment();
+    for (int i = 0; env[i] && n < 62; i++)
+        if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0) /* the scratch folder's name */
+            facts[n++] = env[i];
+    facts[n] = NULL;
+    return build_cache_key(build_scratch, submission_name, facts);
+}
+
 /* A submission's build: its files read in, built in the scratch folder,
  * what the grader needs copied back to build/<backend>/submissions/<tag>. */
 static void build_submission(const build_plan *plan, const grade_lab *lab, lab_build *out)
@@ -964,6 +998,15 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
     /* the same paths in the scratch folder as in the kit */
     out->student_so = str_printf("%s/student.so", base);
     char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", base) : NULL;
+    char *key = cache_key(plan, lab, seconds);
+    const char *kept[2] = {out->student_so, str_printf("%s/lab", base)};
+    if (key && build_cache_fetch(key, kept, plan->lab_programs ? 2 : 1)) {
+        if (plan->lab_programs && access(kept[1], X_OK) == 0)
+            out->student_program = (char *)kept[1];
+        if (!plan->quiet)
+            fprintf(stderr, "(the same files were built before, in the same walls: that build is used)\n");
+        return;
+    }
     int status = student_make(backend, lab, seconds, out->student_so, sass, log);
     if (status != 0 || scratch_take_back(out->student_so, out->student_so) != 0) {
         out->failed_log = log;
@@ -978,6 +1021,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
         if (strcmp(backend, "gpu") == 0)
             out->student_cpu_program = submission_cpu_program(lab, seconds, str_printf("%s.cpu-program", log));
     }
+    if (key)
+        build_cache_store(key, kept, plan->lab_programs ? 2 : 1);
 }
 
 /* ---- one lab ----------------------------------------------------------------------------- */

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The build cache (common/grading/build_cache.h, CUDALABS_BUILD_CACHE): the
+# same files graded again take the build kept from the first grade, with the
+# same grade; changed files, another time limit, a build that failed and a
+# build without Landlock are built anew, and nothing of them is kept.  Lab 3
+# on the cpu backend.
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+[ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
+lab=lab3-folding file=fold.cu
+[ -d "solutions/$lab" ] || { ok "build cache # SKIP no solution of $lab in this copy"; finish; }
+work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
+make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference-runner build/cpu/$lab/main.o >/dev/null 2>&1
+export CUDALABS_BUILD_CACHE="$work/cache"
+kept() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' 2>/dev/null | wc -l; }
+grade() { # grade NAME DIR [ENV...]: $work/NAME.out and .json
+    name=$1 dir=$2
+    shift 2
+    env "$@" ./grader lab3 --backend=cpu --seed=11 --student-dir="$dir" --only=fold_sums_exact,fold_launches \
+        --format=json --out="$work/$name.json" >"$work/$name.out" 2>&1
+}
+same_grade() { [ "$(json_items "$work/$1.json")" = "$(json_items "$work/$2.json")" ] && [ -n "$(json_items "$work/$1.json")" ]; }
+entries() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' | sort; }
+walled=$(./grader lab3 --backend=cpu --solution --only=fold_launches 2>&1 | grep -c "namespaces.*Landlock")
+if [ "$walled" -eq 0 ]; then
+    ok "build cache # SKIP this host has not both namespaces and Landlock: nothing is ever kept"
+    finish
+fi
+
+mkdir -p "$work/right/$lab" "$work/wrong/$lab" "$work/broken/$lab"
+cp "solutions/$lab/$file" "$work/right/$lab/"
+cp "labs/$lab/$file" "$work/wrong/$lab/"
+{ cat "solutions/$lab/$file"; echo "this does not compile"; } > "$work/broken/$lab/$file"
+
+# The proof that a kept build is what a grade takes: the right file's kept
+# build swapped for the skeleton's, then the right file graded again, which
+# then grades as the skeleton.
+grade first "$work/right/$lab"
+right_entry=$(entries)
+grade skeleton "$work/wrong/$lab"
+wrong_entry=$(entries | grep -v -x -F "$right_entry")
+if [ "$(kept)" -eq 2 ] && ! same_grade first skeleton; then
+    ok "each new set of files is built and kept once, and graded as itself"
+else
+    not_ok "each new set of files is built and kept once (kept: $(kept))"
+    sed 's/^/    /' "$work/skeleton.out" | head -n 20
+fi
+grade again "$work/right/$lab"
+cp "$right_entry/0" "$work/right.so" && cp "$wrong_entry/0" "$right_entry/0"
+grade swapped "$work/right/$lab"
+cp "$work/right.so" "$right_entry/0"
+if [ "$(kept)" -eq 2 ] && same_grade first again && same_grade skeleton swapped; then
+    ok "the same files graded again take the kept build (with the same grade)"
+else
+    not_ok "the same files graded again take the kept build (kept: $(kept))"
+    sed 's/^/    /' "$work/swapped.out" | head -n 20
+fi
+
+grade broken1 "$work/broken/$lab"
+grade broken2 "$work/broken/$lab"
+if [ "$(kept)" -eq 2 ] && grep -q "does not compile" "$work/broken2.out"; then
+    ok "a build that failed is not kept: graded again, it is built again and says why"
+else
+    not_ok "a build that failed is not kept (kept: $(kept))"
+    sed 's/^/    /' "$work/broken2.out" | head -n 20
+fi
+
+grade limit "$work/right/$lab" STUDENT_BUILD_SECONDS=77
+if [ "$(kept)" -eq 3 ]; then
+    ok "another build time limit is another key"
+else
+    not_ok "another build time limit is another key (kept: $(kept))"
+fi
+
+# (from here the right file's kept build is the skeleton's: a grade that
+# took it would grade as the skeleton)
+cp "$wrong_entry/0" "$right_entry/0"
+grade open "$work/right/$lab" CUDALABS_NO_LANDLOCK=1
+if [ "$(kept)" -eq 3 ] && same_grade first open; then
+    ok "a build without Landlock (it could read more than its scratch folder) neither takes nor leaves a kept build"
+else
+    not_ok "a build without Landlock neither takes nor leaves a kept build (kept: $(kept))"
+    sed 's/^/    /' "$work/open.out" | head -n 20
+fi
+
+grade plain "$work/right/$lab" CUDALABS_BUILD_CACHE=
+if same_grade first plain; then
+    ok "without CUDALABS_BUILD_CACHE every build is made anew"
+else
+    not_ok "without CUDALABS_BUILD_CACHE every build is made anew"
+    sed 's/^/    /' "$work/plain.out" | head -n 20
+fi
+finish
