@@ -19,7 +19,7 @@
 static int expected_devices(void)
 {
     const char *n = getenv("CUDAEMU_DEVICES");
-    return n ? atoi(n) : 2;
+    return n && *n ? atoi(n) : 2; /* (set but empty: as unset) */
 }
 
 /* out[i] = base + i, for n elements */
@@ -230,12 +230,15 @@ static void work(void)
 struct thread_work {
     int device, seen, owner, value;
 };
+/* Both threads have set their device before either reads it back or allocates. */
+static pthread_barrier_t both_set;
 static void *on_device(void *arg)
 {
     thread_work *w = (thread_work *)arg;
     int *d;
-    if (cudaSetDevice(w->device) != cudaSuccess || cudaGetDevice(&w->seen) != cudaSuccess ||
-        cudaMalloc(&d, 64 * sizeof(int)) != cudaSuccess)
+    cudaError_t set = cudaSetDevice(w->device);
+    pthread_barrier_wait(&both_set);
+    if (set != cudaSuccess || cudaGetDevice(&w->seen) != cudaSuccess || cudaMalloc(&d, 64 * sizeof(int)) != cudaSuccess)
         return 0;
     w->owner = device_of(d);
     fill<<<1, 64>>>(d, 100 * w->device, 64);
@@ -248,6 +251,7 @@ static void threads(void)
 {
     thread_work w[2] = {{1, -1, -1, -1}, {0, -1, -1, -1}};
     pthread_t t[2];
+    pthread_barrier_init(&both_set, 0, 2);
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], 0, on_device, &w[i]);
     for (int i = 0; i < 2; i++)

@@ -142,10 +142,10 @@ int device_count(void)
         return n;
     const char *text = getenv("CUDAEMU_DEVICES");
     n = 2;
-    if (text) {
+    if (text && *text) { /* (set but empty: as unset) */
         char *end;
         long value = strtol(text, &end, 10);
-        if (!*text || *end || value < 1 || value > MAX_DEVICES) {
+        if (*end || value < 1 || value > MAX_DEVICES) {
             fflush(stdout);
             fprintf(stderr, "cudaemu: CUDAEMU_DEVICES=\"%s\": the number of emulated devices must be a whole number "
                     "from 1 to %d (unset, it is 2)\n", text, (int)MAX_DEVICES);
