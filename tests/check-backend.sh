@@ -48,6 +48,16 @@
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
 #     __shared__ variables, braced launch configurations, '>' in template
 #     arguments), and the messages it stops with on forms it cannot read;
+#   - devices: the emulated devices (CUDAEMU_DEVICES, 2 by default): with 1,
+#     2, 3 and 8 devices, memory, streams and events per device, a kernel
+#     each, peer access and peer copies, per-device synchronization and
+#     reset; two host threads on two devices; a kernel handed another
+#     device's memory without peer access fails at its launch line, and
+#     cudaSetDevice(N), a peer copy naming the wrong device and a launch into
+#     another device's stream fail with CUDA's codes and their messages; a
+#     bad CUDAEMU_DEVICES stops the program with the reason.  basics and
+#     compat assert the single-device answers (device 1 refused), so they run
+#     with CUDAEMU_DEVICES=1;
 #   - the micro-benchmark builds and runs (its numbers are not checked);
 #   - the feature tests again with ASan and with TSan: the same results, no
 #     report (TSan: also at -O0, and races it must still name);
@@ -84,8 +94,11 @@ done
 T=build/cpu/backend-tests
 
 # ---- features ------------------------------------------------------------------------------
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph; do
-    if timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
+# basics and compat assert what one device answers (cudaSetDevice(1) and
+# peer access to device 1 refused): they run with one emulated device.
+devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices; do
+    if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
 if timeout 60 $T/pipeline misaligned > "$log/out" 2>&1; then
@@ -131,8 +144,8 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph "exposure poison"; do
-        if timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph "exposure poison" devices "devices threads"; do
+        if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
             not_ok "$t with SANITIZE=$san: the asserted results, no report"; show "$log/out" 30
@@ -172,6 +185,64 @@ for c in divergence exited mask_exited mask_caller mask_absent read_outside widt
             not_ok "diagnostic $c: the CUDA side (error code, message, stickiness)"
             show "$log/out"; show "$log/err"
         fi
+    fi
+done
+
+# ---- several devices (tests/backend/devices.cu) ------------------------------------------------
+for n in 1 2 3 8; do
+    if CUDAEMU_DEVICES=$n timeout 60 $T/devices work > "$log/out" 2>&1; then
+        ok "devices: with $n emulated device(s), memory, streams, events, kernels and peer copies per device"
+    else not_ok "devices work with CUDAEMU_DEVICES=$n"; show "$log/out"; fi
+done
+if timeout 60 $T/devices threads > "$log/out" 2>&1; then
+    ok "devices: two host threads, each with a current device of its own"
+else not_ok "devices threads"; show "$log/out"; fi
+# a kernel handed another device's memory: at its launch line on stderr, a sticky error naming it
+src=tests/backend/devices.cu
+for n in 2 3; do
+    export CUDAEMU_DEVICES=$n
+    for c in foreign foreign_struct; do
+        if expect_report $T/devices $c $src "a kernel handed another device's memory"; then
+            line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)
+            if [ "$(cat "$log/rc")" = 0 ] && grep -q "^code: cudaErrorIllegalAddress" "$log/out" &&
+               grep -q "^message: $src:$line: " "$log/out"; then
+                ok "devices $c ($n devices): refused at $src:$line, a sticky cudaErrorIllegalAddress naming it"
+            else
+                not_ok "devices $c ($n devices): the CUDA side (error code, message, stickiness)"
+                show "$log/out"; show "$log/err"
+            fi
+        fi
+    done
+done
+unset CUDAEMU_DEVICES
+# refused calls: CUDA's code (the program checks it), and the message printed
+for n in 2 3; do
+    export CUDAEMU_DEVICES=$n
+    for c in set_device peer_copy stream; do
+        line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)
+        regex=$(grep "expect $c: " $src | head -1 | sed "s/.*expect $c: \(.*\) \*\/.*/\1/")
+        timeout 60 $T/devices $c > "$log/out" 2>&1
+        rc=$?
+        if [ $rc = 0 ] && grep "^message: " "$log/out" | grep -q -E -- "$regex" &&
+           { [ $c != stream ] || grep -q "^message: .*$src:$line: launch" "$log/out"; }; then
+            ok "devices $c ($n devices): CUDA's code, and the message /$regex/"
+        else
+            not_ok "devices $c ($n devices): CUDA's code and the message /$regex/"; show "$log/out"
+        fi
+    done
+done
+unset CUDAEMU_DEVICES
+if CUDAEMU_DEVICES=3 timeout 60 $T/devices set_device | grep -q "there is no device 3; the cpu backend emulates 3 devices, 0 to 2"; then
+    ok "devices: cudaSetDevice(3) with 3 devices names them"
+else not_ok "devices: cudaSetDevice(3) with 3 devices names them"; fi
+for bad in 0 9 two -1; do
+    CUDAEMU_DEVICES=$bad timeout 60 $T/devices work > "$log/out" 2>&1
+    rc=$?
+    if [ $rc = 1 ] && grep -q "^cudaemu: CUDAEMU_DEVICES=\"$bad\": the number of emulated devices must be a whole number from 1 to 8" "$log/out" &&
+       [ "$(wc -l < "$log/out")" = 1 ]; then
+        ok "devices: CUDAEMU_DEVICES=\"$bad\" stops the program at its first CUDA call with the reason"
+    else
+        not_ok "devices: CUDAEMU_DEVICES=\"$bad\" is refused with the reason (exit $rc)"; show "$log/out"
     fi
 done
 

@@ -1,11 +1,14 @@
-/* device.cpp: the one emulated device, its properties and attributes, the
- * kernels' attributes, and the occupancy calculator.
+/* device.cpp: the emulated devices, their properties and attributes, the
+ * current device of each host thread, peer access, the kernels'
+ * attributes, and the occupancy calculator.
  *
- * The device is fictional but self-consistent (an sm_80-like part with 8
- * SMs).  Occupancy follows CUDA's rules on it, with an assumed 32 registers
+ * CUDAEMU_DEVICES=N (1 to 8, 2 when unset) devices, all alike: a fictional
+ * but self-consistent sm_80-like part with 8 SMs, told apart by their PCI
+ * bus number and UUID.  Occupancy follows CUDA's rules on it, with an assumed 32 registers
  * per thread for every kernel (cudaFuncGetAttributes reports that number). */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <strings.h>
 
 #include <pthread.h>
@@ -109,12 +112,84 @@ static cudaDeviceProp make_properties(void)
     return p;
 }
 
-static unsigned device_flags; /* from cudaSetDeviceFlags */
+static unsigned device_flags[MAX_DEVICES]; /* from cudaSetDeviceFlags, each device's */
 
 const cudaDeviceProp &device_properties(void)
 {
     static const cudaDeviceProp properties = make_properties();
     return properties;
+}
+/* Device d's: device 0's, on PCI bus d, with a UUID of its own (device 0
+ * keeps the one it always had). */
+static cudaDeviceProp properties_of(int device)
+{
+    cudaDeviceProp p = device_properties();
+    p.pciBusID = device;
+    if (device)
+        p.uuid[15] = (char)('0' + device);
+    return p;
+}
+
+/* ---- how many devices, and which one each host thread uses -------------------------------- */
+/* Read once, at the first call that needs it.  A value that is no count of
+ * devices stops the program with the reason: a misconfigured run, which no
+ * CUDA error code describes and no program should try to go on from. */
+int device_count(void)
+{
+    static int count;
+    int n = __atomic_load_n(&count, __ATOMIC_RELAXED);
+    if (n)
+        return n;
+    const char *text = getenv("CUDAEMU_DEVICES");
+    n = 2;
+    if (text && *text) { /* (set but empty: as unset) */
+        char *end;
+        long value = strtol(text, &end, 10);
+        if (*end || value < 1 || value > MAX_DEVICES) {
+            fflush(stdout);
+            fprintf(stderr, "cudaemu: CUDAEMU_DEVICES=\"%s\": the number of emulated devices must be a whole number "
+                    "from 1 to %d (unset, it is 2)\n", text, (int)MAX_DEVICES);
+            exit(1);
+        }
+        n = (int)value;
+    }
+    __atomic_store_n(&count, n, __ATOMIC_RELAXED);
+    return n;
+}
+static __thread int current = 0; /* each host thread's, 0 until it calls cudaSetDevice, as in CUDA */
+int current_device(void)
+{
+    device_count(); /* (so that a bad CUDAEMU_DEVICES stops the program at its first CUDA call) */
+    return current;
+}
+bool valid_device(int device) { return device >= 0 && device < device_count(); }
+/* The devices there are, for a message: "one device, 0", "2 devices, 0 and 1", "4 devices, 0 to 3". */
+const char *devices_there(void)
+{
+    static char text[64];
+    int n = device_count();
+    if (n == 1)
+        snprintf(text, sizeof text, "one device, 0");
+    else
+        snprintf(text, sizeof text, "%d devices, 0 %s %d", n, n == 2 ? "and" : "to", n - 1);
+    return text;
+}
+static cudaError_t invalid_device(const char *api, int device)
+{
+    return api_fail(cudaErrorInvalidDevice, "%s: there is no device %d; the cpu backend emulates %s "
+                    "(CUDAEMU_DEVICES sets how many)", api, device, devices_there());
+}
+
+/* peer[from][to]: device `from` may reach `to`'s memory (cudaDeviceEnablePeerAccess(to) with `from` current). */
+static bool peer[MAX_DEVICES][MAX_DEVICES];
+bool peer_enabled(int from, int to)
+{
+    if (from == to)
+        return true;
+    if (!valid_device(from) || !valid_device(to))
+        return false;
+    device_lock locked;
+    return peer[from][to];
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -196,22 +271,25 @@ cudaError_t cudaGetDeviceCount(int *count)
 {
     if (!count)
         return api_result(cudaErrorInvalidValue);
-    *count = 1;
+    *count = device_count();
     return cudaSuccess;
 }
 cudaError_t cudaGetDevice(int *device)
 {
     if (!device)
         return api_result(cudaErrorInvalidValue);
-    *device = 0;
+    *device = current_device();
     return cudaSuccess;
 }
+/* The calling host thread's device from now on; the others' stay as they are. */
 cudaError_t cudaSetDevice(int device)
 {
-    return device == 0 ? cudaSuccess
-                       : api_fail(cudaErrorInvalidDevice, "cudaSetDevice(%d): the cpu backend has one device, 0", device);
+    if (!valid_device(device))
+        return invalid_device("cudaSetDevice", device);
+    current = device;
+    return cudaSuccess;
 }
-/* Any wish list is best met by the only device. */
+/* Any wish list is best met by device 0: the devices are all alike. */
 cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop)
 {
     if (!device || !prop)
@@ -229,7 +307,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
     if ((flags & ~(unsigned)cudaDeviceMask) || (schedule & (schedule - 1)))
         return api_fail(cudaErrorInvalidValue, "cudaSetDeviceFlags(%#x): unknown flags, or more than one "
                         "cudaDeviceSchedule flag", flags);
-    device_flags = flags;
+    device_flags[current_device()] = flags;
     return cudaSuccess;
 }
 /* cudaDeviceMapHost is implicit in the runtime, as on a GPU. */
@@ -237,31 +315,52 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     if (!flags)
         return api_result(cudaErrorInvalidValue);
-    *flags = device_flags | cudaDeviceMapHost;
+    *flags = device_flags[current_device()] | cudaDeviceMapHost;
     return cudaSuccess;
 }
-/* Peer access needs a second device; CUDA refuses a device as its own peer. */
+/* Every two devices can reach each other's memory once peer access is
+ * enabled; CUDA answers 0 for a device and itself. */
 cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device)
 {
     if (!can_access)
         return api_result(cudaErrorInvalidValue);
-    if (device != 0 || peer_device != 0)
-        return api_fail(cudaErrorInvalidDevice, "cudaDeviceCanAccessPeer(%d, %d): the cpu backend has one device, 0",
-                        device, peer_device);
-    *can_access = 0;
+    if (!valid_device(device) || !valid_device(peer_device))
+        return invalid_device("cudaDeviceCanAccessPeer", valid_device(device) ? peer_device : device);
+    *can_access = device != peer_device;
     return cudaSuccess;
 }
+/* From the current device to peer_device, once (as CUDA counts it). */
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags)
 {
+    int self = current_device();
     if (flags)
         return api_fail(cudaErrorInvalidValue, "cudaDeviceEnablePeerAccess with flags %u (must be 0)", flags);
-    return api_fail(cudaErrorInvalidDevice, "cudaDeviceEnablePeerAccess(%d): peer access needs a second device, "
-                    "and the cpu backend has one", peer_device);
+    if (!valid_device(peer_device))
+        return invalid_device("cudaDeviceEnablePeerAccess", peer_device);
+    if (peer_device == self)
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceEnablePeerAccess(%d): device %d is the current device, "
+                        "not a peer of it", peer_device, self);
+    device_lock locked;
+    if (peer[self][peer_device])
+        return api_fail(cudaErrorPeerAccessAlreadyEnabled, "cudaDeviceEnablePeerAccess(%d): peer access from "
+                        "device %d to device %d is already enabled", peer_device, self, peer_device);
+    peer[self][peer_device] = true;
+    return cudaSuccess;
 }
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device)
 {
-    return api_fail(cudaErrorInvalidDevice, "cudaDeviceDisablePeerAccess(%d): peer access needs a second device, "
-                    "and the cpu backend has one", peer_device);
+    int self = current_device();
+    if (!valid_device(peer_device))
+        return invalid_device("cudaDeviceDisablePeerAccess", peer_device);
+    if (peer_device == self)
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceDisablePeerAccess(%d): device %d is the current device, "
+                        "not a peer of it", peer_device, self);
+    device_lock locked;
+    if (!peer[self][peer_device])
+        return api_fail(cudaErrorPeerAccessNotEnabled, "cudaDeviceDisablePeerAccess(%d): peer access from device %d "
+                        "to device %d is not enabled", peer_device, self, peer_device);
+    peer[self][peer_device] = false;
+    return cudaSuccess;
 }
 /* Streams run their work at once, so they have one priority, 0; a null
  * pointer is allowed for a bound the caller does not want, as in CUDA. */
@@ -277,18 +376,18 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
 {
     if (!prop)
         return api_result(cudaErrorInvalidValue);
-    if (device != 0)
-        return api_fail(cudaErrorInvalidDevice, "cudaGetDeviceProperties for device %d: there is one device, 0", device);
-    *prop = device_properties();
+    if (!valid_device(device))
+        return invalid_device("cudaGetDeviceProperties", device);
+    *prop = properties_of(device);
     return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
 {
     if (!value)
         return api_result(cudaErrorInvalidValue);
-    if (device != 0)
-        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetAttribute for device %d: there is one device, 0", device);
-    const cudaDeviceProp &p = device_properties();
+    if (!valid_device(device))
+        return invalid_device("cudaDeviceGetAttribute", device);
+    const cudaDeviceProp p = properties_of(device);
     int v;
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: v = p.maxThreadsPerBlock; break;
@@ -346,15 +445,23 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
 cudaError_t cudaDeviceSynchronize(void)
 {
     printf_flush();
-    host_waited_for_all();
+    host_waited_for_device(current_device());
     return api_result(sticky_error());
 }
 cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+/* The current device only: its memory freed, its peer access gone both ways
+ * (the other devices' memory and state stay). */
 cudaError_t cudaDeviceReset(void)
 {
+    int self = current_device();
     printf_flush();
-    host_waited_for_all();
-    memory_reset();
+    host_waited_for_device(self);
+    memory_reset(self);
+    {
+        device_lock locked;
+        for (int d = 0; d < MAX_DEVICES; d++)
+            peer[self][d] = peer[d][self] = false;
+    }
     clear_errors();
     return cudaSuccess;
 }
@@ -469,22 +576,27 @@ cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *config)
 /* The PCI address that cudaDeviceProp gives (domain:bus:device.function). */
 cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int length, int device)
 {
-    if (!bus_id || length <= 0 || device != 0)
-        return api_fail(device != 0 ? cudaErrorInvalidDevice : cudaErrorInvalidValue, "cudaDeviceGetPCIBusId(%d)",
-                        device);
-    const cudaDeviceProp &p = device_properties();
+    if (!valid_device(device))
+        return invalid_device("cudaDeviceGetPCIBusId", device);
+    if (!bus_id || length <= 0)
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId(%d) with no room for the address", device);
+    const cudaDeviceProp p = properties_of(device);
     snprintf(bus_id, (size_t)length, "%04X:%02X:%02X.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
     return cudaSuccess;
 }
 cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus_id)
 {
     char ours[32];
+    for (int d = 0; device && bus_id && d < device_count(); d++) {
+        cudaDeviceGetPCIBusId(ours, sizeof ours, d);
+        if (!strcasecmp(bus_id, ours)) {
+            *device = d;
+            return cudaSuccess;
+        }
+    }
     cudaDeviceGetPCIBusId(ours, sizeof ours, 0);
-    if (!device || !bus_id || strcasecmp(bus_id, ours))
-        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetByPCIBusId(%s): the one device is %s",
-                        bus_id ? bus_id : "NULL", ours);
-    *device = 0;
-    return cudaSuccess;
+    return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetByPCIBusId(%s): no device has that address (device 0's is "
+                    "%s)", bus_id ? bus_id : "NULL", ours);
 }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
                                                                    size_t dynamic_smem, unsigned int flags)

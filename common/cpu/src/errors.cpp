@@ -226,6 +226,8 @@ static const struct {
     CUDA_ERROR(cudaErrorIllegalAddress, "an illegal memory access was encountered"),
     CUDA_ERROR(cudaErrorLaunchOutOfResources, "too many resources requested for launch"),
     CUDA_ERROR(cudaErrorLaunchTimeout, "the launch timed out and was terminated"),
+    CUDA_ERROR(cudaErrorPeerAccessAlreadyEnabled, "peer access is already enabled"),
+    CUDA_ERROR(cudaErrorPeerAccessNotEnabled, "peer access has not been enabled"),
     CUDA_ERROR(cudaErrorAssert, "device-side assert triggered"),
     CUDA_ERROR(cudaErrorIllegalInstruction, "an illegal instruction was encountered"),
     CUDA_ERROR(cudaErrorMisalignedAddress, "misaligned address"),

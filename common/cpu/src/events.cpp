@@ -8,7 +8,16 @@
  * synchronization, a blocking cudaMemcpy, cudaFree).  cudaEventElapsedTime
  * of an event not yet waited for fails with cudaErrorNotReady, as it does
  * on a GPU whose kernel is still running; otherwise a program that times a
- * kernel without waiting for it would be right here and wrong there. */
+ * kernel without waiting for it would be right here and wrong there.
+ * Each device counts for itself: waiting for device 0 completes none of
+ * device 1's events.
+ *
+ * A stream or an event belongs to the device current when it is made.  As
+ * in CUDA, a kernel launched into a stream of another device fails (the
+ * scheduler asks stream_device()), and so does recording an event into a
+ * stream of another device, or timing two events of different devices;
+ * copies into a stream of another device, waits for an event of another
+ * device, and synchronizing with one, are allowed. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -21,6 +30,7 @@ struct CUevent_st {
     unsigned flags;
     unsigned magic;
     CUevent_st *next_live;
+    int device;
 };
 struct CUstream_st {
     unsigned flags;
@@ -29,6 +39,7 @@ struct CUstream_st {
     CUstream_st *next_live;
     cudaAccessPolicyWindow window; /* as set, for cudaStreamGetAttribute */
     cudaSynchronizationPolicy sync_policy;
+    int device;
 };
 
 namespace {
@@ -44,7 +55,8 @@ double now_ms(void)
  * LeakSanitizer finds them reachable at exit: CUDA frees them with the
  * context, and no CUDA tool calls one a program never destroys a leak. */
 CUevent_st *live_events;
-unsigned long long recordings, waited_for; /* every event recorded so far; the last the host waited for */
+unsigned long long recordings;                     /* every event recorded so far, on every device */
+unsigned long long waited_for[cudaemu::MAX_DEVICES]; /* the last recording the host waited for, per device */
 CUstream_st *live_streams;
 template <class T> T *live(T *&list, T *x)
 {
@@ -67,20 +79,27 @@ bool cudaemu::valid_stream(cudaStream_t s)
 {
     return !s || s == cudaStreamLegacy || s == cudaStreamPerThread || s->magic == STREAM_MAGIC;
 }
+static bool created_stream(cudaStream_t s) { return s && s != cudaStreamLegacy && s != cudaStreamPerThread; }
+int cudaemu::stream_device(cudaStream_t s)
+{
+    return created_stream(s) && s->magic == STREAM_MAGIC ? s->device : current_device();
+}
 
-/* The host waited for every event recorded up to `recorded_as` (an event
- * completes after the work before it, which includes earlier events). */
-void cudaemu::host_waited_for(unsigned long long recorded_as)
+/* The host waited for event e, so for every event of its device recorded
+ * up to it (an event completes after the work before it, which includes
+ * earlier events). */
+static void host_waited_for(cudaEvent_t e)
+{
+    cudaemu::device_lock locked;
+    if (e->recorded_as > waited_for[e->device])
+        waited_for[e->device] = e->recorded_as;
+}
+void cudaemu::host_waited_for_device(int device)
 {
     device_lock locked;
-    if (recorded_as > waited_for)
-        waited_for = recorded_as;
+    waited_for[device] = recordings;
 }
-void cudaemu::host_waited_for_all(void)
-{
-    device_lock locked;
-    waited_for = recordings;
-}
+static bool waited(cudaEvent_t e) { return e->recorded_as <= waited_for[e->device]; }
 
 using namespace cudaemu;
 
@@ -89,7 +108,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     if (!event)
         return api_result(cudaErrorInvalidValue);
-    *event = live(live_events, new CUevent_st{0, false, 0, flags, EVENT_MAGIC, 0});
+    *event = live(live_events, new CUevent_st{0, false, 0, flags, EVENT_MAGIC, 0, current_device()});
     return cudaSuccess;
 }
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -107,6 +126,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     if (!valid_event(event) || !valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventRecord with an invalid %s",
                         valid_event(event) ? "stream" : "event");
+    if (event->device != stream_device(stream))
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventRecord: the event belongs to device %d and the "
+                        "stream to device %d (an event is recorded into a stream of its own device)", event->device,
+                        stream_device(stream));
     if (captures_active && capture_event_record(event, stream))
         return cudaSuccess; /* a point in the capture, for streams that wait on it */
     event->ms = now_ms();
@@ -126,7 +149,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
     if (!valid_event(event))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize of an invalid event");
     printf_flush();
-    host_waited_for(event->recorded_as);
+    host_waited_for(event);
     return api_result(sticky_error());
 }
 /* The work before it is done (it ran when issued), so the event is complete. */
@@ -134,7 +157,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     if (!valid_event(event))
         return api_result(cudaErrorInvalidResourceHandle);
-    host_waited_for(event->recorded_as);
+    host_waited_for(event);
     return api_result(sticky_error());
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -146,10 +169,13 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
                         "cudaEventDisableTiming");
     if (!start->recorded || !end->recorded)
         return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime of an event never recorded");
-    if (end->recorded_as > waited_for || start->recorded_as > waited_for)
+    if (start->device != end->device)
+        return api_fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime of two events of different devices "
+                        "(%d and %d): each device has a clock of its own", start->device, end->device);
+    if (!waited(end) || !waited(start))
         return api_fail(cudaErrorNotReady, "cudaEventElapsedTime of an event the host has not waited for: on a GPU "
                         "the work before it may still be running (cudaEventSynchronize(%s event) first)",
-                        end->recorded_as > waited_for ? "the end" : "the start");
+                        !waited(end) ? "the end" : "the start");
     *ms = (float)(end->ms - start->ms);
     return cudaSuccess;
 }
@@ -158,7 +184,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     if (!stream)
         return api_result(cudaErrorInvalidValue);
-    *stream = live(live_streams, new CUstream_st{flags, STREAM_MAGIC, 0, 0, {}, cudaSyncPolicyAuto});
+    *stream = live(live_streams, new CUstream_st{flags, STREAM_MAGIC, 0, 0, {}, cudaSyncPolicyAuto, current_device()});
     return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWithFlags(stream, 0); }
@@ -249,7 +275,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     if (!valid_stream(stream))
         return api_fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize of an invalid stream");
     printf_flush();
-    host_waited_for_all(); /* (every stream's work ran in issue order) */
+    host_waited_for_device(stream_device(stream)); /* (every stream of a device: its work ran in issue order) */
     return api_result(sticky_error());
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream)

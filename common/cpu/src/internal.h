@@ -7,7 +7,7 @@
  *   shared.cpp     the per-block shared memory arena
  *   memory.cpp     cudaMalloc and friends, copies, managed-memory hints
  *   texture.cpp    arrays, pitched memory, texture and surface objects
- *   device.cpp     the emulated device, its properties, the occupancy calculator
+ *   device.cpp     the emulated devices, the current one, peer access, the occupancy calculator
  *   errors.cpp     error codes, sticky errors, kernel printf
  *   events.cpp     events and streams
  *   graph.cpp      CUDA graphs and stream capture
@@ -171,16 +171,34 @@ template <class Call> static inline cudaError_t run_or_capture(cudaStream_t stre
     return call();
 }
 bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
-void host_waited_for(unsigned long long recorded_as) HIDDEN; /* events up to this recording are complete */
-void host_waited_for_all(void) HIDDEN;                       /* every event recorded so far is complete */
+int stream_device(cudaStream_t stream) HIDDEN; /* the device it was created on; a default stream's: the current one */
+/* The host waited for device's work: its events recorded so far are complete. */
+void host_waited_for_device(int device) HIDDEN;
 
 /* ---- memory (memory.cpp) ----------------------------------------------------------------- */
-void memory_reset(void) HIDDEN;
+void memory_reset(int device) HIDDEN;   /* cudaDeviceReset: every allocation made on that device freed */
+bool memory_elsewhere(int device) HIDDEN; /* any device memory allocated on a device other than this one */
 void memory_before_launch(void) HIDDEN;  /* freed arrays fault from here on */
 bool memory_guards_damaged(char *what, size_t what_size) HIDDEN; /* after a launch */
 bool memory_fault_in_arena(const void *addr, char *what, size_t what_size) HIDDEN; /* a kernel's SIGSEGV */
 
-/* ---- the device (device.cpp) ------------------------------------------------------------- */
+/* ---- the devices (device.cpp, memory.cpp) -------------------------------------------------
+ * CUDAEMU_DEVICES=N emulated devices, all alike.  What the rest of the
+ * backend (nccl.cpp included) asks about them: */
+enum { MAX_DEVICES = 8 };
+int device_count(void) HIDDEN;    /* N, 1 to 8 (2 when unset; a bad value stops the program with the reason) */
+int current_device(void) HIDDEN;  /* the calling host thread's (cudaSetDevice), 0 until it sets one */
+/* The device whose memory p points into (cudaMalloc, cudaMallocAsync,
+ * pitched memory: the device current at the allocation), or -1 where p is
+ * no device allocation (host memory, pinned or not; managed memory, which
+ * every device reaches; a freed or unknown address). */
+int device_of(const void *p) HIDDEN;
+/* Whether kernels on device `from` may touch device `to`'s memory: true
+ * for from == to, else once cudaDeviceEnablePeerAccess(to, 0) was called
+ * with `from` current (and not disabled since). */
+bool peer_enabled(int from, int to) HIDDEN;
+bool valid_device(int device) HIDDEN;       /* 0 <= device < device_count() */
+const char *devices_there(void) HIDDEN;      /* "2 devices, 0 and 1", for messages */
 /* Held while the runtime works for one host thread: a launch (its whole
  * run), a change or look-up of the tables of allocations, streams, events
  * and kernels, the printf buffer's flush.  A program whose host threads

@@ -17,7 +17,15 @@
  * of an array (a missing or off-by-one bound check) fails its launch at
  * once, as a GPU's memory checker would report it.  An access further out
  * meets an unmapped page: the scheduler's SIGSEGV handler asks
- * memory_fault_in_arena() whether it is a kernel's, and fails the launch. */
+ * memory_fault_in_arena() whether it is a kernel's, and fails the launch.
+ *
+ * Every allocation belongs to the device current when it was made (or, from
+ * a pool, the pool's device): each device has its own 16 GB and its own
+ * pool, cudaDeviceReset frees one device's allocations, and the scheduler
+ * refuses a kernel handed another device's memory without peer access
+ * (device_of).  Copies between devices need no peer access, as with CUDA's
+ * unified addressing; cudaMemcpyPeer checks that each pointer is memory of
+ * the device it names. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -33,14 +41,19 @@ struct allocation {
     size_t size;
     int kind;
     unsigned flags; /* cudaHostAlloc's, for cudaHostGetFlags */
+    int device;     /* current at the allocation (the pool's, from a pool) */
 };
 static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no pointer */
 static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
-static long long device_bytes;
-/* Host ranges given to cudaHostRegister: disguised start -> size.  They stay
- * the program's memory; the table only answers cudaHostGetDevicePointer and
- * catches a second registration. */
-static std::map<uintptr_t, size_t> registered;
+static long long device_bytes[MAX_DEVICES]; /* device and managed memory, per device */
+/* Host ranges given to cudaHostRegister: disguised start -> size and the
+ * device current then.  They stay the program's memory; the table only
+ * answers cudaHostGetDevicePointer and catches a second registration. */
+struct registration {
+    size_t size;
+    int device;
+};
+static std::map<uintptr_t, registration> registered;
 static const size_t DEVICE_MEMORY_SIZE = (size_t)16 << 30;
 #if defined(CUDAEMU_ASAN)
 static const bool USE_ARENA = false; /* ASan's own heap and redzones do better */
@@ -184,7 +197,7 @@ static bool overlaps_registered(const void *p, size_t n)
     if (it == registered.begin())
         return false;
     --it;
-    return (it->first & ~DISGUISE) + it->second > (uintptr_t)p;
+    return (it->first & ~DISGUISE) + it->second.size > (uintptr_t)p;
 }
 /* Whether [p, p + n) shares a byte with an allocation (its kind in *kind). */
 static bool overlaps_allocation(const void *p, size_t n, int *kind)
@@ -197,7 +210,7 @@ static bool overlaps_allocation(const void *p, size_t n, int *kind)
     return (it->first & ~DISGUISE) + (it->second.size ? it->second.size : 1) > (uintptr_t)p;
 }
 
-static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
+static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api, int device)
 {
     device_lock locked;
     if (cudaError_t s = sticky_error())
@@ -207,7 +220,7 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
     *ptr = 0;
     if (size == 0)
         return cudaSuccess; /* CUDA gives NULL for zero bytes */
-    if (kind != PINNED_HOST_MEMORY && device_bytes + (long long)size > (long long)DEVICE_MEMORY_SIZE)
+    if (kind != PINNED_HOST_MEMORY && device_bytes[device] + (long long)size > (long long)DEVICE_MEMORY_SIZE)
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes", api, size,
                         DEVICE_MEMORY_SIZE);
     void *p = 0;
@@ -218,9 +231,9 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api)
     } else if (posix_memalign(&p, 256, size)) {
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
     }
-    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0};
+    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0, device};
     if (kind != PINNED_HOST_MEMORY)
-        device_bytes += (long long)size;
+        device_bytes[device] += (long long)size;
     *ptr = p;
     return cudaSuccess;
 }
@@ -243,7 +256,7 @@ static cudaError_t release(void *p, bool host, const char *api)
                         host ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged");
     }
     if (it->second.kind != PINNED_HOST_MEMORY)
-        device_bytes -= (long long)it->second.size;
+        device_bytes[it->second.device] -= (long long)it->second.size;
     free_block(p, it->second);
     allocations.erase(it);
     return cudaSuccess;
@@ -306,15 +319,35 @@ bool memory_fault_in_arena(const void *addr, char *what, size_t what_size)
     return true;
 }
 
-void memory_reset(void)
+void memory_reset(int device)
 {
     device_lock locked;
-    for (auto &a : allocations)
-        free_block((void *)(a.first & ~DISGUISE), a.second);
+    for (auto it = allocations.begin(); it != allocations.end();)
+        if (it->second.device == device) {
+            free_block((void *)(it->first & ~DISGUISE), it->second);
+            it = allocations.erase(it);
+        } else {
+            ++it;
+        }
     quarantine_flush();
-    allocations.clear();
-    registered.clear(); /* the program's memory: forgotten, not freed */
-    device_bytes = 0;
+    for (auto it = registered.begin(); it != registered.end();) /* the program's memory: forgotten, not freed */
+        it = it->second.device == device ? registered.erase(it) : ++it;
+    device_bytes[device] = 0;
+}
+
+int device_of(const void *p)
+{
+    device_lock locked;
+    allocation *a = p ? find(p, 1, 0) : 0;
+    return a && a->kind == DEVICE_MEMORY ? a->device : -1;
+}
+
+bool memory_elsewhere(int device)
+{
+    for (int d = 0; d < MAX_DEVICES; d++)
+        if (d != device && device_bytes[d])
+            return true;
+    return false;
 }
 
 static const char *kind_name(cudaMemcpyKind kind)
@@ -418,21 +451,37 @@ static cudaError_t check_managed(const void *p, size_t count, const char *api)
     return cudaSuccess;
 }
 
-static bool valid_location(int device) { return device == 0 || device == cudaCpuDeviceId; }
+static bool valid_location(int device) { return valid_device(device) || device == cudaCpuDeviceId; }
+
+/* cudaMemcpyPeer's check: p, if device memory, is memory of the device named for it. */
+static cudaError_t check_peer_side(const void *p, int named, const char *role, const char *device_role)
+{
+    int owner = device_of(p);
+    if (owner >= 0 && owner != named)
+        return api_fail(cudaErrorInvalidValue, "cudaMemcpyPeer: the %s %p is memory of device %d, but %s says device %d",
+                        role, p, owner, device_role, named);
+    return cudaSuccess;
+}
 
 } // namespace cudaemu
 
 using namespace cudaemu;
 
 extern "C" {
-cudaError_t cudaMalloc(void **ptr, size_t size) { return allocate(ptr, size, DEVICE_MEMORY, "cudaMalloc"); }
+cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+    return allocate(ptr, size, DEVICE_MEMORY, "cudaMalloc", current_device());
+}
 cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
     if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
         return api_fail(cudaErrorInvalidValue, "cudaMallocManaged with flags %u", flags);
-    return allocate(ptr, size, MANAGED_MEMORY, "cudaMallocManaged");
+    return allocate(ptr, size, MANAGED_MEMORY, "cudaMallocManaged", current_device());
 }
-cudaError_t cudaMallocHost(void **ptr, size_t size) { return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaMallocHost"); }
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    return allocate(ptr, size, PINNED_HOST_MEMORY, "cudaMallocHost", current_device());
+}
 /* Every flag gives the same memory here: host memory is already portable
  * and mapped (the device reads it directly), and write-combining only
  * changes speed. */
@@ -440,7 +489,7 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
         return api_fail(cudaErrorInvalidValue, "cudaHostAlloc with unknown flags %#x", flags);
-    cudaError_t err = allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc");
+    cudaError_t err = allocate(ptr, size, PINNED_HOST_MEMORY, "cudaHostAlloc", current_device());
     if (err == cudaSuccess && *ptr) {
         device_lock locked;
         allocations[(uintptr_t)*ptr | DISGUISE].flags = flags;
@@ -465,13 +514,18 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes, const vo
     if (!attributes)
         return api_fail(cudaErrorInvalidValue, "cudaPointerGetAttributes with a NULL address for the attributes");
     allocation *a = ptr ? find(ptr, 1, 0) : 0;
+    int device = a ? a->device : 0;
+    if (!a && ptr && overlaps_registered(ptr, 1)) {
+        auto it = registered.upper_bound((uintptr_t)ptr | DISGUISE);
+        device = (--it)->second.device;
+    }
     cudaMemoryType type = !a ? (ptr && overlaps_registered(ptr, 1) ? cudaMemoryTypeHost : cudaMemoryTypeUnregistered)
                           : a->kind == DEVICE_MEMORY  ? cudaMemoryTypeDevice
                           : a->kind == MANAGED_MEMORY ? cudaMemoryTypeManaged
                                                       : cudaMemoryTypeHost;
     bool unregistered = type == cudaMemoryTypeUnregistered;
     attributes->type = type;
-    attributes->device = unregistered ? -2 : 0; /* (CUDA's answer for memory of no device) */
+    attributes->device = unregistered ? -2 : device; /* (-2: CUDA's answer for memory of no device) */
     attributes->devicePointer = unregistered ? 0 : (void *)ptr;
     attributes->hostPointer = type == cudaMemoryTypeDevice ? 0 : (void *)ptr;
     return cudaSuccess;
@@ -483,12 +537,18 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, size_t leng
         return api_fail(cudaErrorInvalidValue, "cudaStreamAttachMemAsync with flags %#x", flags);
     return check_managed(ptr, length ? length : 1, "cudaStreamAttachMemAsync");
 }
-/* One device: a peer copy is a copy on it. */
+/* A copy from src_device's memory to dst_device's (no peer access needed,
+ * as in CUDA); each pointer must be memory of the device named with it. */
 cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t count)
 {
-    if (dst_device != 0 || src_device != 0)
-        return api_fail(cudaErrorInvalidDevice, "cudaMemcpyPeer between devices %d and %d: the cpu backend has one "
-                        "device, 0", src_device, dst_device);
+    if (!valid_device(dst_device) || !valid_device(src_device))
+        return api_fail(cudaErrorInvalidDevice, "cudaMemcpyPeer from device %d to device %d: there is no device %d; "
+                        "the cpu backend emulates %s (CUDAEMU_DEVICES sets how many)", src_device, dst_device,
+                        valid_device(dst_device) ? src_device : dst_device, devices_there());
+    if (cudaError_t err = check_peer_side(dst, dst_device, "destination", "dstDevice"))
+        return err;
+    if (cudaError_t err = check_peer_side(src, src_device, "source", "srcDevice"))
+        return err;
     return copy(dst, src, count, cudaMemcpyDeviceToDevice);
 }
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t count,
@@ -498,24 +558,33 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int 
                           [=] { return cudaMemcpyPeer(dst, dst_device, src, src_device, count); });
 }
 
-/* ---- stream-ordered allocation: the device's one pool ---- */
+/* ---- stream-ordered allocation: each device's one pool ---- */
 struct cudaemu_mem_pool {
     unsigned long long release_threshold, used_high;
 };
-static cudaemu_mem_pool the_pool;
+static cudaemu_mem_pool pools[MAX_DEVICES];
+static int pool_device(cudaMemPool_t pool)
+{
+    for (int d = 0; d < device_count(); d++)
+        if (pool == &pools[d])
+            return d;
+    return -1;
+}
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream)
 {
     (void)stream;
-    if (pool != &the_pool)
-        return api_fail(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: not the device's memory pool");
-    cudaError_t err = allocate(ptr, size, DEVICE_MEMORY, "cudaMallocAsync");
-    if ((unsigned long long)device_bytes > the_pool.used_high)
-        the_pool.used_high = (unsigned long long)device_bytes;
+    int device = pool_device(pool);
+    if (device < 0)
+        return api_fail(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: not a device's memory pool");
+    cudaError_t err = allocate(ptr, size, DEVICE_MEMORY, "cudaMallocAsync", device);
+    if ((unsigned long long)device_bytes[device] > pool->used_high)
+        pool->used_high = (unsigned long long)device_bytes[device];
     return err;
 }
+/* From the pool of the stream's device, as CUDA allocates it. */
 cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
 {
-    return cudaMallocFromPoolAsync(ptr, size, &the_pool, stream);
+    return cudaMallocFromPoolAsync(ptr, size, &pools[stream_device(stream)], stream);
 }
 cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
 {
@@ -524,39 +593,43 @@ cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
 }
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
 {
-    if (!pool || device != 0)
-        return api_fail(device ? cudaErrorInvalidDevice : cudaErrorInvalidValue, "cudaDeviceGetDefaultMemPool(%d)",
+    if (!valid_device(device))
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetDefaultMemPool(%d): the cpu backend emulates %s", device,
+                        devices_there());
+    if (!pool)
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceGetDefaultMemPool(%d) with a NULL address for the pool",
                         device);
-    *pool = &the_pool;
+    *pool = &pools[device];
     return cudaSuccess;
 }
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
 cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool)
 {
-    if (device != 0 || pool != &the_pool)
-        return api_fail(cudaErrorInvalidValue, "cudaDeviceSetMemPool: the device has one pool, its default one");
+    if (!valid_device(device) || pool != &pools[device])
+        return api_fail(cudaErrorInvalidValue, "cudaDeviceSetMemPool: each device has one pool, its default one");
     return cudaSuccess;
 }
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
-    if (pool != &the_pool || !value)
-        return api_fail(cudaErrorInvalidValue, "cudaMemPoolSetAttribute: not the device's pool, or no value");
+    if (pool_device(pool) < 0 || !value)
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolSetAttribute: not a device's pool, or no value");
     if (attr == cudaMemPoolAttrReleaseThreshold)
-        the_pool.release_threshold = *(unsigned long long *)value;
+        pool->release_threshold = *(unsigned long long *)value;
     else if (attr == cudaMemPoolAttrUsedMemHigh || attr == cudaMemPoolAttrReservedMemHigh)
-        the_pool.used_high = 0; /* CUDA allows only a reset to 0 */
+        pool->used_high = 0; /* CUDA allows only a reset to 0 */
     return cudaSuccess; /* (the reuse policies change nothing here) */
 }
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
-    if (pool != &the_pool || !value)
-        return api_fail(cudaErrorInvalidValue, "cudaMemPoolGetAttribute: not the device's pool, or no value");
+    int device = pool_device(pool);
+    if (device < 0 || !value)
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolGetAttribute: not a device's pool, or no value");
     switch (attr) {
-    case cudaMemPoolAttrReleaseThreshold: *(unsigned long long *)value = the_pool.release_threshold; break;
+    case cudaMemPoolAttrReleaseThreshold: *(unsigned long long *)value = pool->release_threshold; break;
     case cudaMemPoolAttrReservedMemCurrent:
-    case cudaMemPoolAttrUsedMemCurrent: *(unsigned long long *)value = (unsigned long long)device_bytes; break;
+    case cudaMemPoolAttrUsedMemCurrent: *(unsigned long long *)value = (unsigned long long)device_bytes[device]; break;
     case cudaMemPoolAttrReservedMemHigh:
-    case cudaMemPoolAttrUsedMemHigh: *(unsigned long long *)value = the_pool.used_high; break;
+    case cudaMemPoolAttrUsedMemHigh: *(unsigned long long *)value = pool->used_high; break;
     default: *(int *)value = 1; break; /* the reuse policies: on */
     }
     return cudaSuccess;
@@ -564,7 +637,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)
 {
     (void)min_bytes_to_keep;
-    return pool == &the_pool ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaMemPoolTrimTo: not the device's pool");
+    return pool_device(pool) >= 0 ? cudaSuccess : api_fail(cudaErrorInvalidValue, "cudaMemPoolTrimTo: not a device's pool");
 }
 
 /* ---- memory shared between processes: not here ---- */
@@ -577,7 +650,8 @@ cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *, cudaEvent_t) { return 
 cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *, cudaIpcEventHandle_t) { return CUDAEMU_NO_IPC("cudaIpcOpenEventHandle"); }
 cudaError_t cudaFree(void *ptr)
 {
-    host_waited_for_all(); /* cudaFree synchronizes with the device */
+    int owner = device_of(ptr);
+    host_waited_for_device(owner >= 0 ? owner : current_device()); /* cudaFree synchronizes with the device */
     return release(ptr, false, "cudaFree");
 }
 cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true, "cudaFreeHost"); }
@@ -601,7 +675,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     if (overlaps_allocation(ptr, size, &kind))
         return api_fail(cudaErrorInvalidValue, "cudaHostRegister(%p): device memory from cudaMalloc or "
                         "cudaMallocManaged is not host memory", ptr);
-    registered[(uintptr_t)ptr | DISGUISE] = size;
+    registered[(uintptr_t)ptr | DISGUISE] = registration{size, current_device()};
     return cudaSuccess;
 }
 cudaError_t cudaHostUnregister(void *ptr)
@@ -635,10 +709,10 @@ cudaError_t cudaHostGetDevicePointer(void **device_ptr, void *host_ptr, unsigned
     return cudaSuccess;
 }
 
-/* Blocking: the host waits for the work before it. */
+/* Blocking: the host waits for the work before it, on the current device. */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind)
 {
-    host_waited_for_all();
+    host_waited_for_device(current_device());
     return copy(dst, src, count, kind);
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
@@ -684,8 +758,8 @@ cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cuda
 {
     (void)stream; /* (in a capture too: a hint, nothing to record) */
     if (!valid_location(device))
-        return api_fail(cudaErrorInvalidDevice, "cudaMemPrefetchAsync to device %d: the devices are 0 and "
-                        "cudaCpuDeviceId", device);
+        return api_fail(cudaErrorInvalidDevice, "cudaMemPrefetchAsync to device %d: the cpu backend emulates %s, "
+                        "and the host is cudaCpuDeviceId", device, devices_there());
     return check_managed(ptr, count, "cudaMemPrefetchAsync");
 }
 cudaError_t cudaMemAdvise(const void *ptr, size_t count, cudaMemoryAdvise advice, int device)
@@ -693,19 +767,28 @@ cudaError_t cudaMemAdvise(const void *ptr, size_t count, cudaMemoryAdvise advice
     if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
         return api_fail(cudaErrorInvalidValue, "cudaMemAdvise with advice %d", (int)advice);
     if (!valid_location(device) && advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly)
-        return api_fail(cudaErrorInvalidDevice, "cudaMemAdvise for device %d: the devices are 0 and cudaCpuDeviceId",
-                        device);
+        return api_fail(cudaErrorInvalidDevice, "cudaMemAdvise for device %d: the cpu backend emulates %s, and the "
+                        "host is cudaCpuDeviceId", device, devices_there());
     return check_managed(ptr, count, "cudaMemAdvise");
 }
+/* The current device's memory. */
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     if (free_bytes)
-        *free_bytes = DEVICE_MEMORY_SIZE - (size_t)device_bytes;
+        *free_bytes = DEVICE_MEMORY_SIZE - (size_t)device_bytes[current_device()];
     if (total_bytes)
         *total_bytes = DEVICE_MEMORY_SIZE;
     return cudaSuccess;
 }
-long long cudaemuBytesInUse(void) { return device_bytes; }
+/* Every device's (what the harness counts as not freed). */
+long long cudaemuBytesInUse(void)
+{
+    device_lock locked;
+    long long total = 0;
+    for (int d = 0; d < MAX_DEVICES; d++)
+        total += device_bytes[d];
+    return total;
+}
 }
 
 static int location_device(cudaMemLocation location)

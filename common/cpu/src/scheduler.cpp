@@ -1476,8 +1476,43 @@ static void gather_results(unsigned spread, const void *kernel, kernel_info *inf
     shared_launch_end();
 }
 
+/* A kernel runs on the current device, into one of its streams (CUDA
+ * refuses a stream of another device with cudaErrorInvalidResourceHandle). */
+static cudaError_t check_stream_device(const char *file, int line, const char *name, const launch_config &c)
+{
+    int self = current_device(), owner = c.stream ? stream_device(c.stream) : self;
+    if (owner == self)
+        return cudaSuccess;
+    return api_fail(cudaErrorInvalidResourceHandle, "%s:%d: launch of %s into a stream of device %d while device %d is "
+                    "current: a kernel runs on the current device, into a stream made there (cudaSetDevice(%d) before "
+                    "the launch)", file, line, short_name(name), owner, self, owner);
+}
+
+/* The first argument word (a pointer argument, or a pointer inside a
+ * by-value struct) that points into memory of a device the current one may
+ * not reach; false if none.  Only where some other device has memory at
+ * all, so a program on one device pays nothing. */
+static bool foreign_argument(const launch_args &args, unsigned *which, size_t *offset, const void **pointer,
+                             int *owner)
+{
+    int self = current_device();
+    if (!args.count || !memory_elsewhere(self))
+        return false;
+    for (unsigned i = 0; i < args.count; i++)
+        for (size_t at = 0; at + sizeof(void *) <= args.sizes[i]; at += sizeof(void *)) {
+            const void *word;
+            memcpy(&word, (const char *)args.values[i] + at, sizeof word);
+            int d = device_of(word);
+            if (d >= 0 && !peer_enabled(self, d)) {
+                *which = i, *offset = at, *pointer = word, *owner = d;
+                return true;
+            }
+        }
+    return false;
+}
+
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
-                   thread_body body, void *context, bool cooperative)
+                   thread_body body, void *context, bool cooperative, const launch_args &args)
 {
     if (current_fiber)
         kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
@@ -1491,10 +1526,29 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     if (!name && info)
         name = info->name;
     cudaError_t err = check_configuration(file, line, name, kernel, c, cooperative);
+    if (err == cudaSuccess)
+        err = check_stream_device(file, line, name, c);
     if (err != cudaSuccess)
         return err;
 
     launch_record(file, line, name, c, body, context, cooperative);
+    unsigned which;
+    size_t offset;
+    const void *pointer;
+    int owner;
+    if (foreign_argument(args, &which, &offset, &pointer, &owner)) {
+        /* A GPU faults when the kernel touches it (an illegal address, sticky):
+         * here it is stopped before it runs, at its launch. */
+        int self = current_device();
+        char what[512], inside[64] = "";
+        if (args.sizes[which] > sizeof(void *))
+            snprintf(inside, sizeof inside, ", a pointer at byte %zu of it", offset);
+        snprintf(what, sizeof what, "a kernel on device %d is handed memory of device %d (argument %u%s: %p) without "
+                 "peer access; launch it with device %d current, or first call cudaDeviceEnablePeerAccess(%d, 0) with "
+                 "device %d current", self, owner, which + 1, inside, pointer, owner, owner, self);
+        fail_launch(cudaErrorIllegalAddress, file, line, what);
+        return api_result(sticky_error());
+    }
     unsigned spread = run_blocks(cooperative);
     gather_results(spread, kernel, info);
     char damage[512];

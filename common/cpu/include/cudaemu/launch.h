@@ -37,10 +37,37 @@ static inline launch_config config(dim3 grid, dim3 block, size_t shmem = 0, cuda
 }
 
 typedef void (*thread_body)(void *context);
+/* Where a launch's argument values lie and their sizes, so that the
+ * scheduler can refuse a kernel handed memory of a device it cannot reach
+ * (an argument, or a pointer inside a by-value struct, that points into
+ * another device's allocation without peer access). */
+struct launch_args {
+    void *const *values;
+    const size_t *sizes;
+    unsigned count;
+};
+template <class... P> struct argument_sizes {
+    static constexpr size_t sizes[sizeof...(P) + 1] = {sizeof(std::decay_t<P>)..., 0};
+    static launch_args of(void *const *values) { return launch_args{values, sizes, (unsigned)sizeof...(P)}; }
+};
+/* The same for a tuple of argument values. */
+template <class... T> struct tuple_args {
+    void *values[sizeof...(T) + 1];
+    template <size_t... I> explicit tuple_args(std::tuple<T...> &t, std::index_sequence<I...>)
+        : values{(void *)&std::get<I>(t)..., 0}
+    {
+    }
+    launch_args get(void) const { return argument_sizes<T...>::of(values); }
+};
+template <class... T> static inline tuple_args<T...> args_of(std::tuple<T...> &t)
+{
+    return tuple_args<T...>(t, std::index_sequence_for<T...>{});
+}
 /* Runs the whole grid before it returns; the result is also what the next
  * cudaGetLastError() reports. */
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &config,
-                   thread_body body, void *context, bool cooperative) CUDAEMU_HIDDEN;
+                   thread_body body, void *context, bool cooperative,
+                   const launch_args &args = launch_args{0, 0, 0}) CUDAEMU_HIDDEN;
 
 /* ---- CUDA graphs (src/graph.cpp) ----
  * A node's work, kept until the graph and every instance of it are gone.
@@ -80,7 +107,7 @@ template <class Values, class Call> struct recorded_call : graph_work {
         return launch(file, line, name, kernel, c, [](void *p) {
             recorded_call *r = (recorded_call *)p;
             std::apply(r->call, r->values);
-        }, this, false);
+        }, this, false, args_of(values).get());
     }
 };
 template <class Eval, class Call>
@@ -98,7 +125,7 @@ static inline void launch_kernel(const char *file, int line, const char *name, c
             Call *call;
         } ctx = {&args, &call};
         launch(file, line, name, kernel, cfg, [](void *p) { context *c = (context *)p; std::apply(*c->call, *c->values); },
-               &ctx, false);
+               &ctx, false, args_of(args).get());
     });
 }
 
@@ -214,7 +241,8 @@ template <class... P> struct recorded_launch : graph_work {
         thread_call<P...>::reserve();
         launch_config c = cfg;
         c.stream = 0;
-        return launch(file, line, name, (const void *)kernel, c, &thread_call<P...>::run, &call, cooperative);
+        return launch(file, line, name, (const void *)kernel, c, &thread_call<P...>::run, &call, cooperative,
+                      argument_sizes<P...>::of(addresses));
     }
     cudaError_t run(void) override { return run_with(std::index_sequence_for<P...>{}); }
 };
@@ -238,7 +266,8 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
     void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
     thread_call<P...> call = {kernel, addresses};
     thread_call<P...>::reserve();
-    launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false);
+    launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false,
+           argument_sizes<P...>::of(addresses));
 }
 /* The host's copy of the arguments (args) is made once, and destroyed once
  * when the launch returns, as nvcc's host stub makes and destroys it. */
@@ -263,7 +292,8 @@ static inline cudaError_t launch_with_pointers(void (*kernel)(P...), const launc
                        0);
     thread_call<P...> call = {kernel, args};
     thread_call<P...>::reserve();
-    return launch(file, line, 0, (const void *)kernel, cfg, &thread_call<P...>::run, &call, cooperative);
+    return launch(file, line, 0, (const void *)kernel, cfg, &thread_call<P...>::run, &call, cooperative,
+                  argument_sizes<P...>::of(args));
 }
 template <class... P>
 static inline cudaError_t launch_pointers_erased(const void *kernel, const launch_config &cfg, void **args,

@@ -89,6 +89,8 @@ enum cudaError {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
+    cudaErrorPeerAccessAlreadyEnabled = 704,
+    cudaErrorPeerAccessNotEnabled = 705,
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
     cudaErrorMisalignedAddress = 716,
