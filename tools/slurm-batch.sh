@@ -198,7 +198,10 @@ state_of() {
     fi
     state=${state%% by *}
     [ -n "$state" ] || { echo "task $task: the scheduler no longer knows it"; return; }
-    case $reason in '' | None | Resources | Priority | Dependency | '(null)') echo "$state" ;; *) echo "$state, $reason" ;; esac
+    case $reason in '' | None | Resources | Priority | Dependency | '(null)') why=$state ;; *) why="$state, $reason" ;; esac
+    # a task that ended by itself without the result: its own output says why
+    case $state in COMPLETED | FAILED) why="$why; the task's output: $BATCH_OUT.slurm/slurm/$task.out" ;; esac
+    echo "$why"
 }
 
 collect() {
