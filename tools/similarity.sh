@@ -54,8 +54,8 @@ done
 (cd "$work" && sim_c -p -s -e -t "$threshold" $(seq -f '%g.cu' 1 "$number")) > "$work/percent" 2>"$work/sim.err" \
     || { echo "similarity: sim_c failed:" >&2; sed 's/^/    /' "$work/sim.err" >&2; exit 2; }
 # "A.cu consists for P % of B.cu material": one line per pair, the larger of its two percentages
-perl -ne 'next unless /^(\d+)\.cu consists for (\d+) % of (\d+)\.cu material/; my ($a, $p, $b) = ($1, $2, $3);
-          ($a, $b) = ($b, $a) if $a > $b; $max{"$a $b"} = $p if !defined $max{"$a $b"} || $p > $max{"$a $b"};
+perl -ne 'next unless /^(\d+)\.cu consists for (\d+) % of (\d+)\.cu material/; my ($x, $p, $y) = ($1, $2, $3);
+          ($x, $y) = ($y, $x) if $x > $y; $max{"$x $y"} = $p if !defined $max{"$x $y"} || $p > $max{"$x $y"};
           END { print "$max{$_} $_\n" for sort { $max{$b} <=> $max{$a} || $a cmp $b } keys %max }' "$work/percent" > "$work/pairs"
 id() { cat "$work/id.$1"; }
 echo "similarity: $lab, $number submissions, pairs at $threshold % or more (the skeleton's lines left out)"
@@ -69,5 +69,5 @@ done < "$work/pairs"
 while read -r percent a b; do
     printf '\n==== %s %% : %s  <->  %s ====\n' "$percent" "$(id "$a")" "$(id "$b")"
     (cd "$work" && sim_c -r 6 -w 160 -T "$a.cu" "$b.cu") | sed -n '/^[0-9]*\.cu: line/,$p' \
-        | sed "s/^$a\\.cu: line/first: line/; s/|$b\\.cu: line/|second: line/"
+        | sed "/^[[:space:]]*|[[:space:]]*\$/d; s/^$a\\.cu: line/first: line/; s/|$b\\.cu: line/|second: line/"
 done < "$work/pairs"
