@@ -135,12 +135,14 @@ if [ "$engine" = slurm ]; then
     work="$out.slurm" keep_work=1
     if [ -f "$work/batch.env" ]; then
         rerun=1
-        old=$(. "$work/batch.env" && printf '%s %s' "$BATCH_LAB_FOLDER" "$BATCH_SEED")
-        if [ "${old% *}" != "$lab" ] || { [ -n "${SEED:-}" ] && [ "$SEED" != "${old#* }" ]; }; then
-            echo "batch-grade: $work holds a batch of ${old% *} with seed ${old#* }: give this run another OUT_PREFIX" >&2
+        # (its rows must all be of one lab, one backend, one seed)
+        old=$(. "$work/batch.env" && printf '%s %s %s' "$BATCH_LAB_FOLDER" "$BATCH_BACKEND" "$BATCH_SEED")
+        set -- $old
+        if [ "$1" != "$lab" ] || [ "$2" != "$backend" ] || { [ -n "${SEED:-}" ] && [ "$SEED" != "$3" ]; }; then
+            echo "batch-grade: $work holds a batch of $1 on the $2 backend with seed $3: give this run another OUT_PREFIX" >&2
             exit 2
         fi
-        seed=${old#* }
+        seed=$3
         sh tools/slurm-batch.sh busy "$out" \
             && { echo "batch-grade: the batch's jobs still run: make batch-collect OUT=$out, or scancel them" >&2; exit 2; }
     else
