@@ -8,9 +8,14 @@
 #   make github LAB=lab3          dist/github-lab3-folding/ (a starting repository that grades every push)
 #   make batch LAB=lab3 SUBMISSIONS=dir [OUT=grades/lab3] [ONLY=gpu]
 #                                 grade every subfolder of dir into OUT.csv and OUT.jsonl
-#                                 (ONLY=gpu: the GPU-only items; tools/merge-grades.sh adds them up)
+#                                 (ONLY=gpu: the GPU-only items; tools/merge-grades.sh adds them up;
+#                                 ENGINE=slurm: as a job array on a Slurm cluster, batch.slurm.conf)
+#   make batch-collect OUT=grades/lab3   gathers a Slurm batch started with SLURM_WAIT=no
+#   make grades-export LMS=canvas|moodle GRADES=grades/lab3.csv ASSIGNMENT="Lab 3 (1234)" [ROSTER=canvas.csv]
+#   make grades-stats GRADES=grades/lab3.jsonl     the class's results, item by item
+#   make similarity LAB=lab3 SUBMISSIONS=dir [THRESHOLD=60]   pairs of submissions much alike
 
-.PHONY: gradescope prairielearn github classroom batch
+.PHONY: gradescope prairielearn github classroom batch batch-collect grades-export grades-stats similarity
 need_lab = $(if $(LAB),,$(error give the lab: make $@ LAB=lab3 (labs: $(LABS))))
 
 gradescope:
@@ -24,7 +29,15 @@ classroom:
 	@echo "whose own GitHub Actions workflow grades every push (docs/instructors.md, \"GitHub\")." >&2
 	@exit 2
 batch:
-	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@ONLY=$(ONLY) sh tools/batch-grade.sh $(LAB) $(SUBMISSIONS) $(OUT)
+	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make batch LAB=$(LAB) SUBMISSIONS=dir))@ONLY=$(ONLY) ENGINE=$(ENGINE) REGRADE='$(subst ','\'',$(REGRADE))' sh tools/batch-grade.sh $(LAB) '$(subst ','\'',$(SUBMISSIONS))' $(if $(OUT),'$(subst ','\'',$(OUT))')
+batch-collect:
+	$(if $(OUT),,$(error give the batch: make batch-collect OUT=grades/lab3 (the OUT of make batch ... ENGINE=slurm)))@sh tools/slurm-batch.sh collect '$(subst ','\'',$(OUT))'
+grades-export:
+	$(if $(filter canvas moodle,$(LMS)),,$(error make grades-export LMS=canvas|moodle GRADES=grades/lab3.csv ASSIGNMENT="Lab 3 (1234)"))$(if $(GRADES),,$(error give GRADES=grades/lab3.csv))@sh tools/grades-export.sh $(LMS) '$(subst ','\'',$(GRADES))' '$(subst ','\'',$(or $(ASSIGNMENT),$(basename $(notdir $(GRADES)))))' $(if $(ROSTER),'$(subst ','\'',$(ROSTER))')
+grades-stats:
+	$(if $(GRADES),,$(error give the grades: make grades-stats GRADES=grades/lab3.jsonl))@sh tools/grades-stats.sh '$(subst ','\'',$(GRADES))'
+similarity:
+	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make similarity LAB=$(LAB) SUBMISSIONS=dir))@sh tools/similarity.sh $(LAB) '$(subst ','\'',$(SUBMISSIONS))' $(THRESHOLD)
 
 # The grader with an instructor's hidden suite in the place of its lab's
 # public one, for tools/batch-grade.sh: built once per batch run from the

@@ -27,6 +27,12 @@
 #   ONLY=ITEM,ITEM | gpu    grade only these items; "gpu": the lab's GPU-only items (its
 #                           performance and sanitizer items), for a course whose platform has
 #                           no GPU: grade them here and add them with tools/merge-grades.sh
+#   ENGINE=local|slurm      where the submissions are graded: here (default), or as a job
+#                           array on a Slurm cluster (tools/slurm-batch.sh; its settings in
+#                           batch.slurm.conf, see tools/slurm.conf.example).  With slurm the
+#                           batch's state stays in OUT_PREFIX.slurm/ (on the shared filesystem):
+#                           a second run with the same OUT_PREFIX grades only the rows still
+#                           missing, with the batch's seed; REGRADE=ID grades that one again.
 set -u
 
 usage() { echo "usage: tools/batch-grade.sh LAB SUBMISSIONS_DIR [OUT_PREFIX]" >&2; exit 2; }
@@ -42,8 +48,10 @@ if [ "${1:-}" = --grade-one ]; then
     # A slot of its own, and as root that slot's runner user: limits on
     # processes count per user, so a fork bomb in one submission must
     # not take the processes of another graded at the same time.
+    # (a Slurm task has slots of its own, in its own scratch folder)
+    slots=${BATCH_SLOTS:-$BATCH_WORK}
     slot=1
-    while ! mkdir "$BATCH_WORK/slot.$slot" 2>/dev/null; do slot=$((slot + 1)); done
+    while ! mkdir "$slots/slot.$slot" 2>/dev/null; do slot=$((slot + 1)); done
     user_arg="" runner=""
     [ -n "${BATCH_USERS:-}" ] && runner="${BATCH_USERS}$slot" && user_arg="--runner-user=$runner"
     if [ "$(id -u)" = 0 ]; then
@@ -60,7 +68,7 @@ if [ "${1:-}" = --grade-one ]; then
                        print substr($b, 0, $max - $n) if $n < $max; $n += length $b }
                    print "\n(this log was cut: ", $n - $max, " more bytes)\n" if $n > $max' >>"$log"
     rm -rf "$dir"   # nothing of it is left for the slot's next submission
-    rmdir "$BATCH_WORK/slot.$slot"
+    rmdir "$slots/slot.$slot"
     printf '.' >&2
     exit 0
 fi
@@ -83,12 +91,17 @@ backend=${BACKEND:-$(tools/detect-backend.sh)}
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 timeout_s=${SUBMISSION_TIMEOUT:-900}
+engine=${ENGINE:-local}
+case $engine in
+local | slurm) ;;
+*) echo "batch-grade: ENGINE is local or slurm, not '$engine'" >&2; exit 2 ;;
+esac
 
 # This run's own scratch folder: two batch runs at once share nothing.
 # Everything the run made goes at its end (cleanup), on a signal too.
-work="" grader_dir="" locked="" made_users=""
+work="" grader_dir="" locked="" made_users="" keep_work=""
 cleanup() {
-    [ -n "$work" ] && rm -rf "$work"
+    [ -n "$work" ] && [ -z "$keep_work" ] && rm -rf "$work"
     [ -n "$grader_dir" ] && rm -rf "$grader_dir"
     [ -n "$locked" ] && rm -f "$out.lock"
     for u in $made_users; do userdel "$u" 2>/dev/null; done
@@ -111,18 +124,53 @@ if command -v flock >/dev/null 2>&1; then
     fi
     locked=1
 fi
-rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
+# The slurm engine's work folder is the batch's state, kept between runs
+# and collections on the shared filesystem: OUT_PREFIX.slurm.  A run with
+# an OUT_PREFIX whose batch is already there is a rerun: it keeps the
+# graded rows (and their logs) and grades only the others, with the seed
+# the batch was started with.
+rerun=""
+if [ "$engine" = slurm ]; then
+    rm -rf "$work"
+    work="$out.slurm" keep_work=1
+    if [ -f "$work/batch.env" ]; then
+        rerun=1
+        # (its rows must all be of one lab, one backend, one seed)
+        old=$(. "$work/batch.env" && printf '%s %s %s' "$BATCH_LAB_FOLDER" "$BATCH_BACKEND" "$BATCH_SEED")
+        set -- $old
+        if [ "$1" != "$lab" ] || [ "$2" != "$backend" ] || { [ -n "${SEED:-}" ] && [ "$SEED" != "$3" ]; }; then
+            echo "batch-grade: $work holds a batch of $1 on the $2 backend with seed $3: give this run another OUT_PREFIX" >&2
+            exit 2
+        fi
+        seed=$3
+        sh tools/slurm-batch.sh busy "$out" \
+            && { echo "batch-grade: the batch's jobs still run: make batch-collect OUT=$out, or scancel them" >&2; exit 2; }
+    else
+        rm -rf "$work" "$out.logs"
+    fi
+    mkdir -p "$out.logs" "$work/src" && chmod 700 "$work" || exit 2
+else
+    rm -rf "$out.logs" && mkdir -p "$out.logs" "$work/src" || exit 2
+fi
 
 # Build what every submission shares (the grader, the harness, the reference)
 # once, before the parallel runs, so that they never race to build it; under
 # the kit's build lock (the grader's own), so that another batch run or a
 # grader started at the same time never builds the same files at once.
-echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
+if [ "$engine" = slurm ]; then
+    echo "batch-grade: $lab on the $backend backend, seed $seed, as a Slurm job array"
+else
+    echo "batch-grade: $lab on the $backend backend, seed $seed, $jobs at a time"
+fi
 if [ -d "solutions/$lab" ]; then
     shared="build/host/grader build/$backend/$lab/reference-runner"
 else
     shared="build/host/grader"
 fi
+# The cluster's tasks share this one build: everything a grading makes of
+# the kit is made here, so that on the nodes the grader's own make finds it
+# all up to date (it is never rebuilt per task).
+[ "$engine" = slurm ] && [ -f "labs/$lab/main.c" ] && shared="$shared build/$backend/$lab/main.o"
 tools/setup.sh || exit 2
 mkdir -p build || exit 2
 lock=""
@@ -156,6 +204,78 @@ if [ "$only" = gpu ]; then
     [ "$backend" = gpu ] || echo "batch-grade: warning: ONLY=gpu on the $backend backend grades nothing (run it on a GPU machine)" >&2
 fi
 [ -n "$only" ] && echo "batch-grade: only the items $only"
+
+# ---- the slurm engine: copy what is to be graded, then submit the array --------
+if [ "$engine" = slurm ]; then
+    # A rerun's old batch grader goes: this run built its own.
+    if [ -n "$rerun" ]; then
+        old_dir=$(. "$work/batch.env" && printf '%s' "${BATCH_GRADER_DIR:-}")
+        [ -n "$old_dir" ] && [ "$old_dir" != "$(pwd)/$grader_dir" ] && rm -rf "$old_dir"
+    fi
+    mkdir -p "$work/ids" "$work/stopped" "$work/attempts" && touch "$work/list" || exit 2
+    # the numbers the batch gave its submissions, by the bytes of their ids
+    for f in "$work"/ids/*; do
+        [ -f "$f" ] && printf '%s %s\n' "$(od -An -tx1 -v "$f" | tr -d ' \n')" "${f##*/}"
+    done > "$work/index"
+    regrade_hex=""
+    [ -n "${REGRADE:-}" ] && regrade_hex=$(printf '%s' "$REGRADE" | od -An -tx1 -v | tr -d ' \n')
+    number=$(wc -l < "$work/list")
+    : > "$work/todo.new"
+    count=0
+    for sub in "$submissions"/* "$submissions"/.[!.]* "$submissions"/..?*; do
+        [ -e "$sub" ] || [ -L "$sub" ] || continue
+        [ -d "$sub" ] || [ -L "$sub" ] || continue
+        count=$((count + 1))
+        hex=$(printf '%s' "${sub##*/}" | od -An -tx1 -v | tr -d ' \n')
+        n=$(awk -v h="$hex" '$1 == h { print $2; exit }' "$work/index")
+        if [ -n "$n" ]; then
+            # graded already (the cluster stopping it is no grade): kept, unless regraded
+            [ -e "$work/$n.rc" ] && [ "$hex" != "$regrade_hex" ] && continue
+        else
+            number=$((number + 1)) n=$number
+            printf '%s' "${sub##*/}" > "$work/ids/$n"
+            echo "$n" >> "$work/list"
+        fi
+        rm -rf "$work/src/$n" "$work/$n.rc" "$work/$n.json" "$work/$n.scratch" "$work/stopped/$n" "$work/attempts/$n" "$work/seen/$n"
+        if [ -L "$sub" ]; then
+            echo 5 > "$work/$n.rc"   # a link: not a submission's own folder
+        elif cp -R -P -- "$sub" "$work/src/$n" 2>"$out.logs/$n.log"; then
+            echo "$n" >> "$work/todo.new"
+        else
+            echo 6 > "$work/$n.rc"
+        fi
+    done
+    [ "$count" -gt 0 ] || { echo "batch-grade: no submission folders in $submissions" >&2; exit 2; }
+    [ -n "$regrade_hex" ] && ! grep -q "^$regrade_hex " "$work/index" \
+        && echo "batch-grade: REGRADE: no submission '$REGRADE' in this batch yet (graded as a new one if its folder is there)" >&2
+    if [ "$(id -u)" = 0 ] && [ -n "$(find "$submissions" -maxdepth 0 -perm /0077 2>/dev/null)" ]; then
+        chmod go-rwx "$submissions" && echo "batch-grade: $submissions is now closed to other users (chmod go-rwx)"
+    fi
+    runner=nobody
+    id cudalabs >/dev/null 2>&1 && runner=cudalabs
+    q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+    {
+        echo "# the batch's settings, read by tools/slurm-batch.sh (its tasks and its collections)"
+        echo "BATCH_KIT=$(q "$(pwd)")"
+        echo "BATCH_GRADER=$(q "$grader")"
+        echo "BATCH_GRADER_DIR=$(q "${grader_dir:+$(pwd)/$grader_dir}")"
+        echo "BATCH_LAB=$(q "$short")"
+        echo "BATCH_LAB_FOLDER=$(q "$lab")"
+        echo "BATCH_BACKEND=$(q "$backend")"
+        echo "BATCH_SEED=$(q "$seed")"
+        echo "BATCH_TIMEOUT=$(q "$timeout_s")"
+        echo "BATCH_ONLY=$(q "$only")"
+        echo "BATCH_RUNNER=$(q "$runner")"
+        echo "BATCH_OUT=$(q "$out")"
+        echo "BATCH_SUBMISSIONS=$(q "$submissions")"
+    } > "$work/batch.env" || exit 2
+    grader_dir=""   # the cluster's tasks use it: slurm-batch.sh removes it once the batch is whole
+    rm -f "$work/index"
+    # (the lock goes with this run; slurm-batch.sh takes it again)
+    [ -n "$locked" ] && { exec 9>&-; rm -f "$out.lock"; locked=""; }
+    sh tools/slurm-batch.sh submit "$out" "$work/todo.new"
+    exit $?
+fi
 
 # Each submission is copied (links as links, which the grader refuses) into
 # the batch's own scratch folder, as $work/src/NUMBER, and its id kept in
@@ -209,84 +329,5 @@ for n in $(cat "$work/list"); do [ -e "$work/$n.rc" ] || echo "$n"; done | xargs
 echo >&2
 
 # ---- the two tables -------------------------------------------------------------
-perl -MJSON::PP -MEncode -e '
-    my ($work, $out, $lab, $seed, $backend, $timeout, $submissions) = @ARGV;
-    my (@rows, @item_names, %seen_item, $max_seen);
-    open my $list, "<", "$work/list" or die;
-    while (my $line = <$list>) {
-        chomp $line;
-        my $number = $line;
-        my $id = do { local $/; open my $f, "<", "$work/ids/$number" or die; <$f> };
-        $id = Encode::decode("UTF-8", $id);  # the folder name as it is (invalid bytes become U+FFFD)
-        my $dir = "$submissions/$id";
-        my $rc = do { local @ARGV = ("$work/$number.rc"); my $v = <>; defined $v ? $v + 0 : 255 };
-        # The submission was copied to a scratch folder: name its files alone.
-        my $scratch = "$work/src/$number/";
-        my $log = do { local $/; open my $f, "<", "$out.logs/$number.log"; <$f> // "" };
-        $log = Encode::decode("UTF-8", $log);  # any bytes: invalid ones become U+FFFD
-        $log =~ s/[\x00-\x08\x0b-\x1f\x7f-\x9f]/?/g;
-        $log =~ s/\Q$scratch\E//g;
-        my $result;
-        if (open my $f, "<", "$work/$number.json") {
-            local $/; my $text = <$f>;
-            $text =~ s/\Q$scratch\E//g;
-            $result = eval { decode_json($text) };
-        }
-        my $row = { id => $id, lab => $lab, backend => $backend, seed => $seed + 0, exit_code => $rc,
-                    points => 0, max_points => undef, items => [], build_errors => "",
-                    log => "$out.logs/$number.log" };
-        my $graded = $result && $result->{labs} && @{$result->{labs}} ? $result->{labs}[0] : undef;
-        if ($graded) {
-            $row->{points} = $result->{points} + 0;
-            $row->{max_points} = $result->{max_points} + 0;
-            for my $item (@{$graded->{items} || []}) {
-                push @{$row->{items}}, { map { $_ => $item->{$_} } qw(name status points max_points feedback) };
-                push @item_names, $item->{name} unless $seen_item{$item->{name}}++;
-            }
-            $max_seen = $row->{max_points} if !defined $max_seen || $row->{max_points} > $max_seen;
-        }
-        $rc = 3 if $rc == 2 && $log =~ /holds no file of/;
-        $row->{status} =
-              $rc == 3   ? "no_files"
-            : $rc == 5 || $rc == 6 ? "refused"
-            : $rc == 124 || $rc == 137 ? "timeout"
-            : $rc == 2   ? "not_gradable"
-            : $rc == 0 && $graded ? "full_marks"
-            : $rc == 1 && $graded ? "graded"
-            : "grader_error";
-        $row->{status} = "timeout" if $rc == 124 || $rc == 137;
-        if ($row->{status} ne "full_marks" && $row->{status} ne "graded") {
-            # Why it could not be graded: the compiler errors, else the last lines.
-            my @lines = grep { /\berror\b|undefined reference|No rule to make|refused|two copies|symbolic link/i && !/^\s*[A-Z]+\s+[\d.]+\/[\d.]+\s/ } split /\n/, $log;
-            s/^\s+// for @lines;
-            @lines = (split /\n/, $log)[-5 .. -1] unless @lines;
-            @lines = grep { defined } @lines;
-            $row->{build_errors} = join "\n", @lines[0 .. ($#lines < 19 ? $#lines : 19)];
-            $row->{build_errors} = "no time left: stopped after $timeout s\n" . $row->{build_errors}
-                if $row->{status} eq "timeout";
-            $row->{build_errors} = "none of the lab'"'"'s files were found in $dir" if $row->{status} eq "no_files";
-            $row->{build_errors} = "not a folder but a symbolic link: not graded" if $rc == 5;
-            $row->{build_errors} = "could not be copied: " . $row->{build_errors} if $rc == 6;
-        }
-        push @rows, $row;
-    }
-    for my $row (@rows) { $row->{max_points} //= $max_seen; }
-    @rows = sort { $a->{id} cmp $b->{id} } @rows;
-
-    my $json = JSON::PP->new->utf8->canonical;
-    open my $jl, ">", "$out.jsonl" or die "$out.jsonl: $!";
-    print $jl $json->encode($_), "\n" for @rows;
-
-    require "./tools/csv-cell.pl"; # spreadsheet-safe cells
-    open my $csv, ">:encoding(UTF-8)", "$out.csv" or die "$out.csv: $!";
-    print $csv join(",", map { csv_cell($_) } qw(id status points max_points exit_code seed), @item_names, "build_errors"), "\n";
-    for my $row (@rows) {
-        my %by_name = map { $_->{name} => $_ } @{$row->{items}};
-        my @cells = map { my $i = $by_name{$_}; !$i ? "" : $i->{status} eq "skipped" ? "skipped" : $i->{points} } @item_names;
-        (my $errors = $row->{build_errors}) =~ s/\n/ | /g;
-        print $csv join(",", map { csv_cell($_) } $row->{id}, $row->{status}, $row->{points}, $row->{max_points} // "",
-                        $row->{exit_code}, $row->{seed}, @cells, $errors), "\n";
-    }
-    printf "  %-24s %-14s %s\n", $_->{id}, $_->{status}, defined $_->{max_points} ? "$_->{points}/$_->{max_points}" : "-" for @rows;
- ' "$work" "$out" "$lab" "$seed" "$backend" "$timeout_s" "$submissions" || exit 2
+perl tools/batch-tables.pl "$work" "$out" "$lab" "$seed" "$backend" "$timeout_s" "$submissions" || exit 2
 echo "batch-grade: $number submissions -> $out.csv, $out.jsonl (logs in $out.logs/)"

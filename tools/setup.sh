@@ -11,12 +11,16 @@
 #                           the non-free component) and g++-11, its host compiler
 #   tools/setup.sh cuda12   also CUDA 12.4 for the same test: Debian 13's toolkit,
 #                           unpacked into /opt/cuda-labs/cuda-12
+#   tools/setup.sh slurm    also what tests/check-slurm.sh needs: Debian's slurm-wlm and
+#                           munge (a one-node Slurm) and similarity-tester (sim_c, which
+#                           tools/similarity.sh uses)
 set -u
-toolkit=""
+toolkit="" slurm=""
 case "${1:-}" in
 cuda11 | cuda12) toolkit=$1 ;;
+slurm) slurm=1 ;;
 '') ;;
-*) echo "usage: tools/setup.sh [cuda11 | cuda12]" >&2; exit 2 ;;
+*) echo "usage: tools/setup.sh [cuda11 | cuda12 | slurm]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -26,6 +30,13 @@ need g++ g++
 need make make
 need perl perl
 ls grading/*/mutants >/dev/null 2>&1 && need patch patch   # only the kit's own tests apply patches (grading/<lab>/mutants); grading never does
+if [ -n "$slurm" ]; then
+    need slurmctld slurm-wlm
+    need slurmd slurm-wlm
+    need sbatch slurm-client
+    need munged munge
+    need sim_c similarity-tester
+fi
 
 staged_check=.deps/check/usr/include/check.h   # a copy staged for machines without packages
 if [ ! -f "$staged_check" ]; then
@@ -137,7 +148,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "Installing what CUDA Labs needs:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=900 install -y -q $packages >/dev/null 2>&1 \
+apt-get -o DPkg::Lock::Timeout=900 install -y -q ${slurm:+--no-install-recommends} $packages >/dev/null 2>&1 \
     || { apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null 2>&1 && apt-get -o DPkg::Lock::Timeout=900 install -y -q $packages >/dev/null; } \
     || { echo "apt-get could not install: $packages" >&2; exit 1; }
 [ -n "$toolkit" ] || exit 0
