@@ -7,10 +7,12 @@
  *   nccl [PART]      every part, or one; a part that needs more devices than
  *                    there are (CUDAEMU_DEVICES) says so and passes
  *
- * Parts with one device: basics, arguments, group_error, init_alone,
+ * Parts with one device: basics, arguments, group_error, init_alone (only
+ * by name: it needs a program with no other thread), init_group,
  * duplicate_device.  With two or more: one_thread, mismatch_count,
  * mismatch_root, mismatch_kind_threads, send_without_recv,
- * send_without_recv_threads, p2p_mismatch, wrong_device, devlist. */
+ * send_without_recv_threads, p2p_mismatch, wrong_device, devlist; with
+ * three or more: rank_order. */
 #include <nccl.h>
 #include <pthread.h>
 
@@ -222,6 +224,43 @@ static void duplicate_device(void)
     }
 }
 
+/* NCCL's pattern for one thread and many devices with ncclCommInitRank:
+ * every rank's call in one group, each after cudaSetDevice; then an
+ * all-reduce over all of them. */
+static void init_group(void)
+{
+    ncclUniqueId id;
+    ncclComm_t comms[MAX_DEVICES];
+    int *x[MAX_DEVICES];
+    NCCL_OK(ncclGetUniqueId(&id));
+    NCCL_OK(ncclGroupStart());
+    for (int d = 0; d < devices; d++) {
+        EXPECT_OK(cudaSetDevice(d));
+        NCCL_OK(ncclCommInitRank(&comms[d], devices, id, d));
+    }
+    NCCL_OK(ncclGroupEnd());
+    for (int d = 0; d < devices; d++) {
+        int one[4] = {d + 1, d + 1, d + 1, d + 1}, device = -1;
+        NCCL_OK(ncclCommCuDevice(comms[d], &device));
+        EXPECT(device == d, "rank %d is on device %d", d, device);
+        x[d] = (int *)device_array(d, sizeof one);
+        EXPECT_OK(cudaMemcpy(x[d], one, sizeof one, cudaMemcpyHostToDevice));
+    }
+    NCCL_OK(ncclGroupStart());
+    for (int d = 0; d < devices; d++)
+        NCCL_OK(ncclAllReduce(x[d], x[d], 4, ncclInt, ncclSum, comms[d], 0));
+    NCCL_OK(ncclGroupEnd());
+    for (int d = 0; d < devices; d++) {
+        int got[4];
+        EXPECT_OK(cudaSetDevice(d));
+        EXPECT_OK(cudaMemcpy(got, x[d], sizeof got, cudaMemcpyDeviceToHost));
+        EXPECT(got[0] == devices * (devices + 1) / 2 && got[3] == got[0], "device %d: %d", d, got[0]);
+        EXPECT_OK(cudaFree(x[d]));
+        NCCL_OK(ncclCommDestroy(comms[d]));
+    }
+    EXPECT_OK(cudaSetDevice(0));
+}
+
 /* ---- with two devices or more ---- */
 
 /* The classic mistake: one thread calls rank 0's all-reduce outside a group. */
@@ -401,6 +440,32 @@ static void wrong_device(void)
     tear_down(&s);
 }
 
+/* Sums in rank order, ((1 + 1e8) - 1e8) = 0 in float, where another order
+ * ((-1e8 + 1e8) + 1, or 1 + (1e8 - 1e8)) gives 1: the same on every rank. */
+static void rank_order(void)
+{
+    if (!need_devices("rank_order", 3))
+        return;
+    setup s;
+    set_up(&s, devices);
+    for (int d = 0; d < devices; d++) {
+        float v = d == 0 ? 1.0f : d == 1 ? 1e8f : d == 2 ? -1e8f : 0.0f;
+        EXPECT_OK(cudaSetDevice(d));
+        EXPECT_OK(cudaMemcpy(s.a[d], &v, sizeof v, cudaMemcpyHostToDevice));
+    }
+    NCCL_OK(ncclGroupStart());
+    for (int d = 0; d < devices; d++)
+        NCCL_OK(ncclAllReduce(s.a[d], s.b[d], 1, ncclFloat, ncclSum, s.comms[d], 0));
+    NCCL_OK(ncclGroupEnd());
+    for (int d = 0; d < devices; d++) {
+        float got = -1;
+        EXPECT_OK(cudaSetDevice(d));
+        EXPECT_OK(cudaMemcpy(&got, s.b[d], sizeof got, cudaMemcpyDeviceToHost));
+        EXPECT(got == 0.0f, "device %d: %g, not ((1 + 1e8) - 1e8) = 0 in float", d, got);
+    }
+    tear_down(&s);
+}
+
 static void devlist(void)
 {
     if (!need_devices("devlist", 2))
@@ -425,6 +490,7 @@ static const struct {
     {"arguments", arguments},
     {"group_error", group_error},
     {"init_alone", init_alone},
+    {"init_group", init_group},
     {"duplicate_device", duplicate_device},
     {"one_thread", one_thread},
     {"mismatch_count", mismatch_count},
@@ -434,6 +500,7 @@ static const struct {
     {"send_without_recv_threads", send_without_recv_threads},
     {"p2p_mismatch", p2p_mismatch},
     {"wrong_device", wrong_device},
+    {"rank_order", rank_order},
     {"devlist", devlist},
 };
 
