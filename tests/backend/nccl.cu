@@ -142,8 +142,17 @@ static void arguments(void)
                  "NULL communicator");
     /* a count of 0 moves nothing and needs no buffers */
     NCCL_OK(ncclAllReduce(NULL, NULL, 0, ncclFloat, ncclSum, c, 0));
-    /* the right call works after all that */
+    /* the right call works after all that, and so do managed and pinned host memory */
     NCCL_OK(ncclAllReduce(s.a[0], s.b[0], 16, ncclFloat, ncclSum, c, 0));
+    float *managed = NULL, *pinned = NULL;
+    EXPECT_OK(cudaMallocManaged(&managed, 16 * sizeof(float)));
+    EXPECT_OK(cudaMallocHost(&pinned, 16 * sizeof(float)));
+    for (int i = 0; i < 16; i++)
+        managed[i] = (float)i;
+    NCCL_OK(ncclAllReduce(managed, pinned, 16, ncclFloat, ncclSum, c, 0));
+    EXPECT(pinned[15] == 15.0f, "managed to pinned: %g", pinned[15]);
+    EXPECT_OK(cudaFree(managed));
+    EXPECT_OK(cudaFreeHost(pinned));
     ncclComm_t more[MAX_DEVICES + 1];
     EXPECT_ERROR(ncclCommInitAll(more, devices + 1, NULL), ncclInvalidArgument,
                  "CUDAEMU_DEVICES sets how many the cpu backend emulates");

@@ -294,14 +294,16 @@ static void gather_and_scatter(void)
     synchronize_all();
     int bad_gather = 0, bad_scatter = 0;
     for (int d = 0; d < devices; d++) {
-        for (float *buffer : {grecv[d], gin[d]}) {
-            from_device(d, got, buffer, devices * G * sizeof(float));
+        float *gathered[2] = {grecv[d], gin[d]};
+        for (int k = 0; k < 2; k++) {
+            from_device(d, got, gathered[k], devices * G * sizeof(float));
             for (int e = 0; e < devices; e++)
                 for (int i = 0; i < G; i++)
                     bad_gather += got[e * G + i] != (float)(e * 1000 + i);
         }
-        for (float *buffer : {rrecv[d], rin[d] + d * R}) {
-            from_device(d, got, buffer, R * sizeof(float));
+        float *scattered[2] = {rrecv[d], rin[d] + d * R};
+        for (int k = 0; k < 2; k++) {
+            from_device(d, got, scattered[k], R * sizeof(float));
             for (int i = 0; i < R; i++) {
                 float want = 0;
                 for (int e = 0; e < devices; e++)
