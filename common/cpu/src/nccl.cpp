@@ -76,8 +76,9 @@ using clock_type = std::chrono::steady_clock;
 static const std::chrono::milliseconds GRACE(2000);
 /* A call that sees nothing happen in its communicator for this long is
  * declared hung whatever the threads do (a rank's thread waiting outside
- * NCCL, in pthread_join say, is invisible to the check above). */
-static const std::chrono::seconds NO_PROGRESS_LIMIT(60);
+ * NCCL, in pthread_join say, is invisible to the check above).  Long: a
+ * rank's thread may be running a large kernel here, slowly, before its call. */
+static const std::chrono::seconds NO_PROGRESS_LIMIT(300);
 
 /* ---- errors: the detail of the last error, per host thread ---- */
 struct host_thread;
