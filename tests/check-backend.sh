@@ -31,6 +31,11 @@
 #     CUDA's codes, a read of the wrong shape, a destroyed object and a
 #     surface write outside each fail their launch at their line; texture
 #     references are refused at the binding call;
+#   - nccl: the kit's NCCL refuses each mistake with NCCL's code and a message
+#     naming the ranks and calls (a hang on a GPU: one thread making every
+#     rank's calls outside a group, mismatched collectives, a send without
+#     its receive; a buffer of another device, mismatched counts), with 1
+#     to 4 emulated devices, and programs/nccl_*.cu's results with as many;
 #   - cputime: the watchdog counts CPU time, not time on the clock: with a
 #     limit of 1 s and three busy processes on the program's one CPU, a
 #     kernel that needs 0.6 s of CPU time (over 2 s on the clock) runs to its
@@ -97,7 +102,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -134,6 +139,22 @@ else
     not_ok "spread printf: block order"; show "$log/out"
 fi
 
+# ---- NCCL with 1 to 4 emulated devices: the errors, every collective, one thread per rank ------------
+if timeout 60 $T/nccl init_alone > "$log/out" 2>&1; then
+    ok "nccl init_alone: ncclCommInitRank waiting for a rank no thread can join is an error at once"
+else not_ok "nccl init_alone"; show "$log/out"; fi
+for program in nccl_collectives nccl_threads; do
+    common/cpu/cucc -o "$log/$program" tests/backend/programs/$program.cu > "$log/out" 2>&1 ||
+        { not_ok "programs/$program.cu builds with cucc"; show "$log/out"; }
+done
+for n in 1 2 3 4; do
+    for prog in "$T/nccl" "$log/nccl_collectives" "$log/nccl_threads"; do
+        if CUDAEMU_DEVICES=$n timeout 120 $prog > "$log/out" 2>&1; then
+            ok "$(basename $prog) with CUDAEMU_DEVICES=$n: the asserted results and messages"
+        else not_ok "$(basename $prog) with CUDAEMU_DEVICES=$n"; show "$log/out"; fi
+    done
+done
+
 # ---- the watchdog on a busy machine: CPU time counts, not time on the clock --------------------
 if timeout 60 $T/cputime > "$log/out" 2>&1; then
     ok "cputime: on a busy CPU a kernel within the watchdog's CPU time runs to its end, an endless one is stopped"
@@ -144,7 +165,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph "exposure poison" devices "devices threads"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads"; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
