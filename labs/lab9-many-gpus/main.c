@@ -40,6 +40,15 @@ static int show_partials(const float *x, const float *y, int n, int *all_ok)
     int first[LAB9_MAX_DEVICES + 1];
     split_slices(n, devices, first);
     printf("\nThe split (TODO 1) and each device's partial (TODO 2):\n");
+    int split_ok = first[0] == 0 && first[devices] == n;
+    for (int d = 0; d < devices; d++) {
+        int size = first[d + 1] - first[d], largest = (n + devices - 1) / devices;
+        split_ok &= size == largest || size == n / devices;
+        split_ok &= d == 0 || size <= first[d] - first[d - 1];
+    }
+    if (!split_ok)
+        printf("  WRONG split: the slices must cover x[0..%d) in sizes that differ by at most 1, the larger first\n", n);
+    *all_ok &= split_ok;
     for (int d = 0; d < devices; d++) {
         double exact = dot_range(x, y, first[d], first[d + 1]);
         int ok = partials[d] == exact;

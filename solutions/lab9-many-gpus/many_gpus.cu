@@ -19,8 +19,9 @@
 #include "lab9.h"
 
 /* NCCL is a library of its own: where it is missing (make doctor says how
- * to install it) the NCCL steps stop with one message and the rest works. */
-#if __has_include(<nccl.h>)
+ * to install it) the NCCL steps stop with one message and the rest works.
+ * The build says whether it is there (LAB9_NCCL, labs/lab9-many-gpus/lab.mk). */
+#if LAB9_NCCL
 #include <nccl.h>
 #define LAB9_HAVE_NCCL 1
 /* CHECK for NCCL's calls, which return an ncclResult_t. */
@@ -34,7 +35,7 @@ static void nccl_check(ncclResult_t result, const char *what, const char *file, 
 #define LAB9_HAVE_NCCL 0
 static void no_nccl(const char *what)
 {
-    kit_fail(__FILE__, __LINE__, "%s needs NCCL, which this machine lacks (nccl.h was not found): `make doctor` "
+    kit_fail(__FILE__, __LINE__, "%s needs NCCL, which this machine lacks (the build found no nccl.h and libnccl): `make doctor` "
              "says how to install it; the other steps work without it", what);
 }
 #endif
