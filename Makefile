@@ -115,9 +115,9 @@ $1_SOUT := $$(if $$(STUDENT_TAG),$(B)/submissions/$$(STUDENT_TAG)/$1,$(B)/$1)
 $1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU)) $$(wildcard prebuilt/$(BACKEND)/$1/*.o)
 $1_REFERENCE_OBJS := $$(patsubst %.cu,$(B)/$1/reference/%.o,$$($1_CU))
 $1_HEADERS := $$(wildcard labs/$1/*.h) $(KIT_PUBLIC_HEADERS)
-$1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
-
+# (lab.mk first: its LAB_FLAGS_<lab> are read on the next line)
 -include labs/$1/lab.mk
+$1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
 # Libraries the lab's code links (LAB_LIBS_<lab>, set in its lab.mk: lab 9's NCCL), on the gpu
 # backend only: the cpu backend brings its own emulation of them.
 $1_LIBS = $$(if $$(filter gpu,$(BACKEND)),$$(LAB_LIBS_$1))

@@ -438,8 +438,10 @@ GRADE_ITEM(ring_predicate_accepts, 10, GRADE_CORRECTNESS, 60, "6", "your predica
                 if (calls++ == 0)
                     grade_reset_records(grade_student());
                 int holds = student_holds(original, state, count, devices, step);
-                if (calls == 1)
+                if (calls == 1) {
+                    grade_require_written(grade_student(), "ring_state_holds", "it accepts every state, right or wrong");
                     grade_require_host_only(grade_student(), "ring_state_holds");
+                }
                 grade_check(holds, "ring_state_holds rejects the correct state %s (%d devices, %d floats each, "
                             "whole numbers from -8 to 8, seed %llu)", step_words(devices, step), devices, count,
                             (unsigned long long)seed);
