@@ -929,6 +929,7 @@ static void get_launches(wire_msg *reply, records *r)
             l->block[d] = wire_get_u32(reply);
         l->shmem = wire_get_u64(reply);
         l->cooperative = (int)wire_get_u32(reply);
+        l->device = (int)wire_get_u32(reply);
         r->launch_files[i] = get_clean_path(reply);
         l->file = r->launch_files[i];
         l->line = (int)wire_get_u32(reply);
@@ -976,6 +977,7 @@ static void get_copies(wire_msg *reply, records *r)
         c->bytes = wire_get_u64(reply);
         c->device_address = wire_get_u64(reply);
         c->launches_before = (int)wire_get_u32(reply);
+        c->device = (int)wire_get_u32(reply);
         c->checksum = wire_get_u64(reply);
         c->host_address = wire_get_u64(reply); /* an offset in the shared arrays (runner.c) */
         c->file = get_clean_path(reply);

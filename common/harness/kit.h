@@ -78,6 +78,7 @@ typedef struct {
     unsigned grid[3], block[3];
     size_t shmem;
     int cooperative;   /* made with LAUNCH_COOPERATIVE */
+    int device;        /* the device it ran on: the one current (cudaSetDevice) at the LAUNCH */
     const char *file;
     int line;
     /* how the kernel worked, counted over all its threads by the cpu backend

@@ -20,15 +20,45 @@ extern "C" void kit_check(cudaError_t err, const char *what, const char *file, i
 /* ---- Timing: each LAUNCH between two events when timing is on ------------ */
 
 static int timing_enabled;
-static cudaEvent_t launch_started, launch_finished;
+/* a pair of events per device (made at its first timed launch): an event
+ * records only on a stream of the device it was made on */
+#define TIMED_DEVICES_MAX 16
+static cudaEvent_t launch_started[TIMED_DEVICES_MAX], launch_finished[TIMED_DEVICES_MAX];
+static int timed_device = -1; /* the device of the launch being timed, or -1 */
 
-extern "C" void kit_set_timing(int on)
+/* The device current on this thread (what a launch or a copy now uses). */
+static int current_device(void)
 {
-    if (on && !launch_started) {
-        kit_check(cudaEventCreate(&launch_started), "cudaEventCreate", __FILE__, __LINE__);
-        kit_check(cudaEventCreate(&launch_finished), "cudaEventCreate", __FILE__, __LINE__);
+    int device = 0;
+    return cudaGetDevice(&device) == cudaSuccess ? device : 0;
+}
+
+extern "C" void kit_set_timing(int on) { timing_enabled = on; }
+
+static void timing_start(const char *file, int line)
+{
+    int device = current_device();
+    timed_device = device >= 0 && device < TIMED_DEVICES_MAX ? device : -1;
+    if (!timing_enabled || timed_device < 0)
+        return;
+    if (!launch_started[device]) {
+        kit_check(cudaEventCreate(&launch_started[device]), "cudaEventCreate", __FILE__, __LINE__);
+        kit_check(cudaEventCreate(&launch_finished[device]), "cudaEventCreate", __FILE__, __LINE__);
     }
-    timing_enabled = on;
+    kit_check(cudaEventRecord(launch_started[device], 0), "cudaEventRecord", file, line);
+}
+
+static void timing_stop(const char *file, int line)
+{
+    int device = timed_device;
+    if (!timing_enabled || device < 0 || !launch_started[device])
+        return;
+    float ms = 0;
+    kit_check(cudaEventRecord(launch_finished[device], 0), "cudaEventRecord", file, line);
+    kit_check(cudaEventSynchronize(launch_finished[device]), "the kernel", file, line);
+    kit_check(cudaEventElapsedTime(&ms, launch_started[device], launch_finished[device]), "cudaEventElapsedTime",
+              file, line);
+    kit_add_timed_ms(ms);
 }
 
 /* ---- The launch record ----------------------------------------------------- */
@@ -44,6 +74,7 @@ static void record(const char *kernel, dim3 grid, dim3 block, size_t shmem, int 
     launch.cooperative = cooperative;
     launch.file = file;
     launch.line = line;
+    launch.device = current_device();
     launch.atomics = launch.shuffles = launch.barriers = launch.static_shared = -1; /* unknown until counted */
     kit_keep_launch(&launch);
 }
@@ -51,8 +82,7 @@ static void record(const char *kernel, dim3 grid, dim3 block, size_t shmem, int 
 extern "C" void kit_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem, const char *file, int line)
 {
     record(kernel, grid, block, shmem, 0, file, line);
-    if (timing_enabled)
-        kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
+    timing_start(file, line);
 }
 
 /* The launch record's counts of how the kernel worked (cpu backend only). */
@@ -75,21 +105,14 @@ extern "C" void kit_launch_end(const char *file, int line)
 {
     count_launch();
     kit_check(cudaGetLastError(), "the kernel launch", file, line);
-    if (timing_enabled) {
-        float ms = 0;
-        kit_check(cudaEventRecord(launch_finished, 0), "cudaEventRecord", file, line);
-        kit_check(cudaEventSynchronize(launch_finished), "the kernel", file, line);
-        kit_check(cudaEventElapsedTime(&ms, launch_started, launch_finished), "cudaEventElapsedTime", file, line);
-        kit_add_timed_ms(ms);
-    }
+    timing_stop(file, line);
 }
 
 extern "C" void kit_cooperative_launch_begin(const char *kernel, dim3 grid, dim3 block, size_t shmem,
                                              const char *file, int line)
 {
     record(kernel, grid, block, shmem, 1, file, line);
-    if (timing_enabled)
-        kit_check(cudaEventRecord(launch_started, 0), "cudaEventRecord", file, line);
+    timing_start(file, line);
 }
 
 /* ---- The grader's tests of the student's checks ------------------------------ */
@@ -264,6 +287,7 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
     copy.bytes = bytes;
     copy.file = file;
     copy.line = line;
+    copy.device = current_device();
     const void *host = NULL;
     switch (kind) {
     case cudaMemcpyHostToDevice: copy.direction = KIT_TO_DEVICE, host = src, copy.device_address = (uintptr_t)dst; break;
@@ -291,6 +315,7 @@ extern "C" void kit_note_copy_to_symbol(const char *file, int line, const void *
     memset(&copy, 0, sizeof copy);
     copy.direction = KIT_TO_DEVICE;
     copy.bytes = bytes;
+    copy.device = current_device();
     copy.device_address = (uintptr_t)symbol; /* the variable's host-side name: the same for every copy to it */
     copy.checksum = kit_checksum(src, bytes);
     copy.file = file;

@@ -64,6 +64,7 @@ typedef struct {
     uint64_t device_address;       /* the device side (the destination of a copy on the device); KIT_EVENT_*
                                       and KIT_STREAM_*: the handle; KIT_PRINTED: the offset in stdout */
     int launches_before;
+    int device;                    /* the device current (cudaSetDevice) at the call */
     uint64_t checksum;             /* kit_checksum() of the bytes copied */
     uint64_t host_address;         /* the host side (the destination of a copy to the host); in the grader's
                                       records: its offset in the arrays the grader shared with the last call, or

@@ -150,6 +150,7 @@ static void put_launches(wire_msg *m)
             wire_put_u32(m, l->block[d]);
         wire_put_u64(m, l->shmem);
         wire_put_u32(m, (uint32_t)l->cooperative);
+        wire_put_u32(m, (uint32_t)l->device);
         wire_put_str(m, l->file);
         wire_put_u32(m, (uint32_t)l->line);
         wire_put_u64(m, (uint64_t)l->atomics);
@@ -207,6 +208,7 @@ static void put_copies(wire_msg *m)
         wire_put_u64(m, c->bytes);
         wire_put_u64(m, c->device_address);
         wire_put_u32(m, (uint32_t)c->launches_before);
+        wire_put_u32(m, (uint32_t)c->device);
         wire_put_u64(m, c->checksum);
         wire_put_u64(m, shared_offset(i, c));
         put_place(m, c->file, c->line);
