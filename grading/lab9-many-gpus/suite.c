@@ -20,12 +20,12 @@
  * The header's rules and the items that check them:
  *   the split: balanced, larger slices first, empty slices for n < devices -> split_balanced
  *   each partial computed on its own device by the given kernel -> partials_per_device (one dot_kernel launch
- *       per device; the partial is what a copy brought back, with a kernel run on that memory since)
+ *       on each device, by the launch record's device; the partial is what a copy brought back, with a kernel run on that memory since)
  *   every device started before the host waits for any -> partials_per_device (every launch recorded before
  *       the first copy back)
  *   dot_peer: the partials combined on device 0 by the given kernel, one value back -> peer_total
- *   dot_nccl: every device holds the same total, read back from each -> nccl_totals (as many copies back as
- *       devices, each bringing the total)
+ *   dot_nccl: every device holds the same total, read back from each -> nccl_totals (a copy back from each
+ *       device, by the copy record's device, bringing the total)
  *   the ring's steps, chunks and sums -> ring_steps
  *   ring_state_holds decides exactly the ring's state, as plain host code -> ring_predicate_accepts,
  *       ring_predicate_rejects
@@ -150,22 +150,33 @@ GRADE_ITEM(split_balanced, 10, GRADE_CORRECTNESS, 60, "1", "the split: every n f
 static void require_every_device_started(const char *fn, int devices, int n)
 {
     grade_side *you = grade_student();
-    int dots = 0;
-    for (int i = 0; i < grade_launch_count(you); i++)
-        dots += strcmp(grade_launch_at(you, i)->kernel, DOT_KERNEL) == 0;
-    grade_check(dots == devices,
-                "%s (n = %d) launched the given dot kernel %d time%s on %d device%s: each device computes its own "
-                "slice's partial with ONE launch_dot", fn, n, dots, dots == 1 ? "" : "s", devices,
-                devices == 1 ? "" : "s");
+    int dots[LAB9_MAX_DEVICES] = {0}, elsewhere = -1;
+    for (int i = 0; i < grade_launch_count(you); i++) {
+        const kit_launch *l = grade_launch_at(you, i);
+        if (strcmp(l->kernel, DOT_KERNEL) != 0)
+            continue;
+        if (l->device >= 0 && l->device < devices)
+            dots[l->device]++;
+        else
+            elsewhere = l->device;
+    }
+    grade_check(elsewhere < 0, "%s (n = %d) launched the dot kernel on device %d, which is not one of the %d devices "
+                "the lab uses", fn, n, elsewhere, devices);
+    for (int d = 0; d < devices; d++)
+        grade_check(dots[d] == 1,
+                    "%s (n = %d) launched the given dot kernel %d time%s on device %d (the launch record names the "
+                    "device current at each launch): each of the %d devices computes its own slice's partial with "
+                    "ONE launch_dot, made after cudaSetDevice(d)", fn, n, dots[d], dots[d] == 1 ? "" : "s", d,
+                    devices);
     for (int i = 0; i < grade_copy_count(you); i++) {
         const kit_copy *c = grade_copy_at(you, i);
         if (c->direction != KIT_TO_HOST && c->direction != KIT_EITHER_WAY)
             continue;
         grade_check(c->launches_before >= devices,
-                    "%s (n = %d): the copy back at %s:%d came after only %d of the %d devices' launches: the host "
-                    "waited for a device before every device had started, so the devices did not work at the same "
-                    "time (start them all first, then collect the partials)", fn, n, c->file, c->line,
-                    c->launches_before, devices);
+                    "%s (n = %d): the copy back from device %d at %s:%d came after only %d of the %d devices' "
+                    "launches: the host waited for a device before every device had started, so the devices did "
+                    "not work at the same time (start them all first, then collect the partials)", fn, n, c->device,
+                    c->file, c->line, c->launches_before, devices);
         break;
     }
 }
@@ -226,10 +237,12 @@ GRADE_ITEM(peer_total, 15, GRADE_CORRECTNESS, 120, "3", "the total, combined on 
                     (unsigned long long)v.seed, got, exact);
         require_every_device_started("dot_peer", devices, v.n);
         int last = grade_launch_count(you) - 1;
-        grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0,
-                    "dot_peer (n = %d): the last launch was %s, not the given adding kernel (launch_add_doubles): "
-                    "device 0 adds up the partials it gathered", v.n,
-                    last >= 0 ? grade_launch_at(you, last)->kernel : "none");
+        grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0 &&
+                        grade_launch_at(you, last)->device == 0,
+                    "dot_peer (n = %d): the last launch was %s on device %d, not the given adding kernel "
+                    "(launch_add_doubles) on device 0: device 0 adds up the partials it gathered", v.n,
+                    last >= 0 ? grade_launch_at(you, last)->kernel : "none",
+                    last >= 0 ? grade_launch_at(you, last)->device : -1);
         if (got != 0.0)
             grade_require_from_device(you, "dot_peer", "the total", &got, sizeof got, 1);
         free_vectors(&v);
@@ -264,16 +277,18 @@ GRADE_ITEM(nccl_totals, 15, GRADE_CORRECTNESS, 120, "4", "the total on every dev
                         "same all-reduced total", v.n, d);
         }
         require_every_device_started("dot_nccl", devices, v.n);
-        int back = 0;
+        int back[LAB9_MAX_DEVICES] = {0};
         for (int i = 0; i < grade_copy_count(you); i++) {
             const kit_copy *c = grade_copy_at(you, i);
-            back += (c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
-                    c->checksum == kit_checksum(&exact, sizeof exact);
+            if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
+                c->checksum == kit_checksum(&exact, sizeof exact) && c->device >= 0 && c->device < devices)
+                back[c->device]++;
         }
-        grade_check(back >= devices,
-                    "dot_nccl (n = %d on %d devices): %d cop%s back brought the total, but every device holds it "
-                    "after the all-reduce and totals[d] is read back from device d: one copy back per device",
-                    v.n, devices, back, back == 1 ? "y" : "ies");
+        for (int d = 0; d < devices; d++)
+            grade_check(back[d] >= 1,
+                        "dot_nccl (n = %d on %d devices): no copy back from device %d brought the total, but every "
+                        "device holds it after the all-reduce and totals[%d] is read back from device %d (the copy "
+                        "record names the device current at each copy)", v.n, devices, d, d, d);
         free_vectors(&v);
     }
 }

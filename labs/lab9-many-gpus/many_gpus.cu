@@ -131,9 +131,9 @@ double dot_peer(const float *x, const float *y, int n)
      * device d: its partial goes into element d, from device d's memory to
      * device 0's (cudaMemcpyPeerAsync on device 0's stream, once device d's
      * stream is done and peer access is on: cudaDeviceCanAccessPeer, then
-     * cudaDeviceEnablePeerAccess, whose error cudaErrorPeerAccessAlreadyEnabled
-     * only means it is on already; through a host double where device 0 cannot
-     * reach device d).  Then launch_add_doubles on device 0's stream, and copy
+     * cudaDeviceEnablePeerAccess, once per process (a second call fails with
+     * cudaErrorPeerAccessAlreadyEnabled); through a host double where device 0
+     * cannot reach device d).  Then launch_add_doubles on device 0's stream, and copy
      * the total back. */
     kit_not_implemented("TODO 3");
     /* END TODO 3 */

@@ -147,9 +147,9 @@ double dot_peer(const float *x, const float *y, int n)
      * device d: its partial goes into element d, from device d's memory to
      * device 0's (cudaMemcpyPeerAsync on device 0's stream, once device d's
      * stream is done and peer access is on: cudaDeviceCanAccessPeer, then
-     * cudaDeviceEnablePeerAccess, whose error cudaErrorPeerAccessAlreadyEnabled
-     * only means it is on already; through a host double where device 0 cannot
-     * reach device d).  Then launch_add_doubles on device 0's stream, and copy
+     * cudaDeviceEnablePeerAccess, once per process (a second call fails with
+     * cudaErrorPeerAccessAlreadyEnabled); through a host double where device 0
+     * cannot reach device d).  Then launch_add_doubles on device 0's stream, and copy
      * the total back. */
     double *gathered = NULL, *d_total = NULL;
     CHECK(cudaSetDevice(0));
@@ -163,12 +163,10 @@ double dot_peer(const float *x, const float *y, int n)
         CHECK(cudaStreamSynchronize(s.stream[d]));
         CHECK(cudaSetDevice(0));
         if (reachable) {
-            if (d > 0) {
-                cudaError_t err = cudaDeviceEnablePeerAccess(d, 0);
-                if (err == cudaErrorPeerAccessAlreadyEnabled)
-                    cudaGetLastError(); /* on already: not an error for us */
-                else
-                    CHECK(err);
+            static int peer_on[LAB9_MAX_DEVICES]; /* device 0's access to device d: turned on once */
+            if (d > 0 && !peer_on[d]) {
+                CHECK(cudaDeviceEnablePeerAccess(d, 0));
+                peer_on[d] = 1;
             }
             CHECK(cudaMemcpyPeerAsync(gathered + d, 0, s.partial[d], d, sizeof(double), s.stream[0]));
         } else {
