@@ -110,11 +110,14 @@ int dot_partials(const float *x, const float *y, int n, double *partials)
     slices s;
     memset(&s, 0, sizeof s);
     start_partials(x, y, n, &s);
-    /* TODO 2 (continued): only now wait: copy each device's partial back
-     * into partials[d] (cudaMemcpyAsync on its stream, which waits for it). */
-    for (int d = 0; d < s.devices; d++)
-        partials[d] = 0.0;
-    /* END TODO 2 */
+    /* Only now wait: each device's partial back (a copy on its stream waits for it). */
+    for (int d = 0; d < s.devices; d++) {
+        CHECK(cudaSetDevice(d));
+        if (s.partial[d])
+            CHECK(cudaMemcpyAsync(&partials[d], s.partial[d], sizeof(double), cudaMemcpyDeviceToHost, s.stream[d]));
+        else
+            partials[d] = 0.0; /* (nothing was started: TODO 2 is not done) */
+    }
     free_slices(&s);
     return s.devices;
 }
