@@ -605,6 +605,21 @@ void sides_release_reference(void)
     reference.kept = 0;
 }
 
+int grade_use_devices(int devices)
+{
+    if (grade_on_gpu())
+        return 0;
+    char count[16];
+    snprintf(count, sizeof count, "%d", devices);
+    setenv("CUDAEMU_DEVICES", count, 1); /* in the item's process: its runners' environment (contain.c) */
+    stop_side(&student);
+    /* the reference runner the grader keeps sees the grader's count: this
+     * item starts one of its own (the grader replaces the one it kept) */
+    stop_side(&reference);
+    reference.kept = 0;
+    return 1;
+}
+
 grade_side *grade_student(void) { return open_side(&student); }
 grade_side *grade_reference(void) { return open_side(&reference); }
 const char *grade_side_name(const grade_side *side) { return side->label; }

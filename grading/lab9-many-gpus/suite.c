@@ -80,6 +80,30 @@ static int sizes_for(int devices, int *sizes)
     return count;
 }
 
+/* The device counts an item grades with: 1 to 4 emulated devices on the cpu
+ * backend (grade_use_devices), the machine's own on a GPU (0: as it is). */
+static int device_count(void);
+
+static int device_counts(int *counts)
+{
+    if (grade_on_gpu()) {
+        counts[0] = 0;
+        return 1;
+    }
+    for (int k = 0; k < 4; k++)
+        counts[k] = k + 1;
+    return 4;
+}
+
+/* Sets the runners' device count (0: as it is) and returns the devices
+ * they see. */
+static int use_devices(int count)
+{
+    if (count > 0)
+        grade_use_devices(count);
+    return device_count();
+}
+
 /* The devices the runners see: what the reference's dot_partials reports. */
 static int device_count(void)
 {
@@ -186,35 +210,39 @@ GRADE_ITEM(partials_per_device, 20, GRADE_CORRECTNESS, 120, "1,2", "one partial 
            "on a GPU), the device count returned; each device launched the given kernel once, every launch before "
            "the first copy back, and each partial is what a copy brought back from a device")
 {
-    grade_side *you = grade_student();
-    int devices = device_count(), sizes[16];
-    int count = sizes_for(devices, sizes);
-    for (int k = 0; k < count; k++) {
-        vectors v = exact_vectors(sizes[k], grade_seed_for(k));
-        double partials[LAB9_MAX_DEVICES];
-        for (int d = 0; d < LAB9_MAX_DEVICES; d++)
-            partials[d] = -1.0;
-        grade_reset_records(you);
-        int got = GRADE_FN(you, dot_partials)(v.x, v.y, v.n, partials);
-        grade_check(got == devices, "dot_partials (n = %d) returned %d, but the runner sees %d device%s: use "
-                    "min(cudaGetDeviceCount, LAB9_MAX_DEVICES) of them", v.n, got, devices, devices == 1 ? "" : "s");
-        int first[LAB9_MAX_DEVICES + 1];
-        lab9_split(v.n, devices, first);
-        for (int d = 0; d < devices; d++) {
-            double exact = dot_range(&v, first[d], first[d + 1]);
-            grade_check(partials[d] == exact,
-                        "dot_partials (n = %d, whole numbers from -8 to 8, seed %llu): partials[%d] = %.17g, but "
-                        "device %d's slice x[%d..%d) has the dot product %.17g", v.n, (unsigned long long)v.seed, d,
-                        partials[d], d, first[d], first[d + 1], exact);
-        }
-        require_every_device_started("dot_partials", devices, v.n);
-        for (int d = 0; d < devices; d++)
-            if (partials[d] != 0.0) {
-                char what[64];
-                snprintf(what, sizeof what, "partials[%d]", d);
-                grade_require_from_device(you, "dot_partials", what, &partials[d], sizeof(double), 1);
+    int counts[4], runs = device_counts(counts);
+    for (int run = 0; run < runs; run++) {
+        int devices = use_devices(counts[run]), sizes[16];
+        grade_side *you = grade_student();
+        int count = sizes_for(devices, sizes);
+        for (int k = 0; k < count; k++) {
+            vectors v = exact_vectors(sizes[k], grade_seed_for(k));
+            double partials[LAB9_MAX_DEVICES];
+            for (int d = 0; d < LAB9_MAX_DEVICES; d++)
+                partials[d] = -1.0;
+            grade_reset_records(you);
+            int got = GRADE_FN(you, dot_partials)(v.x, v.y, v.n, partials);
+            grade_check(got == devices, "dot_partials (n = %d) returned %d, but the runner sees %d device%s: use "
+                        "min(cudaGetDeviceCount, LAB9_MAX_DEVICES) of them", v.n, got, devices,
+                        devices == 1 ? "" : "s");
+            int first[LAB9_MAX_DEVICES + 1];
+            lab9_split(v.n, devices, first);
+            for (int d = 0; d < devices; d++) {
+                double exact = dot_range(&v, first[d], first[d + 1]);
+                grade_check(partials[d] == exact,
+                            "dot_partials (n = %d, whole numbers from -8 to 8, seed %llu): partials[%d] = %.17g, but "
+                            "device %d's slice x[%d..%d) has the dot product %.17g", v.n, (unsigned long long)v.seed, d,
+                            partials[d], d, first[d], first[d + 1], exact);
             }
-        free_vectors(&v);
+            require_every_device_started("dot_partials", devices, v.n);
+            for (int d = 0; d < devices; d++)
+                if (partials[d] != 0.0) {
+                    char what[64];
+                    snprintf(what, sizeof what, "partials[%d]", d);
+                    grade_require_from_device(you, "dot_partials", what, &partials[d], sizeof(double), 1);
+                }
+            free_vectors(&v);
+        }
     }
 }
 
@@ -224,28 +252,31 @@ GRADE_ITEM(peer_total, 15, GRADE_CORRECTNESS, 120, "3", "the total, combined on 
            "`dot_peer`: the total exact for the same sizes; the given adding kernel launched after the devices' "
            "dot kernels, and the total is what one copy brought back from the device")
 {
-    grade_side *you = grade_student();
-    int devices = device_count(), sizes[16];
-    int count = sizes_for(devices, sizes);
-    for (int k = 0; k < count; k++) {
-        vectors v = exact_vectors(sizes[k], grade_seed_for(100 + k));
-        grade_reset_records(you);
-        double got = GRADE_FN(you, dot_peer)(v.x, v.y, v.n);
-        double exact = dot_range(&v, 0, v.n);
-        grade_check(got == exact, "dot_peer (n = %d on %d device%s, whole numbers from -8 to 8, seed %llu) returned "
-                    "%.17g, but the dot product is %.17g", v.n, devices, devices == 1 ? "" : "s",
-                    (unsigned long long)v.seed, got, exact);
-        require_every_device_started("dot_peer", devices, v.n);
-        int last = grade_launch_count(you) - 1;
-        grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0 &&
-                        grade_launch_at(you, last)->device == 0,
-                    "dot_peer (n = %d): the last launch was %s on device %d, not the given adding kernel "
-                    "(launch_add_doubles) on device 0: device 0 adds up the partials it gathered", v.n,
-                    last >= 0 ? grade_launch_at(you, last)->kernel : "none",
-                    last >= 0 ? grade_launch_at(you, last)->device : -1);
-        if (got != 0.0)
-            grade_require_from_device(you, "dot_peer", "the total", &got, sizeof got, 1);
-        free_vectors(&v);
+    int counts[4], runs = device_counts(counts);
+    for (int run = 0; run < runs; run++) {
+        int devices = use_devices(counts[run]), sizes[16];
+        grade_side *you = grade_student();
+        int count = sizes_for(devices, sizes);
+        for (int k = 0; k < count; k++) {
+            vectors v = exact_vectors(sizes[k], grade_seed_for(100 + k));
+            grade_reset_records(you);
+            double got = GRADE_FN(you, dot_peer)(v.x, v.y, v.n);
+            double exact = dot_range(&v, 0, v.n);
+            grade_check(got == exact, "dot_peer (n = %d on %d device%s, whole numbers from -8 to 8, seed %llu) returned "
+                        "%.17g, but the dot product is %.17g", v.n, devices, devices == 1 ? "" : "s",
+                        (unsigned long long)v.seed, got, exact);
+            require_every_device_started("dot_peer", devices, v.n);
+            int last = grade_launch_count(you) - 1;
+            grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0 &&
+                            grade_launch_at(you, last)->device == 0,
+                        "dot_peer (n = %d): the last launch was %s on device %d, not the given adding kernel "
+                        "(launch_add_doubles) on device 0: device 0 adds up the partials it gathered", v.n,
+                        last >= 0 ? grade_launch_at(you, last)->kernel : "none",
+                        last >= 0 ? grade_launch_at(you, last)->device : -1);
+            if (got != 0.0)
+                grade_require_from_device(you, "dot_peer", "the total", &got, sizeof got, 1);
+            free_vectors(&v);
+        }
     }
 }
 
@@ -255,41 +286,44 @@ GRADE_ITEM(nccl_totals, 15, GRADE_CORRECTNESS, 120, "4", "the total on every dev
            "`dot_nccl`: every device's total exact and bit for bit the same for the same sizes, the device count "
            "returned, one copy back per device bringing its total")
 {
-    grade_side *you = grade_student();
-    int devices = device_count(), sizes[16];
-    int count = sizes_for(devices, sizes);
-    for (int k = 0; k < count; k++) {
-        vectors v = exact_vectors(sizes[k], grade_seed_for(200 + k));
-        double totals[LAB9_MAX_DEVICES];
-        for (int d = 0; d < LAB9_MAX_DEVICES; d++)
-            totals[d] = -1.0;
-        grade_reset_records(you);
-        int got = GRADE_FN(you, dot_nccl)(v.x, v.y, v.n, totals);
-        grade_check(got == devices, "dot_nccl (n = %d) returned %d, but the runner sees %d device%s", v.n, got,
-                    devices, devices == 1 ? "" : "s");
-        double exact = dot_range(&v, 0, v.n);
-        for (int d = 0; d < devices; d++) {
-            grade_check(totals[d] == exact, "dot_nccl (n = %d on %d devices, whole numbers from -8 to 8, seed %llu): "
-                        "totals[%d] = %.17g, but the dot product is %.17g", v.n, devices,
-                        (unsigned long long)v.seed, d, totals[d], exact);
-            grade_check(memcmp(&totals[d], &totals[0], sizeof(double)) == 0,
-                        "dot_nccl (n = %d): totals[%d] and totals[0] differ in their bits: every device holds the "
-                        "same all-reduced total", v.n, d);
+    int counts[4], runs = device_counts(counts);
+    for (int run = 0; run < runs; run++) {
+        int devices = use_devices(counts[run]), sizes[16];
+        grade_side *you = grade_student();
+        int count = sizes_for(devices, sizes);
+        for (int k = 0; k < count; k++) {
+            vectors v = exact_vectors(sizes[k], grade_seed_for(200 + k));
+            double totals[LAB9_MAX_DEVICES];
+            for (int d = 0; d < LAB9_MAX_DEVICES; d++)
+                totals[d] = -1.0;
+            grade_reset_records(you);
+            int got = GRADE_FN(you, dot_nccl)(v.x, v.y, v.n, totals);
+            grade_check(got == devices, "dot_nccl (n = %d) returned %d, but the runner sees %d device%s", v.n, got,
+                        devices, devices == 1 ? "" : "s");
+            double exact = dot_range(&v, 0, v.n);
+            for (int d = 0; d < devices; d++) {
+                grade_check(totals[d] == exact, "dot_nccl (n = %d on %d devices, whole numbers from -8 to 8, seed %llu): "
+                            "totals[%d] = %.17g, but the dot product is %.17g", v.n, devices,
+                            (unsigned long long)v.seed, d, totals[d], exact);
+                grade_check(memcmp(&totals[d], &totals[0], sizeof(double)) == 0,
+                            "dot_nccl (n = %d): totals[%d] and totals[0] differ in their bits: every device holds the "
+                            "same all-reduced total", v.n, d);
+            }
+            require_every_device_started("dot_nccl", devices, v.n);
+            int back[LAB9_MAX_DEVICES] = {0};
+            for (int i = 0; i < grade_copy_count(you); i++) {
+                const kit_copy *c = grade_copy_at(you, i);
+                if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
+                    c->checksum == kit_checksum(&exact, sizeof exact) && c->device >= 0 && c->device < devices)
+                    back[c->device]++;
+            }
+            for (int d = 0; d < devices; d++)
+                grade_check(back[d] >= 1,
+                            "dot_nccl (n = %d on %d devices): no copy back from device %d brought the total, but every "
+                            "device holds it after the all-reduce and totals[%d] is read back from device %d (the copy "
+                            "record names the device current at each copy)", v.n, devices, d, d, d);
+            free_vectors(&v);
         }
-        require_every_device_started("dot_nccl", devices, v.n);
-        int back[LAB9_MAX_DEVICES] = {0};
-        for (int i = 0; i < grade_copy_count(you); i++) {
-            const kit_copy *c = grade_copy_at(you, i);
-            if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
-                c->checksum == kit_checksum(&exact, sizeof exact) && c->device >= 0 && c->device < devices)
-                back[c->device]++;
-        }
-        for (int d = 0; d < devices; d++)
-            grade_check(back[d] >= 1,
-                        "dot_nccl (n = %d on %d devices): no copy back from device %d brought the total, but every "
-                        "device holds it after the all-reduce and totals[%d] is read back from device %d (the copy "
-                        "record names the device current at each copy)", v.n, devices, d, d, d);
-        free_vectors(&v);
     }
 }
 
@@ -403,7 +437,7 @@ GRADE_ITEM(ring_steps, 10, GRADE_CORRECTNESS, 180, "1,5", "TODO 5 (going further
            "devices. Needs two devices or more; skipped (no points either way) while TODO 5 still says \"not "
            "implemented\"")
 {
-    int devices = device_count();
+    int devices = use_devices(grade_on_gpu() ? 0 : 2);
     if (devices < 2)
         grade_skip("the ring needs two devices or more (the cpu backend emulates CUDAEMU_DEVICES of them)");
     /* attempted? the whole ring on share-coded data must change something */
@@ -418,10 +452,17 @@ GRADE_ITEM(ring_steps, 10, GRADE_CORRECTNESS, 180, "1,5", "TODO 5 (going further
     free(before);
     if (untouched && grade_todo_pending(grade_student()))
         grade_skip("going further (TODO 5) not attempted: it neither adds nor costs points");
-    int counts[] = {1, devices - 1, devices, devices + 1, 7, 13, 64};
-    for (int k = 0; k < (int)(sizeof counts / sizeof counts[0]); k++) {
-        check_ring(counts[k], devices, 1, 0);
-        check_ring(counts[k], devices, 0, grade_seed_for(300 + k));
+    int runs[4], run_count = device_counts(runs);
+    for (int run = 0; run < run_count; run++) {
+        if (runs[run] > 0)
+            devices = use_devices(runs[run]);
+        if (devices < 2)
+            continue;
+        int counts[] = {1, devices - 1, devices, devices + 1, 7, 13, 64};
+        for (int k = 0; k < (int)(sizeof counts / sizeof counts[0]); k++) {
+            check_ring(counts[k], devices, 1, 0);
+            check_ring(counts[k], devices, 0, grade_seed_for(300 + 10 * devices + k));
+        }
     }
 }
 
@@ -439,11 +480,11 @@ GRADE_ITEM(ring_predicate_accepts, 10, GRADE_CORRECTNESS, 60, "6", "your predica
            "your `ring_state_holds` accepts the ring's state after every step on 1 to 4 and 8 devices, chunks of "
            "equal and unequal sizes, as plain host code (no launch, no copy)")
 {
-    static const int device_counts[] = {1, 2, 3, 4, 8};
+    static const int predicate_devices[] = {1, 2, 3, 4, 8};
     int calls = 0;
     for (int di = 0; di < 5; di++)
         for (int k = 0; k < PREDICATE_COUNTS; k++) {
-            int devices = device_counts[di], count = predicate_counts[k];
+            int devices = predicate_devices[di], count = predicate_counts[k];
             size_t total = (size_t)devices * count;
             uint64_t seed = grade_seed_for(400 + 10 * di + k);
             float *original = malloc(total * sizeof(float)), *state = malloc(total * sizeof(float));
