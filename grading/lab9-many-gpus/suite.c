@@ -188,10 +188,10 @@ static void require_every_device_started(const char *fn, int devices, int n)
                 "the lab uses", fn, n, elsewhere, devices);
     for (int d = 0; d < devices; d++)
         grade_check(dots[d] == 1,
-                    "%s (n = %d) launched the given dot kernel %d time%s on device %d (the launch record names the "
-                    "device current at each launch): each of the %d devices computes its own slice's partial with "
-                    "ONE launch_dot, made after cudaSetDevice(d)", fn, n, dots[d], dots[d] == 1 ? "" : "s", d,
-                    devices);
+                    "%s (n = %d on %d device%s) launched the given dot kernel %d time%s on device %d (the launch "
+                    "record names the device current at each launch): each device computes its own slice's partial "
+                    "with ONE launch_dot, made after cudaSetDevice(d)", fn, n, devices, devices == 1 ? "" : "s",
+                    dots[d], dots[d] == 1 ? "" : "s", d);
     for (int i = 0; i < grade_copy_count(you); i++) {
         const kit_copy *c = grade_copy_at(you, i);
         if (c->direction != KIT_TO_HOST && c->direction != KIT_EITHER_WAY)
@@ -397,13 +397,15 @@ static void compare_ring_state(const float *original, const float *got, int coun
                     if (has & ~should)
                         snprintf(extra, sizeof extra, "%s it holds %s too", should & ~has ? " and" : ", but",
                                  devices_words(has & ~should, devices));
-                    grade_fail("ring_allreduce (%d devices, %d floats each, %s): %s, chunk %d on device %d should "
-                               "hold %s chunk %d%s%s (element %d is %g, should be %g)", devices, count, data_words,
+                    grade_fail("ring_allreduce (%d devices, %d float%s each, %s): %s, chunk %d on device %d should "
+                               "hold %s chunk %d%s%s (element %d is %g, should be %g)", devices, count,
+                               count == 1 ? "" : "s", data_words,
                                step_words(devices, step), c, r, devices_words(should, devices), c, lacks, extra, i, g,
                                (double)(int)(should * unit));
                 }
-                grade_fail("ring_allreduce (%d devices, %d floats each, %s): %s, device %d's element %d (chunk %d) "
-                           "is %g, but it should be %g, the sum of chunk %d over %s", devices, count, data_words,
+                grade_fail("ring_allreduce (%d devices, %d float%s each, %s): %s, device %d's element %d (chunk %d) "
+                           "is %g, but it should be %g, the sum of chunk %d over %s", devices, count,
+                           count == 1 ? "" : "s", data_words,
                            step_words(devices, step), r, i, c, g, (double)w, c,
                            devices_words(should, devices));
             }
