@@ -75,3 +75,86 @@ void launch_add_floats(float *into, const float *from, int count, cudaStream_t s
 {
     LAUNCH_ON_STREAM(stream, add_floats_kernel, blocks_for(count), DOT_BLOCK, into, from, count);
 }
+
+/* ---- The ring's timer and NCCL's all-reduce (lab9.h) ------------------------------ */
+
+#include "lab9.h"
+
+static double timer_started_ms, timer_took_ms = -1.0;
+
+/* Waits until devices 0 .. devices-1 have finished everything queued on
+ * them (every stream), then leaves device 0 current. */
+static void wait_for_devices(int devices)
+{
+    for (int d = 0; d < devices; d++) {
+        CHECK(cudaSetDevice(d));
+        CHECK(cudaDeviceSynchronize());
+    }
+    CHECK(cudaSetDevice(0));
+}
+
+void lab9_timer_begin(int devices)
+{
+    wait_for_devices(devices);
+    timer_started_ms = kit_wall_ms();
+}
+
+void lab9_timer_end(int devices)
+{
+    wait_for_devices(devices);
+    timer_took_ms = kit_wall_ms() - timer_started_ms;
+}
+
+double lab9_timed_ms(void) { return timer_took_ms; }
+
+#if LAB9_NCCL
+#include <nccl.h>
+
+static void nccl_checked(ncclResult_t result, const char *what, int line)
+{
+    if (result != ncclSuccess)
+        kit_fail(__FILE__, line, "%s failed: %s", what, ncclGetErrorString(result));
+}
+#define NCCL_CHECKED(call) nccl_checked((call), #call, __LINE__)
+
+void nccl_allreduce(float *data, int count, int devices)
+{
+    ncclComm_t comms[LAB9_MAX_DEVICES];
+    cudaStream_t streams[LAB9_MAX_DEVICES];
+    float *buffers[LAB9_MAX_DEVICES];
+    int list[LAB9_MAX_DEVICES];
+    size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(float);
+    for (int r = 0; r < devices; r++) {
+        list[r] = r;
+        CHECK(cudaSetDevice(r));
+        CHECK(cudaStreamCreate(&streams[r]));
+        CHECK(cudaMalloc(&buffers[r], bytes));
+        CHECK(cudaMemcpyAsync(buffers[r], data + (size_t)r * count, (size_t)count * sizeof(float),
+                              cudaMemcpyHostToDevice, streams[r]));
+    }
+    NCCL_CHECKED(ncclCommInitAll(comms, devices, list));
+    lab9_timer_begin(devices);
+    NCCL_CHECKED(ncclGroupStart());
+    for (int r = 0; r < devices; r++)
+        NCCL_CHECKED(ncclAllReduce(buffers[r], buffers[r], (size_t)count, ncclFloat, ncclSum, comms[r], streams[r]));
+    NCCL_CHECKED(ncclGroupEnd());
+    lab9_timer_end(devices);
+    for (int r = 0; r < devices; r++) {
+        CHECK(cudaSetDevice(r));
+        CHECK(cudaMemcpyAsync(data + (size_t)r * count, buffers[r], (size_t)count * sizeof(float),
+                              cudaMemcpyDeviceToHost, streams[r]));
+        CHECK(cudaStreamSynchronize(streams[r]));
+        NCCL_CHECKED(ncclCommDestroy(comms[r]));
+        CHECK(cudaFree(buffers[r]));
+        CHECK(cudaStreamDestroy(streams[r]));
+    }
+    CHECK(cudaSetDevice(0));
+}
+#else
+void nccl_allreduce(float *data, int count, int devices)
+{
+    (void)data, (void)count, (void)devices;
+    kit_fail(__FILE__, __LINE__, "nccl_allreduce needs NCCL, which this machine lacks (the build found no nccl.h and "
+             "libnccl): `make doctor` says how to install it");
+}
+#endif
