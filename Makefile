@@ -115,9 +115,12 @@ $1_SOUT := $$(if $$(STUDENT_TAG),$(B)/submissions/$$(STUDENT_TAG)/$1,$(B)/$1)
 $1_STUDENT_OBJS := $$(patsubst %.cu,$$($1_SOUT)/student/%.o,$$($1_CU)) $$(wildcard prebuilt/$(BACKEND)/$1/*.o)
 $1_REFERENCE_OBJS := $$(patsubst %.cu,$(B)/$1/reference/%.o,$$($1_CU))
 $1_HEADERS := $$(wildcard labs/$1/*.h) $(KIT_PUBLIC_HEADERS)
-$1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
-
+# (lab.mk first: its LAB_FLAGS_<lab> are read on the next line)
 -include labs/$1/lab.mk
+$1_INCLUDES := -Ilabs/$1 $$(LAB_FLAGS_$1)
+# Libraries the lab's code links (LAB_LIBS_<lab>, set in its lab.mk: lab 9's NCCL), on the gpu
+# backend only: the cpu backend brings its own emulation of them.
+$1_LIBS = $$(if $$(filter gpu,$(BACKEND)),$$(LAB_LIBS_$1))
 
 $$($1_SOUT)/student/%.o: $$(if $$(STUDENT_DIR),$$(STUDENT_DIR)/%.cu,labs/$1/%.cu) $$($1_HEADERS) $$(BACKEND_DEPS) $$(FRONT_CHECK)
 	@mkdir -p $$(@D)
@@ -143,17 +146,17 @@ $(B)/$1/main.o: labs/$1/main.c $$($1_HEADERS) $(KIT_PROGRAM_HEADER) | $$(FRONT_C
 	$$(CC) $$(CFLAGS) -Ilabs/$1 -c $$< -o $$@
 
 $$($1_SOUT)/student.so: $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
-	$$(call so_link,$$@,$$($1_STUDENT_OBJS) $(HARNESS_OBJS))
+	$$(call so_link,$$@,$$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$($1_LIBS))
 $(B)/$1/reference.so: $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
-	$$(call so_link,$$@,$$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
+	$$(call so_link,$$@,$$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$($1_LIBS))
 # (a program, not -rdynamic: its dynamic symbols are the libraries' it imports)
 $(B)/$1/reference-runner: $(REFERENCE_RUNNER_OBJS) $(HOST)/built-in/$1.o $(HOST)/calls/$1.o $$($1_REFERENCE_OBJS) \
                           $(HARNESS_OBJS) $$(BACKEND_DEPS)
-	$$(call exe_link,$$@,$(REFERENCE_RUNNER_OBJS) $(HOST)/built-in/$1.o $(HOST)/calls/$1.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) -ldl)
+	$$(call exe_link,$$@,$(REFERENCE_RUNNER_OBJS) $(HOST)/built-in/$1.o $(HOST)/calls/$1.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$($1_LIBS) -ldl)
 $$($1_SOUT)/lab: $(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
-	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS))
+	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_STUDENT_OBJS) $(HARNESS_OBJS) $$($1_LIBS))
 $(B)/$1/lab-solution: $(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$(BACKEND_DEPS)
-	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS))
+	$$(call exe_link,$$@,$(B)/$1/main.o $$($1_REFERENCE_OBJS) $(HARNESS_OBJS) $$($1_LIBS))
 
 .PHONY: $(call lab_short,$1) $1 build-$1
 build-$1: $$($1_SOUT)/student.so $(B)/$1/reference-runner $(B)/$1/reference.so $$($1_SOUT)/lab $(B)/$1/lab-solution

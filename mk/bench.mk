@@ -33,7 +33,7 @@ $(BENCH_DIR)/obj/$1.o: grading/$1/bench.c $(BENCH_HEADERS) $(wildcard labs/$1/*.
 	$$(CC) $$(CFLAGS) -Ibench -Ilabs/$1 -c $$< -o $$@
 $(BENCH_DIR)/bin/$1: $(BENCH_DIR)/obj/$1.o $(BENCH_OBJS) $(HARNESS_OBJS) $$(patsubst solutions/%.cu,$(BENCH_DIR)/obj/beyond/%.o,$$($1_BEYOND))
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(ARCH) -o $$@ $$(filter %.o,$$^) -lcublas -ldl
+	$$(NVCC) $$(ARCH) -o $$@ $$(filter %.o,$$^) -lcublas -ldl $$(LAB_LIBS_$1)
 endef
 $(foreach L,$(BENCH_PROGRAM_LABS),$(eval $(call BENCH_LAB_RULES,$L)))
 

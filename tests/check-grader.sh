@@ -108,6 +108,19 @@ expect only-none "an --only that matches no item exits 2 and lists the items" al
 grade only-skipped lab1 --solution --only=speed --backend=cpu
 expect only-skipped "a run in which no item runs exits 2" all_of '[ $rc -eq 2 ]' 'has only-skipped "no item ran"'
 
+# --devices=N: a count from 1 up; on the cpu backend the runners' emulated
+# devices, kept in the replay command; on a GPU, no more than it has.
+grade devices-bad lab1 --solution --devices=0
+expect devices-bad "--devices=0 is refused (exit 2) with the range it takes" all_of '[ $rc -eq 2 ]' \
+    'has devices-bad "devices wants a number of devices from 1 to 64, not 0"'
+grade devices-cpu lab1 --solution --devices=3
+expect devices-cpu "--devices=3 on the cpu backend grades, and its replay command keeps it" all_of '[ $rc -eq 0 ]' \
+    'has devices-cpu "replay with ./grader lab1 --solution --backend=cpu --devices=3"'
+(cd "$kit" && CUDA_VISIBLE_DEVICES=0 ./grader --backend=gpu --devices=2 lab1 --solution) >"$work/devices-gpu.out" 2>&1
+rc=$?
+expect devices-gpu "--devices=2 on a GPU with one visible is an error that says how many there are" all_of \
+    '[ $rc -eq 2 ]' 'has devices-gpu "devices=2, but this machine has 1 GPU (as CUDA_VISIBLE_DEVICES lists them)"'
+
 grade seed-a lab1 --only=sum_random
 seed=$(sed -n 's/^seed \([0-9]*\): replay with .*--seed=\([0-9]*\)$/\1/p' "$work/seed-a.out")
 grade seed-b lab1 --only=sum_random --seed="$seed"

@@ -116,6 +116,31 @@ else
     say "compute-sanitizer" "not needed without a GPU"
 fi
 
+# NCCL (lab 9's combining steps): found where labs/lab9-many-gpus/lab.mk
+# looks for it, the toolkit's folders or the system's, header and library.
+if [ "$nvcc_present" = 1 ]; then
+    cuda_home=$(dirname "$(dirname "$(command -v nvcc)")")
+    nccl_header= nccl_lib=
+    for h in "$cuda_home/include/nccl.h" /usr/include/nccl.h /usr/local/include/nccl.h; do
+        [ -f "$h" ] && { nccl_header=$h; break; }
+    done
+    for l in "$cuda_home/lib64/libnccl.so" /usr/lib/x86_64-linux-gnu/libnccl.so /usr/lib/aarch64-linux-gnu/libnccl.so \
+             /usr/local/lib/libnccl.so; do
+        [ -e "$l" ] && { nccl_lib=$l; break; }
+    done
+    if [ -n "$nccl_header" ] && [ -n "$nccl_lib" ]; then
+        nccl_version=$(sed -n 's/^#define NCCL_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$nccl_header" | paste -sd. -)
+        say "NCCL" "${nccl_version:+$nccl_version, }$nccl_header, $nccl_lib"
+    else
+        say "NCCL" "none${nccl_header:+ (only $nccl_header: no libnccl.so)}${nccl_lib:+ (only $nccl_lib: no nccl.h)}: lab 9's NCCL steps will say so"
+        advise "for lab 9's NCCL steps: on Debian, sudo apt-get install -y libnccl-dev (from the non-free component); on Ubuntu or with NVIDIA's CUDA repository, sudo apt-get install -y libnccl2 libnccl-dev; or NVIDIA's packages from https://developer.nvidia.com/nccl"
+    fi
+elif [ "$gpu_present" = 1 ]; then
+    say "NCCL" "unknown (no nvcc)"
+else
+    say "NCCL" "emulated by the cpu backend"
+fi
+
 # Cooperative launch (lab 7's grid-wide sync): ask the device, then really
 # run a tiny cooperative kernel with a grid-wide barrier.
 if [ "$gpu_present" = 1 ] && [ "$nvcc_present" = 1 ]; then

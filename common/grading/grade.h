@@ -251,6 +251,13 @@ uint64_t grade_seed_for(int case_number); /* a distinct, replayable seed per cas
 int grade_on_gpu(void);
 const char *grade_device_name(void); /* the GPU (or emulated device) the student's code runs on */
 int grade_device_multiprocessors(void); /* its SMs */
+/* The cpu backend: from here to the item's end, both sides' runners emulate
+ * `devices` devices (CUDAEMU_DEVICES; restarted now if running), so that a
+ * multi-device lab is graded on several counts; returns 1.  On a GPU, the
+ * first `devices` GPUs the grader sees (CUDA_VISIBLE_DEVICES, restarted
+ * now), returns 1; or, with fewer GPUs listed there, nothing changes and it
+ * returns 0 (the runners' device count says how many they see). */
+int grade_use_devices(int devices);
 int grade_verbose(void);
 /* Schedule orders to try on the cpu backend: "fwd", "rev", "rand:SEED"...;
  * on the gpu backend one entry, "gpu", for which grade_set_schedule does nothing. */

@@ -46,6 +46,8 @@ static void usage(FILE *out)
           "  --backend=gpu|cpu    gpu: a real NVIDIA GPU; cpu: the kit's emulation (default: gpu where present)\n"
           "  --seed=S             replay a run: the same inputs as the run that printed seed S\n"
           "  --only=ITEM[,ITEM]   grade only these items (names as ./grader list shows them)\n"
+          "  --devices=N          N devices: on the cpu backend, N emulated ones (CUDAEMU_DEVICES) for every item\n"
+          "                       that does not choose its own; on a GPU, the first N GPUs (an error beyond those present)\n"
           "  --verbose            show notes of passing items and your code's output (on stderr)\n"
           "  --format=F           also write results as text, tap, junit, json, gradescope or prairielearn\n"
           "  --out=FILE           write the results there (default: stdout; the report then goes to stderr)\n"
@@ -305,6 +307,7 @@ static int write_results(const char *path, const char *format, const grade_run *
 typedef struct {
     const char *format, *out_path, *color, *only, *seed;
     const char *runner_user, *student_dir, *backend;
+    int devices; /* --devices=N, 0: as the machine (or CUDAEMU_DEVICES) has it */
     const char *const *hidden_items;
     int verbose, solution, require_walls;
     /* what to grade directly, building nothing (tests and platforms) */
@@ -361,6 +364,12 @@ static int value_option(options *o, const char *start, const char *a)
         if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0)
             usage_error("--backend is gpu or cpu, not %s", v);
         o->backend = v;
+    } else if ((v = OPTION("--devices"))) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 1 || n > 64)
+            usage_error("--devices wants a number of devices from 1 to 64, not %s", v);
+        o->devices = (int)n;
     } else if ((v = OPTION("--seed"))) {
         o->seed = v;
     } else if ((v = OPTION("--only"))) {
@@ -541,12 +550,76 @@ static char *replay_command(const options *o, const char *backend)
                             o->student_dir ? " --student-dir='" : "", o->student_dir ? o->student_dir : "",
                             o->student_dir ? "'" : "", "", backend);
     free(replay);
+    if (o->devices) {
+        replay = str_printf("%s --devices=%d", more, o->devices);
+        free(more);
+        more = replay;
+    }
     if (o->only) {
         replay = str_printf("%s --only=%s", more, o->only);
         free(more);
         more = replay;
     }
     return more;
+}
+
+/* The GPUs this process may use: those CUDA_VISIBLE_DEVICES lists, else
+ * the driver's device files (/dev/nvidia0, ...). */
+static int gpus_present(void)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    int count = 0;
+    if (visible) {
+        for (const char *at = visible; *at; at++)
+            count += *at == ',';
+        return *visible ? count + 1 : 0;
+    }
+    DIR *dev = opendir("/dev");
+    for (struct dirent *e; dev && (e = readdir(dev));)
+        if (strncmp(e->d_name, "nvidia", 6) == 0 && e->d_name[6] >= '0' && e->d_name[6] <= '9')
+            count++;
+    if (dev)
+        closedir(dev);
+    return count;
+}
+
+/* --devices=N: the runners' environment, which every item's runners inherit
+ * (grade_use_devices changes it for one item). */
+static void use_devices(int devices, int on_gpu)
+{
+    if (!devices)
+        return;
+    char *list = str_printf("%d", devices);
+    if (!on_gpu) {
+        setenv("CUDAEMU_DEVICES", list, 1);
+        free(list);
+        return;
+    }
+    int present = gpus_present();
+    if (devices > present) {
+        fprintf(stderr, "grader: --devices=%d, but this machine has %d GPU%s%s\n", devices, present,
+                present == 1 ? "" : "s", getenv("CUDA_VISIBLE_DEVICES") ? " (as CUDA_VISIBLE_DEVICES lists them)" : "");
+        exit(2);
+    }
+    /* the first N of those listed, else of the machine's: 0,1,...,N-1 */
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    free(list);
+    if (visible) {
+        list = str_dup(visible);
+        char *at = list;
+        for (int d = 0; d < devices; d++)
+            at += strcspn(at, ",") + (d + 1 < devices);
+        *at = '\0';
+    } else {
+        list = str_dup("0");
+        for (int d = 1; d < devices; d++) {
+            char *more = str_printf("%s,%d", list, d);
+            free(list);
+            list = more;
+        }
+    }
+    setenv("CUDA_VISIBLE_DEVICES", list, 1);
+    free(list);
 }
 
 /* The run as the options describe it, the walls up and the scratch folder made. */
@@ -559,6 +632,7 @@ static char *prepare_run(grade_run *run, const options *o)
     signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a reason to die */
     clear_check_environment();
     run->on_gpu = strcmp(run->backend, "gpu") == 0;
+    use_devices(o->devices, run->on_gpu);
     run->sanitizer = on_path("compute-sanitizer");
     run->have_sanitizer = run->sanitizer != NULL;
     run->time_scale = time_scale();

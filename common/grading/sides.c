@@ -605,6 +605,52 @@ void sides_release_reference(void)
     reference.kept = 0;
 }
 
+/* On a GPU: the first `devices` of the GPUs CUDA_VISIBLE_DEVICES lets the
+ * grader see (all of them when it is unset), or 0 when there are fewer in
+ * that list (the runners' device count says how many there are). */
+static int visible_gpus(int devices)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    char list[256] = "";
+    if (visible && *visible) {
+        const char *at = visible;
+        for (int d = 0; d < devices; d++) {
+            size_t len = strcspn(at, ",");
+            if (len == 0 || strlen(list) + len + 2 > sizeof list)
+                return 0;
+            strncat(list, at, len);
+            if (d + 1 < devices)
+                strcat(list, ",");
+            at += len;
+            if (*at == ',')
+                at++;
+            else if (d + 1 < devices)
+                return 0;
+        }
+    } else
+        for (int d = 0; d < devices && strlen(list) + 8 < sizeof list; d++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", d ? "," : "", d);
+    setenv("CUDA_VISIBLE_DEVICES", list, 1);
+    return 1;
+}
+
+int grade_use_devices(int devices)
+{
+    char count[16];
+    snprintf(count, sizeof count, "%d", devices);
+    if (grade_on_gpu()) {
+        if (devices < 1 || !visible_gpus(devices))
+            return 0;
+    } else
+        setenv("CUDAEMU_DEVICES", count, 1); /* in the item's process: its runners' environment (contain.c) */
+    stop_side(&student);
+    /* the reference runner the grader keeps sees the grader's count: this
+     * item starts one of its own (the grader replaces the one it kept) */
+    stop_side(&reference);
+    reference.kept = 0;
+    return 1;
+}
+
 grade_side *grade_student(void) { return open_side(&student); }
 grade_side *grade_reference(void) { return open_side(&reference); }
 const char *grade_side_name(const grade_side *side) { return side->label; }
