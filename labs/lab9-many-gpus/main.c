@@ -69,12 +69,14 @@ static int show_partials(const float *x, const float *y, int n, int *all_ok)
 }
 
 /* TODOs 3 and 4: the totals. */
-static void show_totals(const float *x, const float *y, int n, double exact, int *all_ok)
+static void show_totals(const float *x, const float *y, int n, double exact, int nccl, int *all_ok)
 {
     printf("\nThe total (exact: %.1f):\n", exact);
     double peer = dot_peer(x, y, n);
     *all_ok &= peer == exact;
     printf("  peer copies to device 0 (TODO 3): %16.1f  %s\n", peer, peer == exact ? "ok" : "WRONG");
+    if (!nccl)
+        return;
     double totals[LAB9_MAX_DEVICES];
     int devices = dot_nccl(x, y, n, totals);
     for (int d = 0; d < devices; d++) {
@@ -209,7 +211,7 @@ static void show_ring(int devices, int n, unsigned long long seed, int *all_ok)
 
 int main(int argc, char **argv)
 {
-    const char *usage = "[n >= 1] [seed]";
+    const char *usage = "[n >= 1] [seed] [no-nccl]";
     int n = kit_arg_n(argc, argv, kit_on_gpu() ? 1L << 24 : 1L << 20, INT_MAX, usage);
     unsigned long long seed = kit_arg_seed(argc, argv, 2);
     float *x = kit_host_array((size_t)n, sizeof *x, n);
@@ -223,8 +225,12 @@ int main(int argc, char **argv)
     int devices = show_partials(x, y, n, &all_ok);
     printf("  (%d device%s, %.3f ms for the whole call)\n", devices, devices == 1 ? "" : "s",
            kit_wall_ms() - started);
-    show_totals(x, y, n, dot_range(x, y, 0, n), &all_ok);
-    show_ring(devices, n, seed, &all_ok);
+    /* "no-nccl": the steps without NCCL only (TODOs 1 to 3), as the
+     * grader's compute-sanitizer run on a GPU takes them */
+    int nccl = !(argc > 3 && strcmp(argv[3], "no-nccl") == 0);
+    show_totals(x, y, n, dot_range(x, y, 0, n), nccl, &all_ok);
+    if (nccl)
+        show_ring(devices, n, seed, &all_ok);
 
     kit_print_reminder("lab9-many-gpus");
     printf("%s\n", all_ok ? "all results exact" : "some results are WRONG");
