@@ -939,8 +939,7 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
  * on the cpu backend only (a GPU build makes more outputs, in two builds),
  * and only where the build is walled in by both namespaces and Landlock.
  * What else decides the outputs: make's arguments with this grade's tag
- * taken out, the time limit, the tools on the PATH, the user the build runs
- * as. */
+ * taken out, the time limit, the tools on the PATH, the grader's user id. */
 static char *cache_key(const build_plan *plan, const grade_lab *lab, double seconds)
 {
     char kit[PATH_MAX];
@@ -958,7 +957,7 @@ static char *cache_key(const build_plan *plan, const grade_lab *lab, double seco
     facts[n++] = lab->dir;
     facts[n++] = plan->lab_programs ? "lab programs" : "no lab programs";
     facts[n++] = str_printf("%.3f s", seconds);
-    facts[n++] = str_printf("user %s, uid %ld", contain_user_name(), (long)geteuid());
+    facts[n++] = str_printf("uid %ld", (long)geteuid()); /* (the runner user's name does not change what is built) */
     facts[n++] = str_printf("Landlock %d", sandbox_abi());
     char **env = build_environment();
     for (int i = 0; env[i] && n < 62; i++)
