@@ -223,127 +223,131 @@ static void require_every_device_started(const char *fn, int devices, int n)
     }
 }
 
+/* Runs check(you, devices, v) for every device count the grader tries
+ * (device_counts) and every size for it (sizes_for), on fresh exact vectors
+ * seeded from seed_base, with the records reset before each. */
+static void for_each_case(int seed_base, void (*check)(grade_side *you, int devices, const vectors *v))
+{
+    int counts[4], runs = device_counts(counts);
+    for (int run = 0; run < runs; run++) {
+        int devices = use_devices(counts[run]), sizes[16];
+        grade_side *you = grade_student();
+        int count = sizes_for(devices, sizes);
+        for (int k = 0; k < count; k++) {
+            vectors v = exact_vectors(sizes[k], grade_seed_for(seed_base + k));
+            grade_reset_records(you);
+            check(you, devices, &v);
+            free_vectors(&v);
+        }
+    }
+}
+
+/* One case of partials_per_device. */
+static void check_partials(grade_side *you, int devices, const vectors *v)
+{
+    double partials[LAB9_MAX_DEVICES];
+    for (int d = 0; d < LAB9_MAX_DEVICES; d++)
+        partials[d] = -1.0;
+    int got = GRADE_FN(you, dot_partials)(v->x, v->y, v->n, partials);
+    grade_check(got == devices, "dot_partials (n = %d) returned %d, but the runner sees %d device%s: use "
+                "min(cudaGetDeviceCount, LAB9_MAX_DEVICES) of them", v->n, got, devices,
+                devices == 1 ? "" : "s");
+    int first[LAB9_MAX_DEVICES + 1];
+    lab9_split(v->n, devices, first);
+    for (int d = 0; d < devices; d++) {
+        double exact = dot_range(v, first[d], first[d + 1]);
+        grade_check(partials[d] == exact,
+                    "dot_partials (n = %d, whole numbers from -8 to 8, seed %llu): partials[%d] = %.17g, but "
+                    "device %d's slice x[%d..%d) has the dot product %.17g", v->n, (unsigned long long)v->seed, d,
+                    partials[d], d, first[d], first[d + 1], exact);
+    }
+    require_every_device_started("dot_partials", devices, v->n);
+    for (int d = 0; d < devices; d++)
+        if (partials[d] != 0.0) {
+            char what[64];
+            snprintf(what, sizeof what, "partials[%d]", d);
+            grade_require_from_device(you, "dot_partials", what, &partials[d], sizeof(double), 1);
+        }
+}
+
 GRADE_ITEM(partials_per_device, 15, GRADE_CORRECTNESS, 120, "1,2", "one partial per device, every device started before any is waited for",
            "`dot_partials`: each device's partial exact for n = 0, 1, fewer than the devices, primes (above 2^24 "
            "on a GPU), the device count returned; each device launched the given kernel once, every launch before "
            "the first copy back, and each partial is what a copy brought back from a device")
 {
-    int counts[4], runs = device_counts(counts);
-    for (int run = 0; run < runs; run++) {
-        int devices = use_devices(counts[run]), sizes[16];
-        grade_side *you = grade_student();
-        int count = sizes_for(devices, sizes);
-        for (int k = 0; k < count; k++) {
-            vectors v = exact_vectors(sizes[k], grade_seed_for(k));
-            double partials[LAB9_MAX_DEVICES];
-            for (int d = 0; d < LAB9_MAX_DEVICES; d++)
-                partials[d] = -1.0;
-            grade_reset_records(you);
-            int got = GRADE_FN(you, dot_partials)(v.x, v.y, v.n, partials);
-            grade_check(got == devices, "dot_partials (n = %d) returned %d, but the runner sees %d device%s: use "
-                        "min(cudaGetDeviceCount, LAB9_MAX_DEVICES) of them", v.n, got, devices,
-                        devices == 1 ? "" : "s");
-            int first[LAB9_MAX_DEVICES + 1];
-            lab9_split(v.n, devices, first);
-            for (int d = 0; d < devices; d++) {
-                double exact = dot_range(&v, first[d], first[d + 1]);
-                grade_check(partials[d] == exact,
-                            "dot_partials (n = %d, whole numbers from -8 to 8, seed %llu): partials[%d] = %.17g, but "
-                            "device %d's slice x[%d..%d) has the dot product %.17g", v.n, (unsigned long long)v.seed, d,
-                            partials[d], d, first[d], first[d + 1], exact);
-            }
-            require_every_device_started("dot_partials", devices, v.n);
-            for (int d = 0; d < devices; d++)
-                if (partials[d] != 0.0) {
-                    char what[64];
-                    snprintf(what, sizeof what, "partials[%d]", d);
-                    grade_require_from_device(you, "dot_partials", what, &partials[d], sizeof(double), 1);
-                }
-            free_vectors(&v);
-        }
-    }
+    for_each_case(0, check_partials);
 }
 
 /* ---- peer_total ---------------------------------------------------------------------------- */
+
+/* One case of peer_total. */
+static void check_peer_total(grade_side *you, int devices, const vectors *v)
+{
+    double got = GRADE_FN(you, dot_peer)(v->x, v->y, v->n);
+    double exact = dot_range(v, 0, v->n);
+    grade_check(got == exact, "dot_peer (n = %d on %d device%s, whole numbers from -8 to 8, seed %llu) returned "
+                "%.17g, but the dot product is %.17g", v->n, devices, devices == 1 ? "" : "s",
+                (unsigned long long)v->seed, got, exact);
+    require_every_device_started("dot_peer", devices, v->n);
+    int last = grade_launch_count(you) - 1;
+    grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0 &&
+                    grade_launch_at(you, last)->device == 0,
+                "dot_peer (n = %d): the last launch was %s on device %d, not the given adding kernel "
+                "(launch_add_doubles) on device 0: device 0 adds up the partials it gathered", v->n,
+                last >= 0 ? grade_launch_at(you, last)->kernel : "none",
+                last >= 0 ? grade_launch_at(you, last)->device : -1);
+    if (got != 0.0)
+        grade_require_from_device(you, "dot_peer", "the total", &got, sizeof got, 1);
+}
 
 GRADE_ITEM(peer_total, 15, GRADE_CORRECTNESS, 120, "3", "the total, combined on device 0 with peer copies",
            "`dot_peer`: the total exact for the same sizes; the given adding kernel launched after the devices' "
            "dot kernels, and the total is what one copy brought back from the device")
 {
-    int counts[4], runs = device_counts(counts);
-    for (int run = 0; run < runs; run++) {
-        int devices = use_devices(counts[run]), sizes[16];
-        grade_side *you = grade_student();
-        int count = sizes_for(devices, sizes);
-        for (int k = 0; k < count; k++) {
-            vectors v = exact_vectors(sizes[k], grade_seed_for(100 + k));
-            grade_reset_records(you);
-            double got = GRADE_FN(you, dot_peer)(v.x, v.y, v.n);
-            double exact = dot_range(&v, 0, v.n);
-            grade_check(got == exact, "dot_peer (n = %d on %d device%s, whole numbers from -8 to 8, seed %llu) returned "
-                        "%.17g, but the dot product is %.17g", v.n, devices, devices == 1 ? "" : "s",
-                        (unsigned long long)v.seed, got, exact);
-            require_every_device_started("dot_peer", devices, v.n);
-            int last = grade_launch_count(you) - 1;
-            grade_check(last >= 0 && strcmp(grade_launch_at(you, last)->kernel, "add_doubles_kernel") == 0 &&
-                            grade_launch_at(you, last)->device == 0,
-                        "dot_peer (n = %d): the last launch was %s on device %d, not the given adding kernel "
-                        "(launch_add_doubles) on device 0: device 0 adds up the partials it gathered", v.n,
-                        last >= 0 ? grade_launch_at(you, last)->kernel : "none",
-                        last >= 0 ? grade_launch_at(you, last)->device : -1);
-            if (got != 0.0)
-                grade_require_from_device(you, "dot_peer", "the total", &got, sizeof got, 1);
-            free_vectors(&v);
-        }
-    }
+    for_each_case(100, check_peer_total);
 }
 
 /* ---- nccl_totals ---------------------------------------------------------------------------- */
+
+/* One case of nccl_totals. */
+static void check_nccl_totals(grade_side *you, int devices, const vectors *v)
+{
+    double totals[LAB9_MAX_DEVICES];
+    for (int d = 0; d < LAB9_MAX_DEVICES; d++)
+        totals[d] = -1.0;
+    int got = GRADE_FN(you, dot_nccl)(v->x, v->y, v->n, totals);
+    grade_check(got == devices, "dot_nccl (n = %d) returned %d, but the runner sees %d device%s", v->n, got,
+                devices, devices == 1 ? "" : "s");
+    double exact = dot_range(v, 0, v->n);
+    for (int d = 0; d < devices; d++) {
+        grade_check(totals[d] == exact, "dot_nccl (n = %d on %d devices, whole numbers from -8 to 8, seed %llu): "
+                    "totals[%d] = %.17g, but the dot product is %.17g", v->n, devices,
+                    (unsigned long long)v->seed, d, totals[d], exact);
+        grade_check(memcmp(&totals[d], &totals[0], sizeof(double)) == 0,
+                    "dot_nccl (n = %d): totals[%d] and totals[0] differ in their bits: every device holds the "
+                    "same all-reduced total", v->n, d);
+    }
+    require_every_device_started("dot_nccl", devices, v->n);
+    int back[LAB9_MAX_DEVICES] = {0};
+    for (int i = 0; i < grade_copy_count(you); i++) {
+        const kit_copy *c = grade_copy_at(you, i);
+        if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
+            c->checksum == kit_checksum(&exact, sizeof exact) && c->device >= 0 && c->device < devices)
+            back[c->device]++;
+    }
+    for (int d = 0; d < devices; d++)
+        grade_check(back[d] >= 1,
+                    "dot_nccl (n = %d on %d devices): no copy back from device %d brought the total, but every "
+                    "device holds it after the all-reduce and totals[%d] is read back from device %d (the copy "
+                    "record names the device current at each copy)", v->n, devices, d, d, d);
+}
 
 GRADE_ITEM(nccl_totals, 15, GRADE_CORRECTNESS, 120, "4", "the total on every device with NCCL's all-reduce, read back from each",
            "`dot_nccl`: every device's total exact and bit for bit the same for the same sizes, the device count "
            "returned, one copy back per device bringing its total")
 {
     nccl_items_on_cpu_only();
-    int counts[4], runs = device_counts(counts);
-    for (int run = 0; run < runs; run++) {
-        int devices = use_devices(counts[run]), sizes[16];
-        grade_side *you = grade_student();
-        int count = sizes_for(devices, sizes);
-        for (int k = 0; k < count; k++) {
-            vectors v = exact_vectors(sizes[k], grade_seed_for(200 + k));
-            double totals[LAB9_MAX_DEVICES];
-            for (int d = 0; d < LAB9_MAX_DEVICES; d++)
-                totals[d] = -1.0;
-            grade_reset_records(you);
-            int got = GRADE_FN(you, dot_nccl)(v.x, v.y, v.n, totals);
-            grade_check(got == devices, "dot_nccl (n = %d) returned %d, but the runner sees %d device%s", v.n, got,
-                        devices, devices == 1 ? "" : "s");
-            double exact = dot_range(&v, 0, v.n);
-            for (int d = 0; d < devices; d++) {
-                grade_check(totals[d] == exact, "dot_nccl (n = %d on %d devices, whole numbers from -8 to 8, seed %llu): "
-                            "totals[%d] = %.17g, but the dot product is %.17g", v.n, devices,
-                            (unsigned long long)v.seed, d, totals[d], exact);
-                grade_check(memcmp(&totals[d], &totals[0], sizeof(double)) == 0,
-                            "dot_nccl (n = %d): totals[%d] and totals[0] differ in their bits: every device holds the "
-                            "same all-reduced total", v.n, d);
-            }
-            require_every_device_started("dot_nccl", devices, v.n);
-            int back[LAB9_MAX_DEVICES] = {0};
-            for (int i = 0; i < grade_copy_count(you); i++) {
-                const kit_copy *c = grade_copy_at(you, i);
-                if ((c->direction == KIT_TO_HOST || c->direction == KIT_EITHER_WAY) && c->bytes == sizeof(double) &&
-                    c->checksum == kit_checksum(&exact, sizeof exact) && c->device >= 0 && c->device < devices)
-                    back[c->device]++;
-            }
-            for (int d = 0; d < devices; d++)
-                grade_check(back[d] >= 1,
-                            "dot_nccl (n = %d on %d devices): no copy back from device %d brought the total, but every "
-                            "device holds it after the all-reduce and totals[%d] is read back from device %d (the copy "
-                            "record names the device current at each copy)", v.n, devices, d, d, d);
-            free_vectors(&v);
-        }
-    }
+    for_each_case(200, check_nccl_totals);
 }
 
 /* ---- the ring ---------------------------------------------------------------------------------- */
