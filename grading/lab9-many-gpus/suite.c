@@ -735,6 +735,6 @@ GRADE_ITEM(split_speed, 10, GRADE_PERFORMANCE, 300, "2", "the split dot product 
     free_vectors(&v);
 }
 
-GRADE_SANITIZER_ITEM(10, "lab9", "100 1 no-nccl", ", its steps without NCCL (TODOs 1 to 3: " NCCL_ON_GPU ")")
+GRADE_SANITIZER_ITEM(10, "lab9", "100 1 no-nccl", ", its steps without NCCL (TODOs 1 to 3)")
 
 GRADE_LAB(9, "many-gpus", "lab9-many-gpus")
