@@ -52,6 +52,23 @@ $mask =~ s{("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')}{ my $s = $1; substr($s, 1,
 # Raw strings (R"(...)") are rare in kernels; blank them too.
 $mask =~ s{(R"([^(\s]*)\(.*?\)\2")}{ (my $s = $1) =~ s/[^\n]/ /g; $s }gse;
 
+# A launch written with spaces inside its brackets, k << <grid, block >> >(args)
+# (as some editors' formatters write it; nvcc reads it): "<< <" is the same
+# two tokens as "<<<" to C++ (and ">> >" as ">>>"), so the spaces move after
+# the third bracket, in the source and the mask alike, and one form is read.
+{
+    my @spaced;
+    while ($mask =~ /(<<|>>)(\s+)(?=([<>]))/g) {
+        push @spaced, [$-[0], $1, $2] if substr($1, 0, 1) eq $3;
+    }
+    for my $at (@spaced) {
+        my ($p, $pair, $space) = @$at;
+        my $joined = $pair . substr($pair, 0, 1) . $space;
+        substr($mask, $p, length $joined) = $joined;
+        substr($src, $p, length $joined) = $joined;
+    }
+}
+
 # The mask again with the line markers blanked: g++ -E puts one where a
 # comment or an #if block of more than 8 lines was (between a kernel's ')'
 # and its '{', say), and what looks across lines must see through it.
