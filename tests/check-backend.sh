@@ -353,7 +353,9 @@ else
 fi
 
 # ---- cucc: a standalone program, compiled as with nvcc ---------------------------------------
-if common/cpu/cucc -O2 -arch=sm_90 -lineinfo -o "$log/race" tests/backend/race.cu -Itests/backend > "$log/out" 2>&1 &&
+# (and the spaced forms nvcc reads too: --relocatable-device-code true, -rdc false)
+if common/cpu/cucc -O2 -arch=sm_90 -lineinfo --relocatable-device-code true -rdc false -o "$log/race" \
+       tests/backend/race.cu -Itests/backend > "$log/out" 2>&1 &&
    timeout 60 "$log/race" schedules > "$log/out2" 2>&1; then
     ok "cucc compiles and links a standalone .cu program with nvcc's flags"
 else

@@ -263,6 +263,11 @@ int main(void)
     EXPECT_OK(cudaDeviceGetStreamPriorityRange(0, &greatest));
     EXPECT_OK(cudaDeviceGetAttribute(&attr, cudaDevAttrStreamPrioritiesSupported, 0));
     EXPECT(attr == p.streamPrioritiesSupported && attr == 0, "stream priorities supported: %d", attr);
+    /* memory pools: cudaMallocAsync works, a pool shared with another process does not */
+    EXPECT_OK(cudaDeviceGetAttribute(&attr, cudaDevAttrMemoryPoolsSupported, 0));
+    EXPECT(attr == 1, "memory pools supported: %d", attr);
+    EXPECT_OK(cudaDeviceGetAttribute(&attr, cudaDevAttrMemoryPoolSupportedHandleTypes, 0));
+    EXPECT(attr == 0, "pool handle types: %d", attr);
     cudaStream_t high;
     EXPECT_OK(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, -1));
     EXPECT_OK(cudaStreamGetPriority(high, &priority));

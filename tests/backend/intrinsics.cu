@@ -1,5 +1,7 @@
 /* intrinsics.cu: CUDA's integer intrinsics (the Math API's "Integer
- * Intrinsics" section), each on values whose results a GPU gives, and
+ * Intrinsics" section), each on values whose results a GPU gives, the
+ * directed-rounding float and double intrinsics (__fadd_rd, __dmul_rz, ...)
+ * on values whose correctly rounded results are known, and
  * cudaLaunchHostFunc. */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -73,6 +75,78 @@ static const unsigned long long want[] = {
 };
 enum { WANT = sizeof want / sizeof want[0] };
 
+/* Directed rounding: results whose rounding each mode decides. */
+enum { ROUNDED = 32 };
+static __global__ void directed_rounding(float *f, double *d)
+{
+    const float tiny = 1e-8f, big = 3.40282347e38f; /* FLT_MAX */
+    int i = 0;
+    f[i++] = __fadd_rd(1.0f, tiny);
+    f[i++] = __fadd_ru(1.0f, tiny);
+    f[i++] = __fadd_rz(-1.0f, -tiny);
+    f[i++] = __fadd_rd(-1.0f, -tiny);
+    f[i++] = __fsub_rd(1.0f, tiny);
+    f[i++] = __fsub_ru(1.0f, tiny);
+    f[i++] = __fmul_rd(3.0f, 0.5f);
+    f[i++] = __fmul_ru(3.0f, 0.5f);
+    f[i++] = __fdiv_rd(1.0f, 3.0f);
+    f[i++] = __fdiv_ru(1.0f, 3.0f);
+    f[i++] = __frcp_rz(3.0f);
+    f[i++] = __fdiv_rz(-1.0f, 3.0f);
+    f[i++] = __fsqrt_rd(2.0f);
+    f[i++] = __fsqrt_ru(2.0f);
+    f[i++] = __fsqrt_rz(4.0f);
+    f[i++] = __fmul_rd(big, 2.0f);
+    f[i++] = __fmul_ru(big, 2.0f);
+    f[i++] = __fmul_rz(-big, 2.0f);
+    f[i++] = __fadd_rd(1.0f, -1.0f);
+    f[i++] = __fadd_ru(1.0f, -1.0f);
+    int j = 0;
+    d[j++] = __dadd_ru(1.0, 1e-20);
+    d[j++] = __dadd_rd(1.0, 1e-20);
+    d[j++] = __dmul_rz(0.1, 3.0);
+    d[j++] = __dmul_ru(0.1, 3.0);
+    d[j++] = __ddiv_rd(1.0, 3.0);
+    d[j++] = __ddiv_ru(1.0, 3.0);
+    d[j++] = __dsqrt_rd(2.0);
+    d[j++] = __dsqrt_ru(2.0);
+    d[j++] = __drcp_ru(-3.0);
+    d[j++] = __dsub_rz(1.0, 1e-20);
+}
+
+static void check_directed_rounding(void)
+{
+    float *df, f[ROUNDED];
+    double *dd, d[ROUNDED];
+    EXPECT_OK(cudaMalloc(&df, sizeof f));
+    EXPECT_OK(cudaMalloc(&dd, sizeof d));
+    directed_rounding<<<1, 1>>>(df, dd);
+    EXPECT_OK(cudaMemcpy(f, df, sizeof f, cudaMemcpyDeviceToHost));
+    EXPECT_OK(cudaMemcpy(d, dd, sizeof d, cudaMemcpyDeviceToHost));
+    const float one_up = nextafterf(1.0f, 2.0f), one_down = nextafterf(1.0f, 0.0f);
+    EXPECT(f[0] == 1.0f && f[1] == one_up, "__fadd_rd/ru(1, 1e-8): %.9g %.9g", f[0], f[1]);
+    EXPECT(f[2] == -1.0f && f[3] == -one_up, "__fadd_rz/rd(-1, -1e-8): %.9g %.9g", f[2], f[3]);
+    EXPECT(f[4] == one_down && f[5] == 1.0f, "__fsub_rd/ru(1, 1e-8): %.9g %.9g", f[4], f[5]);
+    EXPECT(f[6] == 1.5f && f[7] == 1.5f, "__fmul_rd/ru(3, 0.5), exact: %.9g %.9g", f[6], f[7]);
+    EXPECT((double)f[8] < 1.0 / 3 && 1.0 / 3 < (double)f[9] && f[9] == nextafterf(f[8], 1.0f),
+           "__fdiv_rd/ru(1, 3): %.9g %.9g", f[8], f[9]);
+    EXPECT(f[10] == f[8] && f[11] == -f[8], "__frcp_rz(3), __fdiv_rz(-1, 3): %.9g %.9g", f[10], f[11]);
+    EXPECT((double)f[12] * f[12] < 2 && 2 < (double)f[13] * f[13] && f[13] == nextafterf(f[12], 2.0f) &&
+               f[14] == 2.0f, "__fsqrt_rd/ru(2), __fsqrt_rz(4): %.9g %.9g %.9g", f[12], f[13], f[14]);
+    EXPECT(f[15] == 3.40282347e38f && isinf(f[16]) && f[17] == -3.40282347e38f,
+           "an overflow rounded down, up, toward zero: %g %g %g", f[15], f[16], f[17]);
+    EXPECT(f[18] == 0 && signbit(f[18]) && f[19] == 0 && !signbit(f[19]), "1 + -1 rounded down is -0, up +0");
+    EXPECT(d[0] == nextafter(1.0, 2.0) && d[1] == 1.0, "__dadd_ru/rd(1, 1e-20): %.17g %.17g", d[0], d[1]);
+    EXPECT(d[2] == 0.3 && d[3] == 0.1 * 3.0 && d[3] > d[2], "__dmul_rz/ru(0.1, 3): %.17g %.17g", d[2], d[3]);
+    EXPECT(d[5] == nextafter(d[4], 1.0) && fma(d[4], 3.0, -1.0) < 0, "__ddiv_rd/ru(1, 3): %.17g %.17g", d[4], d[5]);
+    EXPECT(d[7] == nextafter(d[6], 2.0) && d[6] < 1.4142135623730951 + 1e-16, "__dsqrt_rd/ru(2): %.17g %.17g",
+           d[6], d[7]);
+    EXPECT(d[8] == -d[4] && d[9] == nextafter(1.0, 0.0), "__drcp_ru(-3), __dsub_rz(1, 1e-20): %.17g %.17g", d[8],
+           d[9]);
+    EXPECT_OK(cudaFree(df));
+    EXPECT_OK(cudaFree(dd));
+}
+
 static __global__ void write_five(int *a) { a[threadIdx.x] = 5; }
 struct host_record {
     int calls;
@@ -88,6 +162,7 @@ static void CUDART_CB host_function(void *user_data)
 
 int main(void)
 {
+    check_directed_rounding();
     unsigned long long *d, h[N];
     EXPECT_OK(cudaMalloc(&d, sizeof h));
     EXPECT_OK(cudaMemset(d, 0, sizeof h));

@@ -436,6 +436,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     case cudaDevAttrDirectManagedMemAccessFromHost: v = p.directManagedMemAccessFromHost; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: v = p.maxBlocksPerMultiProcessor; break;
     case cudaDevAttrReservedSharedMemoryPerBlock: v = (int)p.reservedSharedMemPerBlock; break;
+    case cudaDevAttrMemoryPoolsSupported: v = 1; break;           /* cudaMallocAsync and the pools work */
+    case cudaDevAttrMemoryPoolSupportedHandleTypes: v = 0; break; /* no pool shared with another process */
     default:
         return api_fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
     }

@@ -7,6 +7,8 @@
 #define CUDAEMU_DEVICE_H
 
 #include <math.h>
+#include <cmath>
+#include <limits>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -430,6 +432,69 @@ static inline float __fmul_rn(float a, float b) { volatile float r = a * b; retu
 static inline float __fdiv_rn(float a, float b) { return a / b; }
 static inline double __dadd_rn(double a, double b) { volatile double r = a + b; return r; }
 static inline double __dmul_rn(double a, double b) { volatile double r = a * b; return r; }
+static inline double __dsub_rn(double a, double b) { volatile double r = a - b; return r; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double x) { return sqrt(x); }
+static inline double __drcp_rn(double x) { return 1.0 / x; }
+/* Directed rounding (__fadd_rd, __dmul_ru, __fsqrt_rz and the like): the
+ * result rounded to nearest, then moved one step where the exact value lies
+ * past it in the direction asked.  The exact value's side comes from an
+ * exact error term: TwoSum for a sum, an fma for a product, the remainder of
+ * a quotient or a square root.  `toward`: -1 down (rd), +1 up (ru), 0 toward
+ * zero (rz); `error` has the sign of (exact - nearest). */
+template <typename T> static inline T cudaemu_directed(T nearest, T error, int toward, bool finite_operands)
+{
+    const T big = std::numeric_limits<T>::max();
+    if (std::isinf(nearest) && finite_operands) /* an overflow: toward zero it stops at the largest finite */
+        return (toward == 0 || (toward < 0) == (nearest > 0)) ? std::copysign(big, nearest) : nearest;
+    if (error == 0 || std::isnan(nearest) || std::isinf(nearest))
+        return nearest;
+    if (toward == 0) /* only a nonzero result that the exact value lies inside of moves */
+        return nearest != 0 && (error > 0) != (nearest > 0) ? std::nextafter(nearest, T(0)) : nearest;
+    return (error > 0) == (toward > 0) ? std::nextafter(nearest, toward > 0 ? big * 2 : -big * 2) : nearest;
+}
+template <typename T> static inline T cudaemu_add_toward(T a, T b, int toward)
+{
+    volatile T s = a + b;
+    T bb = s - a, error = (a - (s - bb)) + (b - bb);
+    if (s == 0 && error == 0 && toward < 0 && (a != 0 || std::signbit(a) || std::signbit(b)))
+        return -T(0); /* IEEE: an exact zero sum rounded down is -0 (but +0 + +0) */
+    return cudaemu_directed<T>(s, error, toward, std::isfinite(a) && std::isfinite(b));
+}
+template <typename T> static inline T cudaemu_mul_toward(T a, T b, int toward)
+{
+    volatile T p = a * b;
+    return cudaemu_directed<T>(p, std::fma(a, b, -p), toward, std::isfinite(a) && std::isfinite(b));
+}
+template <typename T> static inline T cudaemu_div_toward(T a, T b, int toward)
+{
+    volatile T q = a / b;
+    T remainder = std::fma(-q, b, a); /* exact; a/b - q has its sign times b's */
+    return cudaemu_directed<T>(q, b > 0 ? remainder : -remainder, toward,
+                               std::isfinite(a) && std::isfinite(b) && b != 0);
+}
+template <typename T> static inline T cudaemu_sqrt_toward(T x, int toward)
+{
+    volatile T r = std::sqrt(x);
+    return cudaemu_directed<T>(r, std::fma(-r, r, x), toward, true);
+}
+#define CUDAEMU_DIRECTED(suffix, toward)                                                                         \
+    static inline float __fadd_##suffix(float a, float b) { return cudaemu_add_toward(a, b, toward); }          \
+    static inline float __fsub_##suffix(float a, float b) { return cudaemu_add_toward(a, -b, toward); }         \
+    static inline float __fmul_##suffix(float a, float b) { return cudaemu_mul_toward(a, b, toward); }          \
+    static inline float __fdiv_##suffix(float a, float b) { return cudaemu_div_toward(a, b, toward); }          \
+    static inline float __frcp_##suffix(float x) { return cudaemu_div_toward(1.0f, x, toward); }                \
+    static inline float __fsqrt_##suffix(float x) { return cudaemu_sqrt_toward(x, toward); }                    \
+    static inline double __dadd_##suffix(double a, double b) { return cudaemu_add_toward(a, b, toward); }       \
+    static inline double __dsub_##suffix(double a, double b) { return cudaemu_add_toward(a, -b, toward); }      \
+    static inline double __dmul_##suffix(double a, double b) { return cudaemu_mul_toward(a, b, toward); }       \
+    static inline double __ddiv_##suffix(double a, double b) { return cudaemu_div_toward(a, b, toward); }       \
+    static inline double __drcp_##suffix(double x) { return cudaemu_div_toward(1.0, x, toward); }               \
+    static inline double __dsqrt_##suffix(double x) { return cudaemu_sqrt_toward(x, toward); }
+CUDAEMU_DIRECTED(rd, -1)
+CUDAEMU_DIRECTED(ru, 1)
+CUDAEMU_DIRECTED(rz, 0)
+#undef CUDAEMU_DIRECTED
 static inline float __fdividef(float a, float b) { return a / b; }
 static inline float __fsqrt_rn(float x) { return sqrtf(x); }
 static inline float __frcp_rn(float x) { return 1.0f / x; }

@@ -443,7 +443,9 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrDirectManagedMemAccessFromHost = 101,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-    cudaDevAttrReservedSharedMemoryPerBlock = 111
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrMemoryPoolSupportedHandleTypes = 119
 };
 
 #endif /* CUDAEMU_TYPES_H */
