@@ -2,7 +2,8 @@
 # The build cache (common/grading/build_cache.h, CUDALABS_BUILD_CACHE): the
 # same files graded again take the build kept from the first grade, with the
 # same grade; changed files, another time limit, a build that failed and a
-# build without Landlock are built anew, and nothing of them is kept.  Lab 3
+# build without Landlock are built anew, and nothing of them is kept; a
+# PATH that finds the same compilers shares the kept build.  Lab 3
 # on the cpu backend.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
@@ -12,7 +13,7 @@ lab=lab3-folding file=fold.cu
 work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
 make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference-runner build/cpu/$lab/main.o >/dev/null 2>&1
 export CUDALABS_BUILD_CACHE="$work/cache"
-kept() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' 2>/dev/null | wc -l; }
+kept() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' ! -name files 2>/dev/null | wc -l; }
 grade() { # grade NAME DIR [ENV...]: $work/NAME.out and .json
     name=$1 dir=$2
     shift 2
@@ -20,7 +21,7 @@ grade() { # grade NAME DIR [ENV...]: $work/NAME.out and .json
         --format=json --out="$work/$name.json" >"$work/$name.out" 2>&1
 }
 same_grade() { [ "$(json_items "$work/$1.json")" = "$(json_items "$work/$2.json")" ] && [ -n "$(json_items "$work/$1.json")" ]; }
-entries() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' | sort; }
+entries() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' ! -name files | sort; }
 walled=$(./grader lab3 --backend=cpu --solution --only=fold_launches 2>&1 | grep -c "namespaces.*Landlock")
 if [ "$walled" -eq 0 ]; then
     ok "build cache # SKIP this host has not both namespaces and Landlock: nothing is ever kept"
@@ -81,6 +82,16 @@ if [ "$(kept)" -eq 3 ] && same_grade first open; then
 else
     not_ok "a build without Landlock neither takes nor leaves a kept build (kept: $(kept))"
     sed 's/^/    /' "$work/open.out" | head -n 20
+fi
+
+# another PATH that finds the same tools is the same build (a package's
+# PATH differs from a shell's): it takes the kept one, the skeleton's now
+grade path "$work/right/$lab" PATH="$work/no-tools-here:$PATH"
+if [ "$(kept)" -eq 3 ] && same_grade skeleton path; then
+    ok "a PATH that finds the same compilers takes the kept build"
+else
+    not_ok "a PATH that finds the same compilers takes the kept build (kept: $(kept))"
+    sed 's/^/    /' "$work/path.out" | head -n 20
 fi
 
 grade plain "$work/right/$lab" CUDALABS_BUILD_CACHE=

@@ -939,7 +939,8 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
  * on the cpu backend only (a GPU build makes more outputs, in two builds),
  * and only where the build is walled in by both namespaces and Landlock.
  * What else decides the outputs: make's arguments with this grade's tag
- * taken out, the time limit, the tools on the PATH, the grader's user id. */
+ * taken out, the time limit, the tools the PATH finds, the grader's user
+ * id. */
 static char *cache_key(const build_plan *plan, const grade_lab *lab, double seconds)
 {
     char kit[PATH_MAX];
@@ -959,10 +960,18 @@ static char *cache_key(const build_plan *plan, const grade_lab *lab, double seco
     facts[n++] = str_printf("%.3f s", seconds);
     facts[n++] = str_printf("uid %ld", (long)geteuid()); /* (the runner user's name does not change what is built) */
     facts[n++] = str_printf("Landlock %d", sandbox_abi());
+    /* the environment less the scratch folder's name and the PATH, for
+     * which the tools it finds stand */
     char **env = build_environment();
-    for (int i = 0; env[i] && n < 62; i++)
-        if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0) /* the scratch folder's name */
+    const char *path = "";
+    for (int i = 0; env[i] && n < 52; i++)
+        if (strncmp(env[i], "PATH=", 5) == 0)
+            path = env[i] + 5;
+        else if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0)
             facts[n++] = env[i];
+    static const char *const tools[] = {"make", "g++", "gcc", "c++", "cc", "perl", "as", "ld", "nvcc", NULL};
+    for (int i = 0; tools[i] && n < 62; i++)
+        facts[n++] = build_cache_tool(tools[i], path);
     facts[n] = NULL;
     return build_cache_key(build_scratch, submission_name, facts);
 }

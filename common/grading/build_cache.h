@@ -25,4 +25,10 @@ int build_cache_fetch(const char *key, const char *const paths[], int count);
 /* Keeps the outputs at `paths` that exist, under `key`. */
 void build_cache_store(const char *key, const char *const paths[], int count);
 
+/* What decides which `name` a build with this PATH runs: the program found
+ * first, by its real path and identity ("g++ = /usr/bin/g++-12 (...)"), or
+ * "g++: none".  The PATH's text itself may differ between hosts and packages
+ * that run the same compilers. */
+char *build_cache_tool(const char *name, const char *path);
+
 #endif /* BUILD_CACHE_H */
