@@ -62,16 +62,9 @@ static void kit_fault(const char *fmt, const char *arg, const char *log)
 
 static int on_path(const char *program)
 {
-    const char *path = getenv("PATH");
-    char *copy = str_dup(path ? path : ""), *save = NULL;
-    int found = 0;
-    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char *full = str_printf("%s/%s", dir, program);
-        found = access(full, X_OK) == 0;
-        free(full);
-    }
-    free(copy);
-    return found;
+    char *found = path_find(program, NULL);
+    free(found);
+    return found != NULL;
 }
 
 void build_check_tools(const char *backend)

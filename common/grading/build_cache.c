@@ -277,15 +277,7 @@ void build_cache_store(const char *key, const char *const paths[], int count)
 
 char *build_cache_tool(const char *name, const char *path)
 {
-    char *list = str_dup(path ? path : ""), *found = NULL, *save = NULL;
-    for (char *dir = strtok_r(list, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char *candidate = str_printf("%s/%s", dir, name);
-        if (access(candidate, X_OK) == 0)
-            found = candidate;
-        else
-            free(candidate);
-    }
-    free(list);
+    char *found = path_find(name, path ? path : "");
     char real[4096];
     struct stat st;
     char *fact = found && realpath(found, real) && stat(real, &st) == 0

@@ -137,5 +137,8 @@ int formats_known(const char *format);
 char *str_dup(const char *s);
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void str_clean(char *s); /* control bytes and invalid UTF-8 become '?' */
+/* The full path of `program` in the first folder of `path` (a PATH's text;
+ * NULL: the environment's PATH) that holds it, or NULL. */
+char *path_find(const char *program, const char *path);
 
 #endif /* GRADER_H */

@@ -65,23 +65,7 @@ static void usage(FILE *out)
 }
 
 /* The full path of `program` on the PATH, or NULL. */
-static char *on_path(const char *program)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    char *copy = str_dup(path);
-    char *found = NULL;
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char *full = str_printf("%s/%s", dir, program);
-        if (access(full, X_OK) == 0)
-            found = full;
-        else
-            free(full);
-    }
-    free(copy);
-    return found;
-}
+static char *on_path(const char *program) { return path_find(program, NULL); }
 
 /* The backend with no --backend: the rule of tools/detect-backend.sh (which
  * the Makefile asks), without its two processes where nvcc or nvidia-smi is

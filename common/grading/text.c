@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"
@@ -199,4 +200,20 @@ char *text_report_string(const grade_run *run)
     text_report(f, run);
     fclose(f);
     return text;
+}
+
+char *path_find(const char *program, const char *path)
+{
+    if (!path)
+        path = getenv("PATH");
+    char *copy = str_dup(path ? path : ""), *found = NULL, *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+        char *full = str_printf("%s/%s", dir, program);
+        if (access(full, X_OK) == 0)
+            found = full;
+        else
+            free(full);
+    }
+    free(copy);
+    return found;
 }
