@@ -39,6 +39,8 @@ extern "C" {
  * LAUNCH(k, grid, block, shmem, a, b, c);
  *     is k<<<grid, block, shmem>>>(a, b, c), recorded (part 4), checked for
  *     errors at your line and timed when timing is on (part 3).
+ * LAUNCH_ON_STREAM(s, k, grid, block, shmem, a, b, c);
+ *     the same, on stream s.
  * LAUNCH_COOPERATIVE(k, grid, block, shmem, args);
  *     is cudaLaunchCooperativeKernel(k, grid, block, args, shmem, 0), where
  *     args is an array of pointers to the kernel's arguments; recorded,

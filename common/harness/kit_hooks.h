@@ -34,6 +34,13 @@ int kit_snapshots_on(void); /* (ASSERT_INVARIANT's) */
         kernel<<<(grid), (block), (shmem)>>>(__VA_ARGS__);                       \
         kit_launch_end(__FILE__, __LINE__);                                       \
     } while (0)
+/* the same on a stream of the caller's (lab 9: one stream per device) */
+#define LAUNCH_ON_STREAM(stream, kernel, grid, block, shmem, ...)                 \
+    do {                                                                          \
+        kit_launch_begin(#kernel, dim3(grid), dim3(block), (shmem), __FILE__, __LINE__); \
+        kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__);             \
+        kit_launch_end(__FILE__, __LINE__);                                       \
+    } while (0)
 #ifdef __CUDAEMU__
 #define KIT_COOPERATIVE_KERNEL(kernel) kernel /* the cpu backend reads the parameter types from it */
 #else

@@ -52,28 +52,19 @@ static int blocks_for(long long count)
     return blocks < 1 ? 1 : blocks > DOT_MAX_BLOCKS ? DOT_MAX_BLOCKS : (int)blocks;
 }
 
-/* LAUNCH with a stream: the same record and check as kit.h's LAUNCH, the
- * kernel on `stream`. */
-#define LAUNCH_ON_STREAM(stream, kernel, grid, block, ...)                                     \
-    do {                                                                                         \
-        kit_launch_begin(#kernel, dim3(grid), dim3(block), 0, __FILE__, __LINE__);              \
-        kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__);                                  \
-        kit_launch_end(__FILE__, __LINE__);                                                     \
-    } while (0)
-
 void launch_dot(const float *x, const float *y, int n, double *result, cudaStream_t stream)
 {
-    LAUNCH_ON_STREAM(stream, dot_kernel, blocks_for(n), DOT_BLOCK, x, y, n, result);
+    LAUNCH_ON_STREAM(stream, dot_kernel, blocks_for(n), DOT_BLOCK, 0, x, y, n, result);
 }
 
 void launch_add_doubles(const double *values, int count, double *total, cudaStream_t stream)
 {
-    LAUNCH_ON_STREAM(stream, add_doubles_kernel, 1, 32, values, count, total);
+    LAUNCH_ON_STREAM(stream, add_doubles_kernel, 1, 32, 0, values, count, total);
 }
 
 void launch_add_floats(float *into, const float *from, int count, cudaStream_t stream)
 {
-    LAUNCH_ON_STREAM(stream, add_floats_kernel, blocks_for(count), DOT_BLOCK, into, from, count);
+    LAUNCH_ON_STREAM(stream, add_floats_kernel, blocks_for(count), DOT_BLOCK, 0, into, from, count);
 }
 
 /* ---- The ring's timer and NCCL's all-reduce (lab9.h) ------------------------------ */
