@@ -734,7 +734,7 @@ static void build_sandbox(void)
     list[n++] = build_scratch;
     list[n] = NULL;
     const char *writable[] = {build_scratch, NULL}, *listable[] = {build_scratch, NULL};
-    sandbox_enter(list, writable, listable);
+    sandbox_enter(list, writable, listable, 0);
 }
 
 /* Reads the build's output until it ends or `deadline`: the first

@@ -139,7 +139,7 @@ static char *const *minimal_environment(const char *home)
 {
     static const char *const kept_prefixes[] = {"CUDA_", "CUDAEMU_", "NVIDIA_", "EMU_", "LD_LIBRARY_PATH=",
                                                 "UBSAN_OPTIONS=", "ASAN_OPTIONS=", "TSAN_OPTIONS=",
-                                                "CUDALABS_NO_SECCOMP=", NULL};
+                                                "CUDALABS_NO_SECCOMP=", "CUDALABS_LOOPBACK=", "NCCL_", NULL};
     static char home_line[4200];
     static char *env[64];
     extern char **environ;
@@ -157,6 +157,8 @@ static char *const *minimal_environment(const char *home)
     env[n] = NULL;
     return env;
 }
+
+int contain_apart(void) { return namespaces_available(kit_folder, NULL); }
 
 pid_t contain_spawn(const contain_spec *spec)
 {
@@ -215,7 +217,7 @@ pid_t contain_spawn(const contain_spec *spec)
         _exit(125);
     if (spec->sandboxed) {
         const char *folders[] = {spec->cwd, NULL};
-        sandbox_enter(files, folders, NULL);
+        sandbox_enter(files, folders, NULL, isolated && namespaces_loopback_asked());
     }
     if (spec->cwd && chdir(spec->cwd) != 0)
         _exit(125);

@@ -53,6 +53,10 @@ typedef struct {
  * failure to set up exits with status 125 before anything runs. */
 pid_t contain_spawn(const contain_spec *spec);
 
+/* Whether untrusted programs start in namespaces of their own here (a
+ * network of their own among them): 1 or 0. */
+int contain_apart(void);
+
 /* Waits for child `pid` until `deadline` (wire_now()'s clock; 0: no limit):
  * 0 with its wait status in *status once it has ended, -1 at the deadline
  * (the child is left running).  Wakes the moment the child ends. */

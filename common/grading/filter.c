@@ -157,7 +157,13 @@ static int install(program *p)
     return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0 ? 0 : -1;
 }
 
-int filter_enter_load_stage(void)
+/* The socket families of a network of its own: unix (CUDA's driver), IPv4
+ * and IPv6 on the loopback, and netlink, through which the C library lists
+ * the interfaces (getifaddrs: NCCL looks for one to bootstrap on). */
+#define OWN_NETWORK_FAMILIES 4
+static const uint32_t own_network_families[OWN_NETWORK_FAMILIES] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+
+int filter_enter_load_stage(int own_network)
 {
     static program p; /* 4 KiB: off the stack */
     p.length = 0;
@@ -173,17 +179,24 @@ int filter_enter_load_stage(void)
     deny_with_bits(&p, SYS_mprotect, 2, PROT_EXEC, -1, 0);
     deny_with_bits(&p, SYS_pkey_mprotect, 2, PROT_EXEC, -1, 0);
 
-    /* no network: unix sockets only (a GPU's driver uses them locally); the
-     * namespaces, where present, keep even those inside */
-    deny_value_not(&p, SYS_socket, 0, AF_UNIX);
-    deny_value_not(&p, SYS_socketpair, 0, AF_UNIX);
-    /* and those reach no other process: no connection (to a socket named in
-     * a shared folder or in the abstract namespace, where there are no
-     * namespaces), no datagram sent to an address.  CUDA's driver makes and
-     * binds a socket of its own as it starts, but connects nowhere (seen
-     * on an H100); "connection refused", as where nothing listens. */
-    answer(&p, SYS_connect, SECCOMP_RET_ERRNO | (ECONNREFUSED & SECCOMP_RET_DATA));
-    deny_with_pointer(&p, SYS_sendto, 4);
+    if (own_network) {
+        /* a network of its own with nothing in it but its loopback
+         * (filter.h): sockets reach only this process */
+        allow_only_values(&p, SYS_socket, 0, own_network_families, OWN_NETWORK_FAMILIES);
+        deny_value_not(&p, SYS_socketpair, 0, AF_UNIX);
+    } else {
+        /* no network: unix sockets only (a GPU's driver uses them locally);
+         * the namespaces, where present, keep even those inside */
+        deny_value_not(&p, SYS_socket, 0, AF_UNIX);
+        deny_value_not(&p, SYS_socketpair, 0, AF_UNIX);
+        /* and those reach no other process: no connection (to a socket named
+         * in a shared folder or in the abstract namespace, where there are no
+         * namespaces), no datagram sent to an address.  CUDA's driver makes
+         * and binds a socket of its own as it starts, but connects nowhere
+         * (seen on an H100); "connection refused", as where nothing listens. */
+        answer(&p, SYS_connect, SECCOMP_RET_ERRNO | (ECONNREFUSED & SECCOMP_RET_DATA));
+        deny_with_pointer(&p, SYS_sendto, 4);
+    }
 
     /* SysV IPC outlives the process and reaches every process of the user */
     static const int ipc[] = {SYS_shmget, SYS_shmat, SYS_shmctl, SYS_shmdt, SYS_msgget, SYS_msgsnd,
@@ -223,7 +236,7 @@ int filter_enter_load_stage(void)
     return install(&p);
 }
 
-int filter_enter_serve_stage(void)
+int filter_enter_serve_stage(int own_network)
 {
     static program p;
     p.length = 0;
@@ -237,11 +250,15 @@ int filter_enter_serve_stage(void)
     /* no new connection either: a GPU's driver has made its own while
      * starting; the runner's channel is pipes.  (Where there is no network
      * namespace, a unix socket named in a shared folder is the one way out
-     * a constructor still has before this stage.) */
-    static const int sockets[] = {SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept,
-                                  SYS_accept4};
-    for (size_t i = 0; i < sizeof sockets / sizeof sockets[0]; i++)
-        deny(&p, sockets[i]);
+     * a constructor still has before this stage.)  In a network of its own
+     * the load stage's rule on families holds: NCCL connects its devices
+     * through the loopback as the student's code calls it. */
+    if (!own_network) {
+        static const int sockets[] = {SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept,
+                                      SYS_accept4};
+        for (size_t i = 0; i < sizeof sockets / sizeof sockets[0]; i++)
+            deny(&p, sockets[i]);
+    }
     return install(&p);
 }
 
@@ -258,13 +275,15 @@ int filter_supported(void)
 
 #else /* not x86_64: the filters name x86_64's calls, so there are none */
 
-int filter_enter_load_stage(void)
+int filter_enter_load_stage(int own_network)
 {
+    (void)own_network;
     errno = ENOSYS;
     return -1;
 }
-int filter_enter_serve_stage(void)
+int filter_enter_serve_stage(int own_network)
 {
+    (void)own_network;
     errno = ENOSYS;
     return -1;
 }

@@ -21,9 +21,16 @@
 #ifndef FILTER_H
 #define FILTER_H
 
-/* Each returns 0 once the filter is in force, -1 (errno set) otherwise. */
-int filter_enter_load_stage(void);
-int filter_enter_serve_stage(void);
+/* Each returns 0 once the filter is in force, -1 (errno set) otherwise.
+ * `own_network`: the runner is in a network namespace of its own whose one
+ * interface is its loopback (a lab that asked for it: grade_use_loopback,
+ * and the runner saw it so), where sockets reach nothing outside the
+ * process: then sockets of the unix, IP and netlink families may be made,
+ * bound, connected and accepted in both stages (NCCL starts through its
+ * loopback even between the devices of one process).  0: no sockets but
+ * unix ones, and those connect nowhere. */
+int filter_enter_load_stage(int own_network);
+int filter_enter_serve_stage(int own_network);
 
 /* Whether this build has filters at all (x86_64 only) and this kernel takes
  * them: 1 or 0.  CUDALABS_NO_SECCOMP=1 in the environment stands in for a

@@ -258,6 +258,14 @@ int grade_device_multiprocessors(void); /* its SMs */
  * now), returns 1; or, with fewer GPUs listed there, nothing changes and it
  * returns 0 (the runners' device count says how many they see). */
 int grade_use_devices(int devices);
+/* From here to the item's end, both sides' runners may use sockets inside
+ * a network of their own (restarted now if running): the loopback, the
+ * only interface there, is brought up, and the runners' filters let them
+ * make, bind and connect sockets (filter.h), which reach nothing outside.
+ * For a library that starts through sockets even within one process
+ * (NCCL).  Returns 1; or 0, changing nothing, where the runners have no
+ * network namespace of their own on this host: the item should skip. */
+int grade_use_loopback(void);
 int grade_verbose(void);
 /* Schedule orders to try on the cpu backend: "fwd", "rev", "rand:SEED"...;
  * on the gpu backend one entry, "gpu", for which grade_set_schedule does nothing. */

@@ -42,4 +42,10 @@ int namespaces_enter(const char *kit, const char *scratch, char *const *argv, co
  * (or none tried yet). */
 const char *namespaces_text(void);
 
+/* Whether the grader asked, for this item's runners, for a network of their
+ * own they may use (grade_use_loopback: CUDALABS_LOOPBACK=1): then
+ * namespaces_enter also brings its loopback up and covers /run, where the
+ * host's services name their sockets.  Safe after fork. */
+int namespaces_loopback_asked(void);
+
 #endif /* NAMESPACES_H */

@@ -78,14 +78,15 @@ int sandbox_abi(void)
     return abi > 0 ? (int)abi : 0;
 }
 
-int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[])
+int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[],
+                  int own_network)
 {
     long abi = sandbox_abi();
     if (abi < 1)
         return 0;
     uint64_t fs_all = FS_ABI1_ALL | (abi >= 2 ? FS_REFER : 0) | (abi >= 3 ? FS_TRUNCATE : 0)
                     | (abi >= 5 ? FS_IOCTL_DEV : 0);
-    struct ruleset_attr attr = {fs_all, abi >= 4 ? NET_BIND_TCP | NET_CONNECT_TCP : 0,
+    struct ruleset_attr attr = {fs_all, abi >= 4 && !own_network ? NET_BIND_TCP | NET_CONNECT_TCP : 0,
                                 abi >= 6 ? SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL : 0};
     size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);

@@ -13,8 +13,13 @@
  * folders it may read (and execute) besides the system's; `writable`: the
  * folders it may also write; `listable`: folders whose listings (names only,
  * at every depth) it may read, as make reads its working directory's.
+ * `own_network`: the process is in a network namespace of its own whose one
+ * interface is its loopback (grade_use_loopback): TCP's bind and connect
+ * are left to that namespace's walls (NCCL listens and connects there);
+ * 0: Landlock refuses both wherever the kernel can.
  * Returns the Landlock ABI version in force, or 0 where the kernel has none. */
-int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[]);
+int sandbox_enter(const char *const readable[], const char *const writable[], const char *const listable[],
+                  int own_network);
 
 /* Whether folder `dir` (absolute; a relative one counts as overlapping)
  * holds `kit` or lies inside it. */

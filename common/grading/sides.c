@@ -651,6 +651,17 @@ int grade_use_devices(int devices)
     return 1;
 }
 
+int grade_use_loopback(void)
+{
+    if (!contain_apart())
+        return 0; /* no network of the runners' own: a socket would reach the host's */
+    setenv("CUDALABS_LOOPBACK", "1", 1); /* as CUDAEMU_DEVICES above: the runners' environment */
+    stop_side(&student);
+    stop_side(&reference);
+    reference.kept = 0;
+    return 1;
+}
+
 grade_side *grade_student(void) { return open_side(&student); }
 grade_side *grade_reference(void) { return open_side(&reference); }
 const char *grade_side_name(const grade_side *side) { return side->label; }
