@@ -279,6 +279,9 @@ static cudaMemcpyKind resolved(cudaMemcpyKind kind, void *dst, const void *src)
 #endif
 }
 
+static int copy_sums = 1;
+extern "C" void kit_set_copy_sums(int on) { copy_sums = on; }
+
 static void record_copy(const char *file, int line, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
     kind = resolved(kind, dst, src);
@@ -303,7 +306,7 @@ static void record_copy(const char *file, int line, void *dst, const void *src, 
     }
     if (kind == cudaMemcpyDeviceToHost && spoiled_copy_back())
         spoil_words(dst, bytes);
-    copy.checksum = host ? kit_checksum(host, bytes) : 0;
+    copy.checksum = host && (bytes <= KIT_SUMMED_ALWAYS || copy_sums) ? kit_checksum(host, bytes) : 0;
     copy.host_address = (uintptr_t)host;
     kit_keep_copy(&copy);
 }

@@ -103,6 +103,14 @@ long long kit_device_bytes_in_use(void);   /* the device memory the code's cudaM
  * lab's copies of them run at the bus's speed whatever their size. */
 void kit_pin_host(void *host, size_t bytes);
 void kit_unpin_host(void *host);
+/* For a lab's given timer: while off, a copy of more than KIT_SUMMED_ALWAYS
+ * bytes keeps no checksum of its bytes (0).  Summing is host work in the
+ * caller's thread, a pass over every byte (a third of a second for lab 9's
+ * 2 GB), which would time the host and make the devices' copies take
+ * turns; small copies (a result, a partial) are always summed, so the
+ * checks that read them hold inside a timed span too.  On by default. */
+#define KIT_SUMMED_ALWAYS 65536
+void kit_set_copy_sums(int on);
 /* Starts the device now, while the runner still allows new executable
  * mappings (its filter forbids them once the student's code runs). */
 void kit_start_device(void);

@@ -19,7 +19,7 @@
     X(kit_set_error_handler) X(kit_start_device) X(kit_pin_host) X(kit_unpin_host) X(kit_timed_ms)          \
     X(kit_device_bytes_in_use) X(kit_todo_pending) X(kit_launch_count) X(kit_launch_at) X(kit_snapshot_count) \
     X(kit_snapshot_at) X(kit_copy_count) X(kit_copy_at) X(kit_reset_records) X(kit_set_snapshots)          \
-    X(kit_set_timing) X(kit_set_schedule) X(kit_spoil) X(kit_device_name) X(kit_on_gpu)                    \
+    X(kit_set_timing) X(kit_set_copy_sums) X(kit_set_schedule) X(kit_spoil) X(kit_device_name) X(kit_on_gpu) \
     X(kit_device_peak_gbs) X(kit_device_multiprocessors)
 /* Weak: a harness without one (the grader's tests' own, tests/fixtures/grader)
  * leaves it NULL, and the runner answers as it does for a loaded object

@@ -569,6 +569,7 @@ static void serve_sync(wire_msg *request)
     ((void (*)(void))harness("kit_reset_records"))();
     ((void (*)(int))harness("kit_set_snapshots"))(0);
     ((void (*)(int))harness("kit_set_timing"))(0);
+    ((void (*)(int))harness("kit_set_copy_sums"))(1);
     ((void (*)(int, int))harness("kit_spoil"))(KIT_SPOIL_NONE, 0);
     ((void (*)(const char *))harness("kit_set_schedule"))(getenv("EMU_SCHED") ? getenv("EMU_SCHED") : "fwd");
     flush_output();

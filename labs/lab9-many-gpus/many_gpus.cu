@@ -206,6 +206,22 @@ typedef struct {
 
 static int chunk_size(const ring *g, int c) { return g->first[c + 1] - g->first[c]; }
 
+/* NCCL connects two devices at their first transfer, which costs some
+ * milliseconds: every device sends a chunk's worth to the next once, into
+ * the next one's scratch buffer (which the ring overwrites before it reads
+ * it), before the ring's steps are timed.  Given. */
+static void first_contact(ring *g)
+{
+    NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < g->devices; r++) {
+        NCCL_CHECK(ncclSend(g->buffer[r], chunk_size(g, 0), ncclFloat, mod(r + 1, g->devices), g->comms[r],
+                            g->stream[r]));
+        NCCL_CHECK(ncclRecv(g->scratch[r], chunk_size(g, 0), ncclFloat, mod(r - 1, g->devices), g->comms[r],
+                            g->stream[r]));
+    }
+    NCCL_CHECK(ncclGroupEnd());
+}
+
 /* Step `step` (1 .. 2(D-1)) of the ring, as lab9.h defines it. */
 static void ring_step(ring *g, int step)
 {
@@ -237,6 +253,7 @@ void ring_allreduce(float *data, int count, int devices, int steps)
                               cudaMemcpyHostToDevice, g.stream[r]));
     }
     make_comms(devices, g.comms);
+    first_contact(&g);
     lab9_timer_begin(devices); /* the steps alone are timed (lab9.h) */
     for (int step = 1; step <= steps; step++)
         ring_step(&g, step);
