@@ -84,14 +84,19 @@ static void start_partials(const float *x, const float *y, int n, slices *s)
     split_slices(n, s->devices, s->first);
     /* TODO 2: for each device d: make it current, create its stream, allocate
      * its slice of x and y (at least one element each, for an empty slice)
-     * and its partial, copy the slice in and set the partial to 0
-     * (cudaMemcpyAsync, cudaMemsetAsync on its stream), and launch the dot
-     * kernel on its stream (launch_dot).  Nothing here may wait for a device. */
+     * on its stream (cudaMallocAsync) and its partial (cudaMalloc), copy the
+     * slice in and set the partial to 0 (cudaMemcpyAsync, cudaMemsetAsync on
+     * its stream), and launch the dot kernel on its stream (launch_dot).
+     * Nothing here may wait for a device.  (Why cudaMallocAsync: once peer
+     * access is on, a cudaMalloc is mapped into every peer as it is made, a
+     * host wait of milliseconds per large array that keeps the next device
+     * from starting; memory from a stream's pool is not.) */
     kit_not_implemented("TODO 2");
     /* END TODO 2 */
 }
 
-/* Frees what start_partials allocated, device by device. */
+/* Frees what start_partials allocated, device by device (cudaFree takes
+ * memory from cudaMallocAsync too: it waits for the device first). */
 static void free_slices(slices *s)
 {
     for (int d = 0; d < s->devices; d++) {
