@@ -104,8 +104,8 @@ static void html_lab(FILE *out, const grade_run *run, const lab_result *lab)
 
 void html_report(FILE *out, const grade_run *run, int lab)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n"
           "<title>", out);
     for (int i = 0; i < run->lab_count; i++)
         if (lab < 0 || i == lab) {

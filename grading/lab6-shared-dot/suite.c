@@ -383,6 +383,7 @@ static int first_wrong_partial(const finish_call *c)
     for (int b = 0; b < c->blocks && wrong < 0; b++)
         if (!kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C))
             wrong = b;
+    attach_partials_figure(partials, dot, c->blocks, wrong, c->block_size, case_text(c->v));
     free(partials);
     free(dot);
     free(abs_dot);
