@@ -184,7 +184,7 @@ GRADER_SRC := $(wildcard common/grading/*.c)
 MODELS := $(wildcard grading/lab*/model.c)
 PREBUILT_MODELS := $(filter-out $(patsubst %.c,prebuilt/host/%.o,$(MODELS)),$(wildcard prebuilt/host/grading/lab*/model.o))
 GRADER_OBJS := $(patsubst %.c,$(HOST)/%.o,$(GRADER_SRC) $(SUITES) $(MODELS)) $(PREBUILT_MODELS) \
-               $(HOST)/grading-table.o $(HOST)/kit.o $(HOST)/report-css.o
+               $(HOST)/grading-table.o $(HOST)/kit.o
 RUNNER_OBJS := $(REFERENCE_RUNNER_OBJS) $(HOST)/common/runner/loaded.o $(HOST)/runner-table.o \
                $(patsubst %,$(HOST)/calls/%.o,$(SUITE_NAMES))
 # (-Igrading: the suites include their lab's files as "<lab>/model.h", "<lab>/lab-calls.h",
@@ -207,12 +207,9 @@ $(HOST)/runner-table.c: $(SUITES) Makefile | $(HOST)/
 	$(call lab_table,serve.h,serve,const serve_lab)
 $(HOST)/%-table.o: $(HOST)/%-table.c
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-# The style of the kit's HTML pages, one file for the grader's report
-# (common/grading/html.c) and tools/grades-stats.sh --html: here a C string.
-$(HOST)/report-css.c: common/grading/report.css | $(HOST)/
-	@{ echo 'const char report_css[] ='; sed 's/\\/\\\\/g; s/"/\\"/g; s/^/    "/; s/$$/\\n"/' $<; echo ';'; } > $@
-$(HOST)/report-css.o: $(HOST)/report-css.c
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+# The style of the kit's HTML pages, one file for the grader's report and
+# tools/grades-stats.sh --html: html.c builds it in (.incbin).
+$(HOST)/common/grading/html.o: common/grading/report.css
 $(HOST)/kit.o: common/harness/kit.c | $(HOST)/
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(HOST)/%.o: %.c
