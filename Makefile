@@ -207,6 +207,9 @@ $(HOST)/runner-table.c: $(SUITES) Makefile | $(HOST)/
 	$(call lab_table,serve.h,serve,const serve_lab)
 $(HOST)/%-table.o: $(HOST)/%-table.c
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
+# The style of the kit's HTML pages, one file for the grader's report and
+# tools/grades-stats.sh --html: html.c builds it in (.incbin).
+$(HOST)/common/grading/html.o: common/grading/report.css
 $(HOST)/kit.o: common/harness/kit.c | $(HOST)/
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(HOST)/%.o: %.c

@@ -12,7 +12,7 @@
 #                                 ENGINE=slurm: as a job array on a Slurm cluster, batch.slurm.conf)
 #   make batch-collect OUT=grades/lab3   gathers a Slurm batch started with SLURM_WAIT=no
 #   make grades-export LMS=canvas|moodle GRADES=grades/lab3.csv ASSIGNMENT="Lab 3 (1234)" [ROSTER=canvas.csv]
-#   make grades-stats GRADES=grades/lab3.jsonl     the class's results, item by item
+#   make grades-stats GRADES=grades/lab3.jsonl [FORMAT=html]   the class's results, item by item (html: a page)
 #   make similarity LAB=lab3 SUBMISSIONS=dir [THRESHOLD=60]   pairs of submissions much alike
 
 .PHONY: gradescope prairielearn github classroom batch batch-collect grades-export grades-stats similarity
@@ -35,7 +35,7 @@ batch-collect:
 grades-export:
 	$(if $(filter canvas moodle,$(LMS)),,$(error make grades-export LMS=canvas|moodle GRADES=grades/lab3.csv ASSIGNMENT="Lab 3 (1234)"))$(if $(GRADES),,$(error give GRADES=grades/lab3.csv))@sh tools/grades-export.sh $(LMS) '$(subst ','\'',$(GRADES))' '$(subst ','\'',$(or $(ASSIGNMENT),$(basename $(notdir $(GRADES)))))' $(if $(ROSTER),'$(subst ','\'',$(ROSTER))')
 grades-stats:
-	$(if $(GRADES),,$(error give the grades: make grades-stats GRADES=grades/lab3.jsonl))@sh tools/grades-stats.sh '$(subst ','\'',$(GRADES))'
+	$(if $(GRADES),,$(error give the grades: make grades-stats GRADES=grades/lab3.jsonl))@sh tools/grades-stats.sh $(if $(filter html,$(FORMAT)),--html) '$(subst ','\'',$(GRADES))'
 similarity:
 	$(need_lab)$(if $(SUBMISSIONS),,$(error give the submissions: make similarity LAB=$(LAB) SUBMISSIONS=dir))@sh tools/similarity.sh $(LAB) '$(subst ','\'',$(SUBMISSIONS))' $(THRESHOLD)
 

@@ -29,7 +29,7 @@ backends=cpu
 
 # Longest first (their times on CI's 2 cores), so that the pool ends
 # together; checks not named here follow in name order.
-longest_first="nvcc attacks backend mutants platforms dist batch slurm grader sanitizers labs intake beyond formats"
+longest_first="nvcc attacks backend mutants platforms dist batch slurm grader sanitizers labs intake report beyond formats"
 # Checks that share state of the whole machine and so must not overlap.
 # What the checks share, and why it needs no group today:
 #   build folders   every lab, the grader, the runners and the sanitizer

@@ -14,13 +14,16 @@
 #   tools/setup.sh slurm    also what tests/check-slurm.sh needs: Debian's slurm-wlm and
 #                           munge (a one-node Slurm) and similarity-tester (sim_c, which
 #                           tools/similarity.sh uses)
+#   tools/setup.sh browser  also what tests/check-report.sh renders the HTML reports
+#                           with: Debian's chromium (headless), and xmllint
 set -u
-toolkit="" slurm=""
+toolkit="" slurm="" browser=""
 case "${1:-}" in
 cuda11 | cuda12) toolkit=$1 ;;
 slurm) slurm=1 ;;
+browser) browser=1 ;;
 '') ;;
-*) echo "usage: tools/setup.sh [cuda11 | cuda12 | slurm]" >&2; exit 2 ;;
+*) echo "usage: tools/setup.sh [cuda11 | cuda12 | slurm | browser]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -36,6 +39,10 @@ if [ -n "$slurm" ]; then
     need sbatch slurm-client
     need munged munge
     need sim_c similarity-tester
+fi
+if [ -n "$browser" ]; then
+    need chromium chromium
+    need xmllint libxml2-utils
 fi
 
 staged_check=.deps/check/usr/include/check.h   # a copy staged for machines without packages

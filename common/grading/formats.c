@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const formats[] = {"text", "tap", "junit", "json", "gradescope", "prairielearn", NULL};
+static const char *const formats[] = {"text", "tap", "junit", "json", "gradescope", "prairielearn", "html", NULL};
 
 int formats_known(const char *format)
 {
@@ -406,6 +406,8 @@ int formats_write(FILE *out, const char *format, const grade_run *run)
         write_gradescope(out, run);
     else if (strcmp(format, "prairielearn") == 0)
         write_prairielearn(out, run);
+    else if (strcmp(format, "html") == 0)
+        html_report(out, run, -1);
     else
         return -1;
     return ferror(out) ? -1 : 0;

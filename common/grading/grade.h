@@ -318,6 +318,42 @@ double grade_student_time_floor_ms(void);
  * threads of a block reach, which a GPU runs past without a word from
  * synccheck. */
 void grade_sanitize(const char *program_args);
+/* ---- figures for the HTML report (figure.c) ------------------------------------
+ * A failing item's figure, drawn as SVG beside its feedback in the report
+ * (build/report/labN.html).  Attach it just before the grade_fail of the
+ * input that fails: a later figure replaces an earlier one, and a passing
+ * item's is dropped.  The values are the grader's copies of what the
+ * runners sent back (snapshots, results), never text the code printed. */
+enum {
+    GRADE_CELL_LIVE = 1,    /* rounds: in the live part after this round */
+    GRADE_CELL_WORKED = 2,  /* rounds: changed by this round (a thread did work there) */
+    GRADE_CELL_PARTNER = 4, /* rounds: an input the marked element should combine */
+    GRADE_CELL_WRONG = 8    /* breaks the rule (matrix: outside the tolerance) */
+};
+/* Begins a figure of an array after each round; grade_figure_round adds
+ * the rows, round 0 first (at most 40; `threads`: the threads that round's
+ * launch started, -1 where not known); grade_figure_mark names the element
+ * that broke the invariant, what it held and what it should have held. */
+void grade_figure_rounds(const char *caption);
+void grade_figure_round(const char *label, const double *values, const unsigned char *flags, int count,
+                        long long threads);
+void grade_figure_mark(int row, int column, double got, double should);
+/* The blocks' partials against the expected ones, block `wrong_block` marked (-1: none). */
+void grade_figure_partials(const char *caption, const double *yours, const double *expected, int blocks,
+                           int wrong_block);
+/* A rows x columns matrix with `wrong` (1 per wrong element, row-major) and
+ * the tiles of side `tile` outlined; the worst element (worst_row,
+ * worst_column) marked with what it held and should have.  A large matrix
+ * is drawn in cells of several elements (a cell is wrong where one is). */
+void grade_figure_matrix(const char *caption, const unsigned char *wrong, int rows, int columns, int tile,
+                         int worst_row, int worst_column, double got, double should);
+/* A launch's indices as blocks (rows) of threads: writes[i] is how many
+ * times index i was written (0: never, 2 or more: twice), for `indices`
+ * indices, of which those below n must be written once and the others
+ * never; mark_index marked (-1: none). */
+void grade_figure_grid(const char *caption, const int *writes, int indices, int n, int threads_per_block,
+                       int mark_index);
+
 /* Appends a picture of a small int array to the current feedback. */
 void grade_picture_ints(const char *label, const int *a, int n, int mark_from, int mark_to);
 void grade_picture_floats(const char *label, const float *a, int n, int mark_from, int mark_to);

@@ -8,7 +8,8 @@
  *   run.c      seeds, schedules, the current item's time, pictures, the sanitizer item
  *   outcome.c  the outcome of the item (grade_fail, grade_note, ...) in the child
  *   text.c     the report people read, and the string helpers
- *   formats.c  tap, junit, json, gradescope, prairielearn
+ *   formats.c  tap, junit, json, gradescope, prairielearn, html
+ *   html.c     the HTML report (svg.c draws its figures, figure.c records them)
  *   contain.c  starting untrusted programs contained, and reaping them
  *   wire.c     the messages between the grader and a runner
  *
@@ -34,6 +35,7 @@ typedef struct {
     char *notes;        /* grade_note() lines; "" when none */
     int elsewhere;      /* skipped because only the other backend (or a GPU with compute-sanitizer) grades it */
     int kit_fault;      /* the reference could not run: an error that counts toward nothing */
+    struct figure_record *figure; /* a failing item's figure (figure.h) for the HTML report, or NULL */
 } item_result;
 
 typedef struct {
@@ -132,6 +134,13 @@ const char *status_word(item_status status);
 /* formats.c */
 int formats_write(FILE *out, const char *format, const grade_run *run);
 int formats_known(const char *format);
+
+/* html.c: the report a person opens in a browser, one self-contained page
+ * (its figures drawn by svg.c): every lab of the run, or only run->labs[lab]. */
+void html_report(FILE *out, const grade_run *run, int lab);
+/* After a run: build/report/labN.html for each lab graded; the paths, or
+ * why not, in one line on `live` ("report: build/report/lab3.html"). */
+void html_write_lab_reports(FILE *live, const grade_run *run);
 
 /* text helpers shared by the reports */
 char *str_dup(const char *s);

@@ -17,6 +17,7 @@
 #include "grader.h"
 #include "contain.h"
 #include "outcome.h"
+#include "figure.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -134,6 +135,17 @@ static double item_timeout(const grade_item *item)
     return (run->on_gpu ? t : 4.0 * t) * run->time_scale; /* the cpu backend emulates every thread */
 }
 
+/* A failing item's figure, copied out of its slot for the HTML report; NULL for none. */
+static figure_record *keep_figure(const item_result *r, const item_slot *s)
+{
+    if ((r->status != ITEM_FAILED && r->status != ITEM_ERROR) || s->figure.kind == FIGURE_NONE)
+        return NULL;
+    figure_record *copy = malloc(sizeof *copy);
+    if (copy)
+        memcpy(copy, &s->figure, sizeof *copy);
+    return copy;
+}
+
 static void finish_item(int k, TestResult *tr)
 {
     item_result *r = &lab->items[k];
@@ -178,6 +190,7 @@ static void finish_item(int k, TestResult *tr)
         }
     }
     r->notes = str_dup(s->notes);
+    r->figure = keep_figure(r, s);
     str_clean(r->feedback);
     str_clean(r->notes);
 }

@@ -49,7 +49,7 @@ static void usage(FILE *out)
           "  --devices=N          N devices: on the cpu backend, N emulated ones (CUDAEMU_DEVICES) for every item\n"
           "                       that does not choose its own; on a GPU, the first N GPUs (an error beyond those present)\n"
           "  --verbose            show notes of passing items and your code's output (on stderr)\n"
-          "  --format=F           also write results as text, tap, junit, json, gradescope or prairielearn\n"
+          "  --format=F           also write results as text, tap, junit, json, gradescope, prairielearn or html\n"
           "  --out=FILE           write the results there (default: stdout; the report then goes to stderr)\n"
           "  --student-dir=DIR    grade the lab's .cu files found anywhere in DIR (a submission) instead of labs/LAB/;\n"
           "                       each once, as regular files (a link or a second copy is refused)\n"
@@ -362,7 +362,7 @@ static int value_option(options *o, const char *start, const char *a)
         o->hidden_items = split_names(v);
     } else if ((v = OPTION("--format"))) {
         if (!formats_known(v))
-            usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn)", v);
+            usage_error("unknown format %s (text, tap, junit, json, gradescope, prairielearn, html)", v);
         o->format = v;
     } else if ((v = OPTION("--out"))) {
         o->out_path = from_start(start, v);
@@ -784,6 +784,7 @@ int main(int argc, char **argv)
     build_remove_tree(scratch);
     build_cleanup();
     text_run_total(run.live, &run, run.color);
+    html_write_lab_reports(run.live, &run); /* the report's path, the last line */
 
     if (strcmp(o.format, "text") != 0 || o.out_path) {
         if (write_results(o.out_path, o.format, &run) != 0) {

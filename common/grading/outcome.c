@@ -166,3 +166,5 @@ void outcome_append_picture(const char *text)
     if (slot)
         append(slot->pictures, PICTURES_MAX, text);
 }
+
+figure_record *outcome_figure(void) { return slot ? &slot->figure : NULL; }

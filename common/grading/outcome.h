@@ -11,6 +11,8 @@
 
 #include <setjmp.h>
 
+#include "figure.h"
+
 #define FEEDBACK_MAX 12288
 #define NOTES_MAX 4096
 #define PICTURES_MAX 8192
@@ -31,6 +33,7 @@ typedef struct {
     char feedback[FEEDBACK_MAX];
     char notes[NOTES_MAX];
     char pictures[PICTURES_MAX];
+    figure_record figure; /* the figure the item attached (grade_figure_*), drawn if it fails */
 } item_slot;
 
 /* In the child, before the item runs: where its outcome goes, whether its
@@ -39,5 +42,7 @@ typedef struct {
 void outcome_enter_item(item_slot *slot, int shortened, int verbose);
 /* grade_skip() jumps here: the child's item function sets it. */
 extern jmp_buf outcome_skip_jump;
+/* In the child: the item's figure record (figure.c fills it); NULL outside an item. */
+figure_record *outcome_figure(void);
 
 #endif /* OUTCOME_H */

@@ -294,6 +294,51 @@ void expect_rejects_on_sizes(const invariant_check *c, int (*run)(const int *a, 
     }
 }
 
+/* ---- the figure of the student's rounds ---------------------------------------------- */
+
+enum { FIGURE_WINDOW = 128 };
+
+void attach_rounds_figure(int floats, int n, int round, int index, double got, double should,
+                          int (*live)(int n, int round, int i), long long from, long long step, long long to,
+                          const char *caption)
+{
+    grade_side *you = grade_student();
+    int first = index - FIGURE_WINDOW / 2 > 0 && n > FIGURE_WINDOW ? index - FIGURE_WINDOW / 2 : 0;
+    if (n > FIGURE_WINDOW && first + FIGURE_WINDOW > n)
+        first = n - FIGURE_WINDOW;
+    double values[FIGURE_WINDOW], previous[FIGURE_WINDOW];
+    unsigned char flags[FIGURE_WINDOW];
+    char full[400];
+    snprintf(full, sizeof full, "%s%s", caption,
+             n > FIGURE_WINDOW ? " (the 128 elements around the one that broke the invariant)" : "");
+    grade_figure_rounds(full);
+    int launches = grade_launch_count(you);
+    for (int r = 0; r <= round && r < grade_snapshot_count(you); r++) {
+        const kit_snapshot *s = grade_snapshot_at(you, r);
+        int count = (int)s->count - first;
+        count = count > FIGURE_WINDOW ? FIGURE_WINDOW : count < 0 ? 0 : count;
+        for (int c = 0; c < count; c++) {
+            int i = first + c;
+            values[c] = floats ? ((const float *)s->data)[i] : ((const int *)s->data)[i];
+            flags[c] = !live || live(n, r, i) ? GRADE_CELL_LIVE : 0;
+            if (r > 0 && values[c] != previous[c])
+                flags[c] |= GRADE_CELL_WORKED;
+            if (r == 0 && i >= from && i < to && step > 0 && (i - from) % step == 0)
+                flags[c] |= GRADE_CELL_PARTNER;
+            previous[c] = values[c];
+        }
+        char label[32];
+        snprintf(label, sizeof label, r ? "round %d" : "round 0 (input)", r);
+        long long threads = -1;
+        if (r > 0 && r <= launches) {
+            const kit_launch *l = grade_launch_at(you, r - 1);
+            threads = (long long)l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
+        }
+        grade_figure_round(label, values, flags, count, threads);
+    }
+    grade_figure_mark(round, index - first, got, should);
+}
+
 /* ---- the rounds' launches ------------------------------------------------------------ */
 
 int expect_one_launch_per_round(const char *fn, int n, const char *takes, const char *when_one)

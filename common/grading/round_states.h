@@ -93,6 +93,18 @@ void expect_rejects_on_sizes(const invariant_check *c, int (*run)(const int *a, 
 void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, const char *predicate, int n,
                                int rounds, invariant_fn truly_holds);
 
+/* The figure of the student's rounds for the HTML report (grade_figure_rounds),
+ * attached to the failure that follows: the states the student's last call
+ * snapshot, round 0 to `round` (ints, or floats where `floats`), each
+ * element live where live(n, r, i) says so (NULL: all), the threads each
+ * round's launch started, and element `index` after `round`, which holds
+ * `got` and should hold `should`: what a[from], a[from + step], ... below
+ * `to` make (coloured in round 0).  Past 128 elements, the 128 around
+ * `index`.  `caption` says which run it is. */
+void attach_rounds_figure(int floats, int n, int round, int index, double got, double should,
+                          int (*live)(int n, int round, int i), long long from, long long step, long long to,
+                          const char *caption);
+
 /* The rounds' launches (labs 3, 4 and 5): fails the item unless the last
  * call of the student's `fn`, on n elements, made ceil(log2 n) kernel
  * launches, one per round: "n = 5: fn made 2 kernel launches, but

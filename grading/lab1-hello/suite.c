@@ -317,6 +317,23 @@ static size_t bytes_back(grade_side *side, const int *out, int total, int n)
     return (size_t)n * sizeof *out;
 }
 
+/* The report's figure: the blocks and their threads, each index with the
+ * number of slots of out[] that hold it (a thread stores g at out[g]:
+ * 0, never written; 2, written twice), index i marked. */
+static void attach_grid_figure(const int *out, int total, int n, int per_block, int i, const char *shape)
+{
+    int *writes = calloc((size_t)total, sizeof *writes);
+    if (!writes)
+        return;
+    for (int j = 0; j < total; j++)
+        if (out[j] != POISON && out[j] >= 0 && out[j] < total)
+            writes[out[j]]++;
+    char caption[240];
+    snprintf(caption, sizeof caption, "%s: the indices the threads wrote (one row a block, in launch order)", shape);
+    grade_figure_grid(caption, writes, total, n, per_block, i);
+    free(writes);
+}
+
 /* Runs fill_global_indices on a poisoned array and checks every element and the launch. */
 static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *why)
 {
@@ -347,6 +364,7 @@ static void check_indices(lab1_shape grid, lab1_shape block, int n, const char *
         int expected = i < n ? i : POISON;
         if (out[i] == expected)
             continue;
+        attach_grid_figure(out, total, n, shape_size(block), i, shape);
         int from = i > 8 ? i - 8 : 0, count = total - from < 24 ? total - from : 24;
         grade_picture_ints("out[] from the first wrong element (marked) on", out + from, count, i - from, i - from + 1);
         if (i >= n)

@@ -76,6 +76,9 @@ static void describe_terms(char *out, size_t size, const int *a, int n, int i, i
 
 enum { PICTURE_MAX = 40 };
 
+/* The live part after round k, A[0..min(P >> k, n)) (the report's figure). */
+static int live_after(int n, int k, int i) { return i < ((power_of_two_above(n) >> k) < n ? power_of_two_above(n) >> k : n); }
+
 #define ROUNDS_STAY_ON_DEVICE "the rounds fold the array where it is, in device memory; nothing from the host enters " \
                               "it between rounds"
 
@@ -109,6 +112,7 @@ static void check_rounds(const int *a, int n, uint64_t seed, const char *schedul
             char terms[256];
             describe_terms(terms, sizeof terms, a, n, i, width);
             int live = (top >> k) < n ? (top >> k) : n;
+            attach_rounds_figure(0, n, k, i, state[i], (double)needed, live_after, i, width, n, where);
             if (n <= PICTURE_MAX) {
                 int *expected = new_ints(n);
                 lab3_fold_state(a, n, k, expected);

@@ -87,6 +87,9 @@ static const char *mapping_name(int compact) { return compact ? "tournament_sum_
 
 /* ---- the invariant on every snapshot ------------------------------------------------ */
 
+/* The elements still in play after round k, the multiples of 2^k (the report's figure). */
+static int winner_after(int n, int k, int i) { (void)n; return i % (1 << k) == 0; }
+
 static void check_rounds(int compact, const int *a, int n, uint64_t seed, const char *schedule)
 {
     grade_side *you = grade_student_recording_rounds(schedule);
@@ -111,6 +114,8 @@ static void check_rounds(int compact, const int *a, int n, uint64_t seed, const 
                 continue;
             char terms[256];
             describe_terms(terms, sizeof terms, a, n, i, width);
+            attach_rounds_figure(0, n, k, i, state[i], (double)needed, winner_after, i, 1,
+                                 i + width < n ? i + width : n, where);
             if (n <= PICTURE_MAX) {
                 int *expected = new_ints(n);
                 lab4_tournament_state(a, n, k, expected);

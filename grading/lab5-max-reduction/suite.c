@@ -128,6 +128,7 @@ static void check_rounds(const float *a, int n, uint64_t seed, const char *sched
             long long width = 1LL << k, at;
             long long end = (t + 1) * width < n ? (t + 1) * width : n;
             block_best(a, t * width, end, &at);
+            attach_rounds_figure(1, n, k, t, state[t], right[t], NULL, t * width, 1, end, where);
             if (m <= PICTURE_MAX) {
                 grade_picture_floats("the values you have", state, m, t, t + 1);
                 grade_picture_floats("what the invariant needs", right, m, t, t + 1);

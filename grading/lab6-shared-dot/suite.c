@@ -230,6 +230,22 @@ static void require_partials_from_device(const float *partials, int blocks, cons
     require_floats_from_device("dot_host_finish", "the array of partials (one per block)", partials, blocks, v);
 }
 
+/* The report's figure: the partials left against the ownership rule's, block b wrong. */
+static void attach_partials_figure(const float *partials, const double *dot, int blocks, int b, int block_size,
+                                   const char *what)
+{
+    double *yours = malloc((size_t)blocks * sizeof *yours);
+    if (!yours)
+        return;
+    for (int c = 0; c < blocks; c++)
+        yours[c] = partials[c];
+    char caption[240];
+    snprintf(caption, sizeof caption, "dot_host_finish, %s, %d blocks of %d threads: the partials after the first pass",
+             what, blocks, block_size);
+    grade_figure_partials(caption, yours, dot, blocks, b);
+    free(yours);
+}
+
 /* Runs dot_host_finish and checks every partial against the ownership rule. */
 static void check_partials(const vectors *v, int block_size, int blocks, const char *schedule)
 {
@@ -249,6 +265,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
             continue;
         char ranges[160];
         owned_ranges(ranges, sizeof ranges, v->n, block_size, blocks, b);
+        attach_partials_figure(partials, dot, blocks, b, block_size, case_text(v));
         if (blocks <= 40) {
             float *expected = malloc((size_t)blocks * sizeof(float));
             for (int c = 0; c < blocks; c++)
@@ -366,6 +383,7 @@ static int first_wrong_partial(const finish_call *c)
     for (int b = 0; b < c->blocks && wrong < 0; b++)
         if (!kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C))
             wrong = b;
+    attach_partials_figure(partials, dot, c->blocks, wrong, c->block_size, case_text(c->v));
     free(partials);
     free(dot);
     free(abs_dot);

@@ -172,6 +172,29 @@ static size_t first_wrong(const float *c, const product *p, size_t count, int k,
     return count;
 }
 
+/* The report's figure: C with its wrong elements, the tiles outlined, the
+ * worst element (the largest error; NaN first) marked. */
+static void attach_matrix_figure(const float *c, const product *p, const shape *s, int exact_data, const char *where)
+{
+    size_t count = (size_t)s->m * s->n, worst = 0;
+    unsigned char *wrong = malloc(count ? count : 1);
+    if (!wrong)
+        return;
+    double worst_error = -1;
+    for (size_t e = 0; e < count; e++) {
+        wrong[e] = !element_right(c[e], p->exact[e], p->abs_sum[e], s->k, exact_data);
+        double error = isnan(c[e]) ? INFINITY : fabs((double)c[e] - p->exact[e]);
+        if (wrong[e] && error > worst_error)
+            worst_error = error, worst = e;
+    }
+    char caption[240];
+    snprintf(caption, sizeof caption, "C = A B, %s: the elements outside the tolerance, tiles of %d x %d", where,
+             s->tile, s->tile);
+    grade_figure_matrix(caption, wrong, s->m, s->n, s->tile, (int)(worst / s->n), (int)(worst % s->n), c[worst],
+                        p->exact[worst]);
+    free(wrong);
+}
+
 /* Is C byte for byte A or B?  evidence.c takes bytes that went to the
  * device and came back unchanged for the host's work, which would blame
  * correct code whose C is an input (B the identity, or 1 x 1 x 1 with
@@ -249,6 +272,7 @@ static void check_tiled(const shape *s, const float *a, const float *b, uint64_t
                  "B[s*t + ty][col], and sum adds a_tile[ty][i] * b_tile[i][tx].");
     if (s->n <= 64)
         picture_row(c, &p, s, r, col);
+    attach_matrix_figure(c, &p, s, exact_data, where);
     if (exact_data)
         grade_fail("%s: C[%d][%d] = %.9g but the product is %.0f (exact: the data are small integers, so every "
                    "order of the sum gives it). C[%d][%d] belongs to the block at blockIdx (x %d, y %d), threadIdx "

@@ -393,6 +393,39 @@ static void share_coded(float *data, int count, int devices)
             data[(size_t)k * count + i] = (float)((1 << k) * (1 + i % 3));
 }
 
+/* The report's figure: each device's floats before the ring and after
+ * `step`, chunk [from, to) (the one wrong) in play, device r's element i
+ * marked, and the devices' element i it should add up (`should`) coloured. */
+static void attach_ring_figure(const float *original, const float *got, int count, int devices, int step, int r,
+                               int i, int from, int to, unsigned should, float want)
+{
+    double values[64];
+    unsigned char flags[64];
+    int shown = count < 64 ? count : 64;
+    if (i >= shown)
+        return; /* (counts here are at most 64) */
+    char caption[240];
+    snprintf(caption, sizeof caption, "ring_allreduce on %d devices, %d floats each: %s", devices, count,
+             step_words(devices, step));
+    grade_figure_rounds(caption);
+    for (int d = 0; d < devices; d++)
+        for (int after = 0; after < 2; after++) {
+            const float *data = (after ? got : original) + (size_t)d * count;
+            for (int e = 0; e < shown; e++) {
+                values[e] = data[e];
+                flags[e] = e >= from && e < to ? GRADE_CELL_LIVE : 0;
+                if (!after && e == i && (should >> d & 1))
+                    flags[e] |= GRADE_CELL_PARTNER;
+                if (after && data[e] != original[(size_t)d * count + e])
+                    flags[e] |= GRADE_CELL_WORKED;
+            }
+            char label[40];
+            snprintf(label, sizeof label, after ? "device %d after" : "device %d before", d);
+            grade_figure_round(label, values, flags, shown, -1);
+        }
+    grade_figure_mark(2 * r + 1, i, got[(size_t)r * count + i], want);
+}
+
 /* Fails with the first element of `got` that differs from the ring's state. */
 static void compare_ring_state(const float *original, const float *got, int count, int devices, int step,
                                int coded, const char *data_words)
@@ -412,6 +445,7 @@ static void compare_ring_state(const float *original, const float *got, int coun
                 float g = got[at], w = want[at];
                 free(want);
                 unsigned should = masks[r][c];
+                attach_ring_figure(original, got, count, devices, step, r, i, first[c], first[c + 1], should, w);
                 int unit = 1 + i % 3;
                 if (coded && g == (float)(int)g && (int)g % unit == 0 && (int)g / unit > 0 &&
                     (int)g / unit < (1 << devices)) {

@@ -1,0 +1,175 @@
+/* html.c: the report a person opens in a browser: one self-contained page
+ * (one inline style sheet, report.css compiled in; SVG figures inline; no
+ * script, nothing linked) with each lab's items, points, feedback and, for
+ * a failing item, the figure its suite attached (figure.h, drawn by svg.c).
+ *
+ * Everything comes from the grader's own record of the run.  The feedback
+ * may quote what the student's code printed: it is cleaned to valid UTF-8
+ * again here and escaped, so that any bytes stay text, and the page's
+ * Content-Security-Policy forbids scripts besides. */
+#include "grader.h"
+#include "svg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* common/grading/report.css, the one style sheet of the kit's pages (and
+ * of tools/grades-stats.sh --html), built in as a string: the assembler
+ * reads it (the build runs in the kit's folder; the Makefile makes html.o
+ * depend on it), so the grader needs no file at run time. */
+__asm__(".pushsection .rodata\n"
+        ".globl report_css\n"
+        ".hidden report_css\n"
+        "report_css:\n"
+        ".incbin \"common/grading/report.css\"\n"
+        ".byte 0\n"
+        ".popsection\n");
+extern const char report_css[];
+
+static void escaped(FILE *out, const char *s)
+{
+    char *clean = str_dup(s ? s : "");
+    str_clean(clean);
+    svg_text(out, clean);
+    free(clean);
+}
+
+static const char *points_text(double x, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%.2f", x);
+    size_t n = strlen(buffer);
+    while (n > 1 && buffer[n - 1] == '0')
+        buffer[--n] = 0;
+    if (n && buffer[n - 1] == '.')
+        buffer[--n] = 0;
+    return buffer;
+}
+
+static const char *status_class(item_status status)
+{
+    return status == ITEM_PASSED ? "passed" : status == ITEM_FAILED ? "failed"
+         : status == ITEM_ERROR ? "error" : "skipped";
+}
+
+static void html_item(FILE *out, const item_result *r)
+{
+    char got[32], max[32];
+    fprintf(out, "<section class=\"item %s\" id=\"item-%s\">\n<h2><span class=\"status\">%s</span>"
+                 "<span class=\"name\">", status_class(r->status), r->item->name, status_word(r->status));
+    escaped(out, r->item->name);
+    fputs("</span> <span class=\"title\">", out);
+    escaped(out, r->item->title);
+    if (r->status == ITEM_SKIPPED)
+        fprintf(out, "</span><span class=\"points\">(%s)</span></h2>\n", points_text(r->item->points, max, sizeof max));
+    else
+        fprintf(out, "</span><span class=\"points\">%s/%s</span></h2>\n", points_text(r->points, got, sizeof got),
+                points_text(r->max_points, max, sizeof max));
+    if (r->feedback && *r->feedback && r->status != ITEM_PASSED) {
+        fputs("<pre class=\"feedback\">", out);
+        escaped(out, r->feedback);
+        fputs("</pre>\n", out);
+    }
+    if (r->figure) {
+        fputs("<figure>\n", out);
+        svg_figure(out, r->figure);
+        fputs("<figcaption>", out);
+        escaped(out, r->figure->caption);
+        if (r->figure->truncated)
+            fputs(" (part of it: the rest did not fit)", out);
+        fputs("</figcaption>\n</figure>\n", out);
+    }
+    if (r->notes && *r->notes) {
+        fputs("<pre class=\"note\">", out);
+        escaped(out, r->notes);
+        fputs("</pre>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+static void html_lab(FILE *out, const grade_run *run, const lab_result *lab)
+{
+    char got[32], max[32];
+    fputs("<h1>", out);
+    escaped(out, lab->lab->dir);
+    fprintf(out, "</h1>\n<p class=\"total\">%s/%s points", points_text(lab->points, got, sizeof got),
+            points_text(lab->max_points, max, sizeof max));
+    if (lab->further_max_points > 0)
+        fprintf(out, " (going further: %s/%s, not counted in the total)",
+                points_text(lab->further_points, got, sizeof got),
+                points_text(lab->further_max_points, max, sizeof max));
+    if (!lab->gradable) {
+        fputs(" (not graded: ", out);
+        escaped(out, lab->problem ? lab->problem : "?");
+        fputs(")", out);
+    }
+    fprintf(out, "</p>\n<p class=\"meta\">%s backend, seed %llu: replay with <code>", run->backend, run->seed);
+    escaped(out, run->replay);
+    fprintf(out, " --seed=%llu</code></p>\n", run->seed);
+    for (int k = 0; k < lab->count; k++)
+        html_item(out, &lab->items[k]);
+}
+
+void html_report(FILE *out, const grade_run *run, int lab)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n"
+          "<title>", out);
+    for (int i = 0; i < run->lab_count; i++)
+        if (lab < 0 || i == lab) {
+            char got[32], max[32];
+            escaped(out, run->labs[i].lab->dir);
+            fprintf(out, ": %s/%s ", points_text(run->labs[i].points, got, sizeof got),
+                    points_text(run->labs[i].max_points, max, sizeof max));
+        }
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", report_css);
+    for (int i = 0; i < run->lab_count; i++)
+        if (lab < 0 || i == lab)
+            html_lab(out, run, &run->labs[i]);
+    fputs("</body>\n</html>\n", out);
+}
+
+/* Writes `path` whole or not at all: beside it, then renamed into place. */
+static int write_page(const char *path, const grade_run *run, int lab)
+{
+    char *temporary = str_printf("%s.grader-%ld", path, (long)getpid());
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int failed = !out;
+    if (out) {
+        html_report(out, run, lab);
+        failed = ferror(out) != 0;
+        failed |= fclose(out) != 0;
+    }
+    if (!failed && rename(temporary, path) != 0)
+        failed = 1;
+    if (failed)
+        unlink(temporary);
+    free(temporary);
+    return failed ? -1 : 0;
+}
+
+void html_write_lab_reports(FILE *live, const grade_run *run)
+{
+    if (run->lab_count == 0)
+        return;
+    mkdir("build", 0755);
+    if (mkdir("build/report", 0755) != 0 && errno != EEXIST) {
+        fprintf(live, "report: not written (build/report: %s)\n", strerror(errno));
+        return;
+    }
+    char *line = str_dup("report:");
+    for (int i = 0; i < run->lab_count; i++) {
+        char *path = str_printf("build/report/lab%d.html", run->labs[i].lab->number);
+        char *next = write_page(path, run, i) == 0 ? str_printf("%s %s", line, path)
+                                                    : str_printf("%s (%s not written: %s)", line, path, strerror(errno));
+        free(line);
+        free(path);
+        line = next;
+    }
+    fprintf(live, "%s\n", line);
+    free(line);
+}
