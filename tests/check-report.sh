@@ -12,6 +12,7 @@
 # small fixture is well-formed and draws its histogram.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
+tools/setup.sh browser >/dev/null 2>&1 || :   # chromium and xmllint where missing (as root, with apt-get)
 cpu_pass_only
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 artifacts=build/test-artifacts
