@@ -6,6 +6,7 @@
 #   make test            the kit's own tests (what CI runs)
 #   make check           the quick tier: every lab graded, the cpu backend's features
 #   make bench           performance of every lab on a GPU
+#   make bench-cpu       the cpu backend's speed, beside PoCL's where it can be had
 #   make doctor          what this machine has, and what is missing
 #   make handouts        the handouts as HTML (and PDF where possible) in build/handouts
 #   make dist            a student copy without solution sources, in dist/
@@ -233,9 +234,9 @@ $(HOST)/runner: $(RUNNER_OBJS)
 -include $(wildcard $(HOST)/*.d $(HOST)/*/*.d $(HOST)/*/*/*.d)
 
 # ---- Top-level targets -------------------------------------------------------------------
-.PHONY: help deps all grader test check bench doctor clean
+.PHONY: help deps all grader test check bench bench-cpu doctor clean
 help:
-	@sed -n '1,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,19p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(LABS)"
 deps:
 	@tools/setup.sh
@@ -247,6 +248,8 @@ check: deps
 	@tests/quick.sh
 bench:
 	@tools/bench.sh
+bench-cpu:
+	@sh tests/backend/bench-cpu.sh
 doctor:
 	@tools/doctor.sh
 clean:

@@ -12,7 +12,8 @@
 #     no TSan report, its never-destroyed stream no leak report;
 #   - exposure: student bugs the backend once hid, results asserted: shared
 #     memory's fill differs between schedule orders, the watchdog stops an
-#     endless kernel and a barrier one thread never reaches (1 s limit), and a
+#     endless kernel and a barrier one thread never reaches (1 s limit; its census
+#     counts threads that ended with no record written as exited), and a
 #     write far past a device array is reported with the runtime intact;
 #   - params: a kernel's by-value arguments are copied once per launch (a
 #     textbook Lock whose destructor frees its mutex works, destructors run

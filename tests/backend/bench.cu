@@ -8,7 +8,8 @@
  * barriers per tile), whose result is checked.  Each launch of 2^N threads
  * is timed `runs` times, and the median is printed, in CPU time (the
  * process's, every core it used added up: what the launch cost, whatever
- * else the machine was doing) and on the clock. */
+ * else the machine was doing) and on the clock.  make bench-cpu runs it
+ * beside PoCL (bench_opencl.c: the same three launches in OpenCL). */
 #include <time.h>
 
 #include "check.h"

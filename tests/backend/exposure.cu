@@ -59,6 +59,15 @@ static __global__ void spin_forever(int *flag)
 {
     while (*(volatile int *)flag == 0) {} /* nobody sets it */
 }
+/* Only thread 2 of block 1 spins: block 0's threads and threads 0 and 1 of
+ * block 1 end without ever calling the runtime, so their records are never
+ * written (scheduler.cpp's worker_main), and the census must still count
+ * them as exited, and thread 3 as not started, in records block 0 used. */
+static __global__ void spin_late(int *flag)
+{
+    if (blockIdx.x == 1 && threadIdx.x == 2)
+        while (*(volatile int *)flag == 0) {}
+}
 
 enum { BARRIER_LINE = __LINE__ + 5 };
 static __global__ void wait_for_the_others(int *flag)
@@ -147,6 +156,14 @@ int main(int argc, char **argv)
                                   "0 exited, 3 not started yet", "stopped (CUDAEMU_WATCHDOG_SECONDS; a GPU's watchdog "
                                   "stops it too): 0 of 2 blocks had finished; in block 0"};
         expect_timeout(start, spin_line, spinning, 5);
+
+        EXPECT_OK(cudaMalloc(&flag, sizeof(int)));
+        EXPECT_OK(cudaMemset(flag, 0, sizeof(int)));
+        start = seconds();
+        spin_late<<<2, 4>>>(flag); int late_line = __LINE__;
+        const char *late[] = {"spin_late", "1 of 2 blocks had finished", "in block 1, 1 thread still running (2:",
+                              "2 exited, 1 not started yet"};
+        expect_timeout(start, late_line, late, 4);
 
         EXPECT_OK(cudaMalloc(&flag, sizeof(int)));
         EXPECT_OK(cudaMemset(flag, 0, sizeof(int)));

@@ -73,6 +73,7 @@ static void fiber_prepare(fiber *f)
     memset(sp, 0, 6 * sizeof *sp);
     f->sp = sp;
     f->thread = 0;
+    f->lazy_block = 0;
     f->fake_stack = 0;
 #ifdef CUDAEMU_ASAN
     if (f->abandoned)
@@ -230,6 +231,7 @@ bool fiber_guard_hit(const void *addr)
 void fiber_release(fiber *f)
 {
     f->thread = 0;
+    f->lazy_block = 0;
 #ifndef CUDAEMU_TSAN /* under TSan it stays its thread record's */
     f->next_free = free_fibers;
     free_fibers = f;
@@ -256,6 +258,7 @@ void fibers_abandon_all(void)
     for (size_t i = 0; i < fiber_count; i++) {
         all_fibers[i]->abandoned = true;
         all_fibers[i]->thread = 0;
+        all_fibers[i]->lazy_block = 0;
         all_fibers[i]->next_free = free_fibers;
         free_fibers = all_fibers[i];
     }

@@ -33,7 +33,12 @@ struct fiber {
     char *stack;             /* lowest usable byte */
     size_t stack_size;
     size_t colour;           /* bytes left unused at the top (fiber.cpp says why) */
-    thread_state *thread;    /* the CUDA thread it runs, or null */
+    thread_state *thread;    /* the CUDA thread it runs, once that thread has a record (see lazy_block) */
+    /* The thread a worker fiber runs before that thread's first call into
+     * the runtime (scheduler.cpp's worker_main): its block and rank, with
+     * its record not written yet (thread is null).  Null between threads. */
+    struct block_state *lazy_block;
+    unsigned lazy_rank;
     void *fake_stack;        /* ASan's fake stack while suspended */
     bool abandoned;          /* left mid-run by a failed launch */
     fiber *next_free;
@@ -60,6 +65,19 @@ void fiber_release(fiber *f) HIDDEN;       /* back to this host thread's pool */
 void fibers_give_back(void) HIDDEN;        /* this host thread's pool to everyone's, at its share's end */
 void fibers_abandon_all(void) HIDDEN;      /* after a failed launch, every host thread having given back */
 void worker_main(void) HIDDEN;             /* scheduler.cpp: what a new fiber runs */
+thread_state *thread_record(fiber *f) HIDDEN; /* scheduler.cpp: writes the record of f's lazy thread */
+/* The CUDA thread running on this host thread, its record written (a
+ * thread's first call into the runtime writes it: a wait, a fault, a
+ * pipeline copy, printf), or null on the host. */
+static inline thread_state *current_thread(void)
+{
+    fiber *f = current_fiber;
+    if (!f)
+        return 0;
+    if (__builtin_expect(!f->thread && f->lazy_block, 0))
+        return thread_record(f);
+    return f->thread;
+}
 size_t fiber_stack_limit(void) HIDDEN;     /* cudaLimitStackSize */
 void fiber_set_stack_limit(size_t bytes) HIDDEN; /* between launches only */
 bool fiber_guard_hit(const void *addr) HIDDEN; /* a fault in the running fiber's guard page */
@@ -100,6 +118,7 @@ struct alignas(64) thread_state {
     void *tsan_fiber;
     unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
     struct pipeline_state *pipeline; /* its asynchronous copies (pipeline.cpp), once it has made one */
+    unsigned long long serial;   /* its block's (block_state::serial) when the record was written */
 };
 void pipeline_thread_start(thread_state *t) HIDDEN; /* where t->pipeline is set */
 void pipeline_thread_end(thread_state *t) HIDDEN;

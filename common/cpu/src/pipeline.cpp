@@ -36,7 +36,7 @@ static struct made_states {
 
 static thread_state *running(const char *file, int line, const char *what)
 {
-    thread_state *t = current_fiber ? current_fiber->thread : 0;
+    thread_state *t = current_thread();
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
     return t;

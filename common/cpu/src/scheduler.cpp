@@ -150,6 +150,7 @@ struct block_state {
     char *shared;
     warp_state *warps;
     unsigned *start_order;       /* null in forward order */
+    unsigned long long serial;   /* this block's run on its worker (thread_state::serial) */
     char tsan_sync;
 };
 
@@ -186,12 +187,13 @@ struct worker {
     cudaemuLaunchCounts counts;
     printf_log log;
     unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
+    unsigned long long block_serial;   /* blocks set up so far */
 };
 static worker workers[POOL_MAX];    /* [0]: the launching thread's */
 static __thread worker *W;             /* this host thread's */
 
-static thread_state *current_thread(void) { return current_fiber ? current_fiber->thread : 0; }
-int in_kernel(void) { return current_thread() != 0; }
+/* (without writing a record: host code asks this of a kernel's thread too) */
+int in_kernel(void) { return current_fiber && (current_fiber->thread || current_fiber->lazy_block); }
 int grid_is_cooperative(void) { return L.cooperative; }
 unsigned long long current_block_number(void) { return current_thread() ? current_thread()->block->number : 0; }
 /* What the launch running (or last run) did, for cudaemuLastLaunchCounts:
@@ -279,16 +281,67 @@ static inline __attribute__((always_inline)) void schedule_next(bool leaving_for
     }
 }
 
+static inline uint3 thread_index(unsigned rank, bool flat)
+{
+    uint3 idx;
+    if (flat) { /* the common case, without divisions */
+        idx.x = rank;
+        idx.y = idx.z = 0;
+    } else {
+        idx.x = rank % L.block.x;
+        idx.y = rank / L.block.x % L.block.y;
+        idx.z = rank / (L.block.x * L.block.y);
+    }
+    return idx;
+}
+
+/* The record of the thread that fiber f runs with none yet (f->lazy_block,
+ * f->lazy_rank), written at that thread's first call into the runtime
+ * (current_thread): a wait, a fault, the watchdog, a pipeline copy, printf.
+ * From then on the thread is what it was when every thread had its record
+ * from its start. */
+thread_state *thread_record(fiber *f)
+{
+    block_state *b = f->lazy_block;
+    unsigned rank = f->lazy_rank;
+    thread_state *t = &b->threads[rank];
+    t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+    t->rank = rank;
+    t->status = T_RUNNING;
+    t->block = b;
+    t->fib = f;
+    t->serial = b->serial;
+    f->thread = t;
+    if (t->pipeline)
+        pipeline_thread_start(t);
+    return t;
+}
+
+/* A thread with a record has returned from the kernel. */
+static void recorded_thread_ends(fiber *self)
+{
+    thread_state *t = self->thread;
+    if (t->pipeline)
+        pipeline_thread_end(t);
+    tsan_release(&L.tsan_out);
+    t->status = T_DONE;
+    self->thread = 0;
+}
+
 /* What a worker fiber does: start the next unstarted thread and run it to
  * its end, then the next, on this same stack, with no switch: a thread
  * that never waits (every thread of a barrier-free kernel, and each
- * thread's stretch before its first wait) costs one call here.  A thread
- * that waits keeps this fiber (its frames are on it) and the scheduler
- * starts a new worker fiber for the next unstarted thread; when the thread
- * is resumed and returns, this loop goes on with whatever is still
- * unstarted.  So the common path writes only what a wait, a fault or the
- * watchdog's census reads of the thread, computed here into locals (the
- * built-in variables are written from them, not read back from the record). */
+ * thread's stretch before its first wait) costs a call here and a few
+ * stores to lines already in the cache (the built-in variables, the
+ * block's counts, this fiber's note of which thread it runs), and nothing
+ * in its own record: the record is written only if the thread calls into
+ * the runtime (thread_record), and a diagnosis or the watchdog's census
+ * tells the threads that ran to their end without one by their block's
+ * serial number (settle_records).  A thread that waits keeps this fiber
+ * (its frames are on it) and the scheduler starts a new worker fiber for
+ * the next unstarted thread; when the thread is resumed and returns, this
+ * loop goes on with whatever is still unstarted.  Threads start in the
+ * schedule's order (start_order), as when each had a fiber of its own. */
 void worker_main(void)
 {
     fiber *self = current_fiber;
@@ -303,45 +356,40 @@ void worker_main(void)
             w->next_block_to_start++;
             continue;
         }
-        unsigned rank = b->start_order ? b->start_order[b->started] : b->started;
-        b->started++;
-        thread_state *t = &b->threads[rank];
-        uint3 idx;
-        if (flat) { /* the common case, without divisions */
-            idx.x = rank;
-            idx.y = idx.z = 0;
-        } else {
-            idx.x = rank % L.block.x;
-            idx.y = rank / L.block.x % L.block.y;
-            idx.z = rank / (L.block.x * L.block.y);
-        }
-        t->idx = idx;
-        t->rank = rank;
-        t->status = T_RUNNING;
-        t->block = b;
-        t->fib = self;
-        self->thread = t;
-        tsan_enter_thread(t);
-        tsan_acquire(&L.tsan_in);
-        emu_thread_idx = idx;
+        self->lazy_block = b;
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
-        if (t->pipeline)
-            pipeline_thread_start(t);
-        runtime_busy = 0; /* the kernel's own code from here */
-        body(context);
-        runtime_busy = 1;
-        if (t->pipeline)
-            pipeline_thread_end(t);
-        tsan_release(&L.tsan_out);
-        t->status = T_DONE;
-        b = t->block; /* (the same: a thread never changes block) */
-        if (++b->done == n)
-            __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
-#ifdef CUDAEMU_TSAN
-        break; /* the next thread runs on a stack of its own (fiber_new says why) */
+        const unsigned *order = b->start_order;
+        for (unsigned pos; (pos = b->started) < n;) {
+            unsigned rank = order ? order[pos] : pos;
+            b->started = pos + 1;
+            self->lazy_rank = rank;
+            emu_thread_idx = thread_index(rank, flat);
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
+            /* (the sanitizers' fibers are told of every thread: a record each, at once) */
+            tsan_enter_thread(thread_record(self));
+            tsan_acquire(&L.tsan_in);
 #endif
+            runtime_busy = 0; /* the kernel's own code from here */
+            body(context);
+            runtime_busy = 1;
+            if (__builtin_expect(self->thread != 0, 0)) {
+                recorded_thread_ends(self);
+                /* it may have waited, and other blocks' threads run meanwhile */
+                emu_block_idx = b->idx;
+                current_shared_base = b->shared;
+            }
+            if (++b->done == n)
+                __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+#ifdef CUDAEMU_TSAN
+            goto leave; /* the next thread runs on a stack of its own (fiber_new says why) */
+#endif
+        }
+        self->lazy_block = 0;
     }
+#ifdef CUDAEMU_TSAN
+leave:
+#endif
     fiber_release(self); /* nothing will start on it before we have switched away */
     schedule_next(true);
     abort();
@@ -473,14 +521,22 @@ static std::string describe_site(const site &s)
     return std::string(s.what) + " at " + (s.file ? s.file : "?") + ":" + std::to_string(s.line);
 }
 
-/* The records of b's threads not started yet say so (setup_block leaves
- * them as the last block left them); before any look at every thread's
- * status: a diagnosis, the watchdog's census.  Only b's own host thread
- * calls it, and those threads run nowhere yet. */
-static void mark_unstarted(block_state *b)
+/* The records of b's threads say where each is, before any look at every
+ * thread's status (a diagnosis, the watchdog's census): those not started
+ * yet say so (setup_block leaves them as the last block left them), and so
+ * do those that ran to their end without a record of this block
+ * (worker_main writes none for them).  Only b's own host thread calls it,
+ * and none of those threads runs anywhere. */
+static void settle_records(block_state *b)
 {
-    for (unsigned i = b->started; i < L.threads_per_block; i++)
-        b->threads[b->start_order ? b->start_order[i] : i].status = T_UNSTARTED;
+    (void)current_thread(); /* the running thread's record, if it has none yet */
+    for (unsigned i = 0; i < L.threads_per_block; i++) {
+        thread_state *t = &b->threads[b->start_order ? b->start_order[i] : i];
+        if (i >= b->started)
+            t->status = T_UNSTARTED;
+        else if (t->serial != b->serial)
+            t->status = T_DONE;
+    }
 }
 
 /* A warp operation that waits for lanes that are elsewhere or gone: which,
@@ -561,7 +617,7 @@ static std::string who_waits_where(const block_state *b, const std::vector<site>
 static void diagnose_stuck(void)
 {
     for (block_state &b : W->blocks)
-        mark_unstarted(&b);
+        settle_records(&b);
     for (block_state &b : W->blocks) {
         if (b.done == L.threads_per_block)
             continue;
@@ -963,7 +1019,7 @@ static unsigned count(const block_state *b, bool (*pick)(const thread_state *, c
 /* Where the threads of the interrupted thread's block are. */
 static std::string census(block_state *b)
 {
-    mark_unstarted(b);
+    settle_records(b);
     unsigned running = count(b, count_running, 0);
     std::string s = "in " + block_name(b) + ", " + std::to_string(running) + (running == 1 ? " thread" : " threads") +
                     " still running (" + thread_list(b, count_running, 0) +
@@ -994,13 +1050,24 @@ static void stop_for_timeout(thread_state *t)
     abort();
 }
 
+/* In a signal's handler: the thread running here, if it is in its own code
+ * or has a record (in worker_main's stores, with the runtime busy, its note
+ * of the thread it runs may be half-written, so no record is made then). */
+static thread_state *interrupted_thread(void)
+{
+    fiber *f = current_fiber;
+    if (!f || f->thread || runtime_busy)
+        return f ? f->thread : 0;
+    return f->lazy_block ? thread_record(f) : 0;
+}
+
 __attribute__((unused)) static void watchdog_bark(int, siginfo_t *, void *)
 {
     watchdog_ticking = 0; /* it fired, once: armed again only below or by the next launch */
     if (!watchdog_in_launch)
         return;
     double left = watchdog_limit - watchdog_cpu_used(monotonic_seconds());
-    thread_state *t = current_thread();
+    thread_state *t = left <= 0 ? interrupted_thread() : 0;
     if (left <= 0)
         L.timed_out = 1; /* for the other workers: the launching thread stops them (pool_run) */
     if (left > 0 || !t || runtime_busy || L.failed) {
@@ -1018,7 +1085,7 @@ __attribute__((unused)) static void watchdog_bark(int, siginfo_t *, void *)
  * the runtime's work, which brings it to a check of L.failed soon. */
 static void worker_told_to_stop(int, siginfo_t *, void *)
 {
-    thread_state *t = current_thread();
+    thread_state *t = interrupted_thread();
     if (!t || runtime_busy)
         return;
     if (!L.failed)
@@ -1061,9 +1128,10 @@ static void stack_overflow(thread_state *t)
 static void arena_fault(int sig, siginfo_t *info, void *context)
 {
     char what[512];
-    if (current_thread() && !L.failed && fiber_guard_hit(info->si_addr))
-        stack_overflow(current_thread());
-    if (!current_thread() || runtime_busy) {
+    thread_state *t = interrupted_thread();
+    if (t && !L.failed && fiber_guard_hit(info->si_addr))
+        stack_overflow(t);
+    if (!t || runtime_busy) {
         sigaction(sig, &segv_before, 0); /* not a kernel's access: fault again, as before */
         segv_installed = 0;
         return;
@@ -1222,6 +1290,7 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
 {
     worker *w = W;
     b->slot = slot;
+    b->serial = ++w->block_serial;
     b->number = linear;
     b->idx.x = linear % L.grid.x;
     b->idx.y = linear / L.grid.x % L.grid.y;

@@ -161,6 +161,7 @@ struct thread_copy {
      * parameter, once: a struct of 32 KB (CUDA allows that much) takes
      * 32 KB of the thread's stack, not twice or three times that. */
     typedef T passed;
+    static constexpr bool by_address_v = false;
     const T *value;
     CUDAEMU_NO_TSAN explicit thread_copy(const T &v) : value(&v) {}
     CUDAEMU_NO_TSAN T pass(void) { return *value; }
@@ -170,6 +171,7 @@ struct thread_copy {
 extern "C" void __tsan_init(void) __attribute__((weak));
 template <class T> struct thread_copy<T, true> {
     typedef T *passed;
+    static constexpr bool by_address_v = true;
     alignas(T) unsigned char bytes[sizeof(T)];
     void *at;
     /* Under TSan the kernel reads and writes this copy itself: at the same
@@ -220,6 +222,27 @@ template <class... P> struct thread_call {
     }
 };
 
+/* The common launch's call (launch_typed), where every parameter is
+ * trivially copied: the values lie in the call's record itself, so a
+ * thread's call loads the kernel's address and its arguments side by side
+ * (thread_call's reads one pointer after another: the table, an address,
+ * the value) and passes them as any call does, a copy per thread. */
+template <class T> struct copied_as_in_a_call {
+    static constexpr bool value = !thread_copy<T>::by_address_v;
+};
+template <class... P> struct thread_call_values {
+    void (*kernel)(P...);
+    std::tuple<std::decay_t<P>...> values;
+    template <size_t... I> CUDAEMU_NO_TSAN void call(std::index_sequence<I...>) const
+    {
+        kernel(std::get<I>(values)...);
+    }
+    static CUDAEMU_NO_TSAN void run(void *p)
+    {
+        ((const thread_call_values *)p)->call(std::index_sequence_for<P...>{});
+    }
+};
+
 /* A launch recorded into a graph: its own copy of the arguments. */
 template <class... P> struct recorded_launch : graph_work {
     const char *file;
@@ -264,10 +287,16 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
         return;
     }
     void *addresses[sizeof...(P) + 1] = {(void *)&std::get<I>(args)...};
-    thread_call<P...> call = {kernel, addresses};
     thread_call<P...>::reserve();
-    launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false,
-           argument_sizes<P...>::of(addresses));
+    if constexpr ((copied_as_in_a_call<std::decay_t<P>>::value && ...)) {
+        thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
+        launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
+               argument_sizes<P...>::of(addresses));
+    } else {
+        thread_call<P...> call = {kernel, addresses};
+        launch(file, line, name, (const void *)kernel, cfg, &thread_call<P...>::run, &call, false,
+               argument_sizes<P...>::of(addresses));
+    }
 }
 /* The host's copy of the arguments (args) is made once, and destroyed once
  * when the launch returns, as nvcc's host stub makes and destroys it. */
