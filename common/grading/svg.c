@@ -16,7 +16,7 @@
 
 #define WIDTH 1000          /* the drawing's width, in its own units */
 #define LABEL_WIDTH 150     /* the row labels' column */
-#define GROUP_GAP 8         /* rounds: the room between two groups of cells (svg_look.group) */
+#define GROUP_GAP 16        /* rounds: the room between two groups of cells (svg_look.group) */
 #define RED SVG_RED
 #define ORANGE SVG_ORANGE
 #define BLUE SVG_BLUE
@@ -110,7 +110,7 @@ static const char *round_fill(unsigned char flags, int marked)
 
 static const svg_key report_rounds_keys[] = {{BLUE, "live part"}, {GREY, "out of play"},
                                             {ORANGE, "inputs it combines"}, {RED, "broke the invariant"}};
-static const svg_look report_rounds = {report_rounds_keys, 4, "dark outline: written this round", 0};
+static const svg_look report_rounds = {report_rounds_keys, 4, "dark outline: written this round", 0, 0};
 
 /* Cell i's left edge: groups of look->group cells (0: one group) a gap apart. */
 static double cell_x(const svg_look *look, int i, double cell)
@@ -219,9 +219,9 @@ static void draw_partials(FILE *out, const figure_record *f)
 static const svg_key report_grid_keys[] = {{GREEN, "written once"}, {"#ffffff", "never written"},
                                           {ORANGE, "written twice, or past n"}, {GREY, "past n, untouched"},
                                           {RED, "the index named"}};
-static const svg_look report_grid = {report_grid_keys, 5, NULL, 0};
+static const svg_look report_grid = {report_grid_keys, 5, NULL, 0, 0};
 static const svg_key report_matrix_keys[] = {{GREEN, "right"}, {"#f4a6a6", "wrong"}, {RED, "worst element"}};
-static const svg_look report_matrix = {report_matrix_keys, 3, NULL, 0};
+static const svg_look report_matrix = {report_matrix_keys, 3, NULL, 0, 0};
 
 static void draw_cells(FILE *out, const figure_record *f, const svg_look *look)
 {
@@ -260,9 +260,9 @@ static void draw_cells(FILE *out, const figure_record *f, const svg_look *look)
                     LABEL_WIDTH + c * cell, 10 + r * cell, cell, cell, fill,
                     grid && f->values[at] == 0 && (f->flags[at] & GRADE_CELL_LIVE) ? RED : "#ffffff",
                     marked ? " class=\"wrong\"" : "");
-            if (grid && cell >= 16 && (f->flags[at] & GRADE_CELL_WRONG)) {
+            if (grid && cell >= 16 && (look->index_labels || (f->flags[at] & GRADE_CELL_WRONG))) {
                 char v[16];
-                snprintf(v, sizeof v, "%.0f", f->values[at]);
+                snprintf(v, sizeof v, "%.0f", look->index_labels ? (double)at : f->values[at]);
                 text_at(out, LABEL_WIDTH + c * cell + cell / 2, 10 + r * cell + cell * 0.7, "middle", INK, v);
             }
         }

@@ -23,12 +23,14 @@ typedef struct {
 
 /* How a rounds, grid or matrix figure is explained: its legend, the note at
  * the right of the legend (NULL: none) and, for rounds, the cells drawn in
- * groups of `group` with a gap between (0: no groups). */
+ * groups of `group` with a gap between (0: no groups); a grid's cells
+ * labelled with their index where index_labels is set. */
 typedef struct {
     const svg_key *keys;
     int key_count;
     const char *note;
     int group;
+    int index_labels;
 } svg_look;
 
 /* One <svg> element, well-formed XML on its own (the report's legends). */
