@@ -3,8 +3,10 @@
 # relative link and image it names exists, and every excerpt marked
 # "<!-- from: FILE -->" is still, line for line, in FILE (and never from
 # solutions/, since handouts go to students), and every table of items and
-# quoted constant is the code's (tools/handout-facts.sh).  tools/render-handout.sh
-# explains the conventions.
+# quoted constant is the code's (tools/handout-facts.sh), every figure a
+# handout names (<!-- figure: NAME -->) is made, well-formed SVG and in the
+# rendered page, and every <!-- bench: LAB --> shows make bench's plot or
+# says it is absent.  tools/render-handout.sh explains the conventions.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -103,6 +105,48 @@ edited_fails handouts/lab6-shared-dot.md 's{(<!-- value: DOT_TOLERANCE_C -->)200
     'DOT_TOLERANCE_C -->1000<' '^FAIL .*DOT_TOLERANCE_C is 2000 in the code, 1000 here' \
     "a quoted constant that differs from the code"
 
+# ---- the figures (make handout-figures: tools/handout-figures.c) -------------------
+# Every <!-- figure: NAME --> has build/handouts/figures/NAME.svg, made from
+# the reference (so only where solutions/ exists), well-formed XML on its own
+# (xmllint where present, else a shape check), with its title; the rendered
+# pages below must hold it.
+figure_names=$(sed -n 's/^<!--[[:space:]]*figure:[[:space:]]*\([A-Za-z0-9_-]*\)[[:space:]]*-->[[:space:]]*$/\1/p' "$@")
+figures_made=no
+if [ -z "$figure_names" ]; then
+    not_ok "figures: no handout has a <!-- figure: NAME --> marker"
+elif [ ! -d solutions ]; then
+    ok "figures # SKIP no solutions/ (a student copy): the figures come from runs of the reference"
+else
+    rm -rf build/handouts/figures
+    if nice make -s --no-print-directory handout-figures > "$work/figures.log" 2>&1; then
+        ok "figures: make handout-figures made every figure ($(ls build/handouts/figures | wc -l) files)"
+    else
+        not_ok "figures: make handout-figures failed"
+        sed 's/^/    /' "$work/figures.log" | tail -n 20
+    fi
+    figures_made=yes
+    for name in $figure_names; do
+        svg=build/handouts/figures/$name.svg
+        if [ ! -s "$svg" ]; then
+            not_ok "figure $name: a handout names it, but $svg was not made"
+        elif command -v xmllint >/dev/null 2>&1 && ! xmllint --noout "$svg" > "$work/xmllint.log" 2>&1; then
+            not_ok "figure $name: $svg is not well-formed XML: $(head -n 2 "$work/xmllint.log")"
+        elif ! perl -e 'local $/; my $s = <STDIN>; exit !($s =~ m{\A<svg xmlns="http://www.w3.org/2000/svg"[^>]*><title>[^<]+</title>.*</svg>\s*\z}s && $s !~ /<script/i)' < "$svg"; then
+            not_ok "figure $name: $svg is not one <svg> with a title (or holds a script)"
+        else
+            ok "figure $name: $svg is well-formed SVG$(command -v xmllint >/dev/null 2>&1 && echo ' (xmllint)') with its title"
+        fi
+    done
+    # ... and the program says when a figure is not made: a name it does not know.
+    if build/host/handout-figures "$work/unknown" build/cpu no-such-figure > "$work/unknown.log" 2>&1; then
+        not_ok "figures: handout-figures exits 0 for a figure it does not know"
+    elif grep -q '^not made no-such-figure: no such figure' "$work/unknown.log"; then
+        ok "figures: handout-figures fails on a figure it does not know, and names it"
+    else
+        not_ok "figures: handout-figures fails on an unknown figure without naming it: $(head -n 2 "$work/unknown.log")"
+    fi
+fi
+
 # ---- rendering ---------------------------------------------------------------------
 if ! command -v pandoc >/dev/null 2>&1 && [ "$(id -u)" != 0 ]; then
     ok "render # SKIP pandoc is not installed and this is not root (sudo apt-get install -y pandoc)"
@@ -122,5 +166,41 @@ for md in "$@"; do
     else
         ok "$md renders to standalone HTML ($(wc -c < "$html") bytes)"
     fi
+    # each of its figures is in the page, inline, with its own title
+    for name in $(sed -n 's/^<!--[[:space:]]*figure:[[:space:]]*\([A-Za-z0-9_-]*\)[[:space:]]*-->[[:space:]]*$/\1/p' "$md"); do
+        [ "$figures_made" = yes ] || continue
+        svg=build/handouts/figures/$name.svg
+        [ -s "$svg" ] || continue
+        if perl -e 'local $/; open my $p, "<", $ARGV[0] or exit 1; my $page = <$p>; open my $f, "<", $ARGV[1] or exit 1;
+                    my $svg = <$f>; my ($title) = $svg =~ m{<title>(.*?)</title>}s;
+                    exit !($page =~ m{<figure class="handout-figure" id="figure-\Q$ARGV[2]\E">\s*<svg\b[^>]*>\s*<title>\Q$title\E</title>.*?</svg>\s*<figcaption>}s)' \
+            "$html" "$svg" "$name"; then
+            ok "$md: the page holds figure $name"
+        else
+            not_ok "$md: the page lacks figure $name, or holds it broken"
+        fi
+    done
+    # each bench marker: the plot where make bench made one, else the line that says so
+    for lab in $(sed -n 's/^<!--[[:space:]]*bench:[[:space:]]*\([A-Za-z0-9_-]*\)[[:space:]]*-->[[:space:]]*$/\1/p' "$md"); do
+        if [ -s "build/bench/$lab.png" ]; then
+            grep -q '<img[^>]*src="data:image/png' "$html" && ok "$md: make bench's plot of $lab is in the page" \
+                || not_ok "$md: build/bench/$lab.png exists but is not in the page"
+        else
+            grep -q "No speed plot here yet" "$html" && ok "$md: no build/bench/$lab.png, and the page says so" \
+                || not_ok "$md: no build/bench/$lab.png, and the page does not say so"
+        fi
+    done
 done
+# A marker whose figure is missing renders the line that says so, not a broken page.
+if [ "$figures_made" = yes ]; then
+    sed 's/<!-- figure: lab3-rounds -->/<!-- figure: lab3-no-such -->/' handouts/lab3-folding.md > "$work/edited/lab3-folding.md"
+    tools/render-handout.sh "$work/edited/lab3-folding.md" "$work/edited-html" > "$work/render.log" 2>&1
+    if grep -q 'figure lab3-no-such is missing' "$work/render.log" \
+        && grep -q 'Figure lab3-no-such goes here' "$work/edited-html/lab3-folding.html" \
+        && ! grep -q 'id="figure-lab3-no-such"' "$work/edited-html/lab3-folding.html"; then
+        ok "render: a figure marker with no figure is named on stderr and in the page"
+    else
+        not_ok "render: a figure marker with no figure is not reported"
+    fi
+fi
 finish

@@ -25,6 +25,19 @@
 #       pictures included, in the HTML.  Where it cannot (a student copy has
 #       no solutions), the text stored in the Markdown is kept.
 #
+#   <!-- figure: lab3-rounds -->
+#       a figure of the lab, drawn by the kit (make handout-figures:
+#       tools/handout-figures.c, the report's drawing code, from a run of the
+#       reference) as build/handouts/figures/lab3-rounds.svg: the renderer puts
+#       the SVG itself in the page, in a <figure> with its caption, making the
+#       figures first when one is missing.  Where it cannot (a student copy
+#       has no solutions), a line says which figure is missing.
+#
+#   <!-- bench: lab4-tournament -->
+#       the plot of the lab's rates that make bench draws on a GPU
+#       (build/bench/lab4-tournament.png), where it has been made; else a line
+#       saying how to make it.
+#
 #   <!-- items: LAB --> ... <!-- /items -->, <!-- value: NAME -->...<!-- /value -->
 #       the lab's table of items and a constant, from the code:
 #       tools/handout-facts.sh says how.
@@ -85,6 +98,51 @@ fill_outputs() {
         }' "$1" "$2"
 }
 
+figures=${HANDOUT_FIGURES:-build/handouts/figures}
+
+# The figures the handouts name, made where one is missing (once a run).
+make_figures() {
+    for figure in $(sed -n 's/^<!--[[:space:]]*figure:[[:space:]]*\([A-Za-z0-9_-]*\)[[:space:]]*-->[[:space:]]*$/\1/p' "$@"); do
+        [ -s "$figures/$figure.svg" ] && continue
+        [ "$figures" = build/handouts/figures ] || return 0
+        make -s --no-print-directory handout-figures >&2 || echo "render-handout: some figures were not made (make handout-figures says why)" >&2
+        return 0
+    done
+}
+
+# Puts each "figure:" marker's SVG, and each "bench:" marker's plot, in the
+# Markdown; prints the result.  The SVG goes in as raw HTML with no blank
+# line (pandoc keeps an HTML block whole up to the first blank line).
+fill_figures() {
+    perl -e '
+        my ($md, $figures) = @ARGV;
+        open my $in, "<", $md or die "$md: $!";
+        while (my $line = <$in>) {
+            print $line;
+            if ($line =~ /^<!--\s*figure:\s*([A-Za-z0-9_-]+)\s*-->\s*$/) {
+                my $name = $1;
+                my $svg;
+                if (open my $f, "<", "$figures/$name.svg") { local $/; $svg = <$f>; }
+                if (defined $svg && $svg =~ /^<svg\b.*<\/svg>\s*$/s) {
+                    $svg =~ s/\n\s*\n/\n/g;
+                    my ($title) = $svg =~ m{<title>(.*?)</title>}s;
+                    print "<figure class=\"handout-figure\" id=\"figure-$name\">\n$svg";
+                    print "<figcaption>", $title // $name, "</figcaption>\n</figure>\n\n";
+                } else {
+                    print STDERR "render-handout: $md: figure $name is missing ($figures/$name.svg: make handout-figures)\n";
+                    print "\n*(Figure $name goes here: `make handout-figures` draws it from the reference solution, which this copy of the kit does not have.)*\n\n";
+                }
+            } elsif ($line =~ /^<!--\s*bench:\s*([A-Za-z0-9_-]+)\s*-->\s*$/) {
+                my $lab = $1;
+                if (-s "build/bench/$lab.png") {
+                    print "\n![The rates of $lab against the size, as make bench measured them](build/bench/$lab.png)\n\n";
+                } else {
+                    print "\n*(No speed plot here yet: `make bench` on a GPU draws this lab'"'"'s rates against the size, build/bench/$lab.png, and `make handouts` then shows it here.)*\n\n";
+                }
+            }
+        }' "$1" "$figures"
+}
+
 render() {   # render MD OUT_DIR
     md=$1 out=$2
     name=$(basename "$md" .md)
@@ -94,15 +152,17 @@ render() {   # render MD OUT_DIR
     mkdir -p "$out"
     # The tables of items and quoted constants, from the code (tools/handout-facts.sh)
     tools/handout-facts.sh "$md" > "$out/$name.facts.md" 2>/dev/null || cp "$md" "$out/$name.facts.md"
-    fill_outputs "$out/$name.facts.md" "$backend" > "$out/$name.md" || return 1
-    rm -f "$out/$name.facts.md"
+    fill_outputs "$out/$name.facts.md" "$backend" > "$out/$name.outputs.md" || return 1
+    make_figures "$md"
+    fill_figures "$out/$name.outputs.md" > "$out/$name.md" || return 1
+    rm -f "$out/$name.facts.md" "$out/$name.outputs.md"
     # pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
     if pandoc --help 2>/dev/null | grep -q -- '--embed-resources'; then
         embed="--embed-resources --standalone"
     else
         embed="--self-contained"
     fi
-    pandoc -f gfm -t html5 $embed --resource-path="$dir" --metadata pagetitle="${title:-$name}" \
+    pandoc -f gfm -t html5 $embed --resource-path="$dir:." --metadata pagetitle="${title:-$name}" \
         --css "$here/render-handout.css" -o "$out/$name.html" "$out/$name.md" || return 1
     # Links to another handout go to its HTML page.
     perl -pi -e 's{href="([A-Za-z0-9_.-]+)\.md(#[^"]*)?"}{-f "handouts/$1.md" ? "href=\"$1.html" . ($2 // "") . "\"" : $&}ge' "$out/$name.html"
@@ -111,7 +171,7 @@ render() {   # render MD OUT_DIR
         command -v "$e" >/dev/null 2>&1 && { engine=$e; break; }
     done
     if [ -n "$engine" ]; then
-        pandoc -f gfm --resource-path="$dir" --metadata title="${title:-$name}" --pdf-engine="$engine" \
+        pandoc -f gfm --resource-path="$dir:." --metadata title="${title:-$name}" --pdf-engine="$engine" \
             -o "$out/$name.pdf" "$out/$name.md" 2>"$out/$name.pdf.log" \
             && rm -f "$out/$name.pdf.log" \
             || echo "render-handout: $name.pdf not made ($engine failed; see $out/$name.pdf.log)" >&2
@@ -129,6 +189,7 @@ case "${1:-}" in
     pdf=no
     for e in weasyprint wkhtmltopdf xelatex pdflatex; do command -v "$e" >/dev/null 2>&1 && pdf=yes; done
     [ "$pdf" = yes ] || echo "render-handout: HTML only (for PDF too: sudo apt-get install -y weasyprint)" >&2
+    make_figures "$@"
     failed=0
     for md in "$@"; do
         render "$md" "$out" || { echo "render-handout: $md did not render" >&2; failed=1; }

@@ -1,6 +1,7 @@
 /* svg.c: draws a figure record (figure.h) as one SVG element, standalone
  * XML (presentation attributes, no style sheet, no script, nothing
- * linked), for the HTML report (html.c).
+ * linked), for the HTML report (html.c) and, with a handout's own legend,
+ * for the handouts' figures (tools/handout-figures.c).
  *
  * The colours say the same in every figure: red, the element that broke
  * the rule; orange, the inputs it should have combined; blue, the live
@@ -15,12 +16,13 @@
 
 #define WIDTH 1000          /* the drawing's width, in its own units */
 #define LABEL_WIDTH 150     /* the row labels' column */
-#define RED "#d62728"
-#define ORANGE "#ff9f40"
-#define BLUE "#cfe3f7"
-#define GREEN "#b9e4b0"
-#define GREY "#eeeeee"
-#define INK "#222222"
+#define GROUP_GAP 16        /* rounds: the room between two groups of cells (svg_look.group) */
+#define RED SVG_RED
+#define ORANGE SVG_ORANGE
+#define BLUE SVG_BLUE
+#define GREEN SVG_GREEN
+#define GREY SVG_GREY
+#define INK SVG_INK
 
 void svg_text(FILE *out, const char *s)
 {
@@ -49,14 +51,16 @@ static void number(char *out, size_t size, double v)
         snprintf(out, size, "%.4g", v);
 }
 
-static void open_svg(FILE *out, int height, const char *title)
+static void open_svg_wide(FILE *out, int width, int height, const char *title)
 {
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure\" viewBox=\"0 0 %d %d\" width=\"%d\" "
                  "height=\"%d\" font-family=\"monospace\" font-size=\"12\" role=\"img\"><title>",
-            WIDTH, height, WIDTH, height);
+            width, height, width, height);
     svg_text(out, title);
     fputs("</title>\n", out);
 }
+
+static void open_svg(FILE *out, int height, const char *title) { open_svg_wide(out, WIDTH, height, title); }
 
 static void text_at(FILE *out, double x, double y, const char *anchor, const char *fill, const char *s)
 {
@@ -76,14 +80,14 @@ static void mark_line(FILE *out, const figure_record *f, double y, const char *n
     text_at(out, 22, y, "start", INK, line);
 }
 
-static void legend(FILE *out, double y, const char *const entries[][2], int count)
+static void legend(FILE *out, double y, const svg_key *entries, int count)
 {
     double x = 4;
     for (int i = 0; i < count; i++) {
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#999\"/>\n", x,
-                y - 10, entries[i][0]);
-        text_at(out, x + 16, y, "start", INK, entries[i][1]);
-        x += 24 + 7.5 * (double)strlen(entries[i][1]);
+                y - 10, entries[i].fill);
+        text_at(out, x + 16, y, "start", INK, entries[i].text);
+        x += 24 + 7.5 * (double)strlen(entries[i].text);
     }
 }
 
@@ -104,9 +108,21 @@ static const char *round_fill(unsigned char flags, int marked)
          : flags & GRADE_CELL_LIVE ? BLUE : GREY;
 }
 
-static void draw_rounds(FILE *out, const figure_record *f)
+static const svg_key report_rounds_keys[] = {{BLUE, "live part"}, {GREY, "out of play"},
+                                            {ORANGE, "inputs it combines"}, {RED, "broke the invariant"}};
+static const svg_look report_rounds = {report_rounds_keys, 4, "dark outline: written this round", 0, 0};
+
+/* Cell i's left edge: groups of look->group cells (0: one group) a gap apart. */
+static double cell_x(const svg_look *look, int i, double cell)
 {
-    double cell = (WIDTH - LABEL_WIDTH - 10) / (double)widest_row(f);
+    return LABEL_WIDTH + i * cell + (look->group > 0 ? (i / look->group) * GROUP_GAP : 0);
+}
+
+static void draw_rounds(FILE *out, const figure_record *f, const svg_look *look)
+{
+    int widest = widest_row(f);
+    double room = WIDTH - LABEL_WIDTH - 10 - (look->group > 0 ? ((widest - 1) / look->group) * GROUP_GAP : 0);
+    double cell = room / (double)widest;
     if (cell > 40)
         cell = 40;
     const double row_height = 24;
@@ -123,7 +139,7 @@ static void draw_rounds(FILE *out, const figure_record *f)
         for (int i = 0; i < f->row_start[r + 1] - f->row_start[r]; i++) {
             int at = f->row_start[r] + i;
             int marked = r == f->mark_row && i == f->mark_column;
-            double x = LABEL_WIDTH + i * cell;
+            double x = cell_x(look, i, cell);
             int worked = (f->flags[at] & GRADE_CELL_WORKED) != 0;
             fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"20\" fill=\"%s\" stroke=\"%s\" "
                          "stroke-width=\"%s\"%s/>\n",
@@ -138,10 +154,9 @@ static void draw_rounds(FILE *out, const figure_record *f)
         }
     }
     double y = f->rows * row_height + 26;
-    static const char *const entries[][2] = {{BLUE, "live part"}, {GREY, "out of play"},
-                                             {ORANGE, "inputs it combines"}, {RED, "broke the invariant"}};
-    legend(out, y, entries, 4);
-    text_at(out, WIDTH - 4, y, "end", INK, "dark outline: written this round");
+    legend(out, y, look->keys, look->key_count);
+    if (look->note)
+        text_at(out, WIDTH - 4, y, "end", INK, look->note);
     if (f->mark_row >= 0) {
         char name[64];
         snprintf(name, sizeof name, "element %d after %s", f->mark_column, f->row_label[f->mark_row]);
@@ -186,8 +201,7 @@ static void draw_partials(FILE *out, const figure_record *f)
         }
     }
     double y = plot + 40;
-    static const char *const entries[][2] = {{"#4e79a7", "your partial"}, {"#ffffff", "expected (outline)"},
-                                             {RED, "wrong"}};
+    static const svg_key entries[] = {{"#4e79a7", "your partial"}, {"#ffffff", "expected (outline)"}, {RED, "wrong"}};
     legend(out, y, entries, 3);
     char first[80];
     snprintf(first, sizeof first, "blocks %d to %d", f->tile, f->tile + count - 1);
@@ -202,7 +216,14 @@ static void draw_partials(FILE *out, const figure_record *f)
 
 /* ---- cells: the matrix and the grid ----------------------------------------------------------- */
 
-static void draw_cells(FILE *out, const figure_record *f)
+static const svg_key report_grid_keys[] = {{GREEN, "written once"}, {"#ffffff", "never written"},
+                                          {ORANGE, "written twice, or past n"}, {GREY, "past n, untouched"},
+                                          {RED, "the index named"}};
+static const svg_look report_grid = {report_grid_keys, 5, NULL, 0, 0};
+static const svg_key report_matrix_keys[] = {{GREEN, "right"}, {"#f4a6a6", "wrong"}, {RED, "worst element"}};
+static const svg_look report_matrix = {report_matrix_keys, 3, NULL, 0, 0};
+
+static void draw_cells(FILE *out, const figure_record *f, const svg_look *look)
 {
     int columns = f->columns > 0 ? f->columns : 1, rows = f->rows;
     int grid = f->kind == FIGURE_GRID;
@@ -239,9 +260,9 @@ static void draw_cells(FILE *out, const figure_record *f)
                     LABEL_WIDTH + c * cell, 10 + r * cell, cell, cell, fill,
                     grid && f->values[at] == 0 && (f->flags[at] & GRADE_CELL_LIVE) ? RED : "#ffffff",
                     marked ? " class=\"wrong\"" : "");
-            if (grid && cell >= 16 && (f->flags[at] & GRADE_CELL_WRONG)) {
+            if (grid && cell >= 16 && (look->index_labels || (f->flags[at] & GRADE_CELL_WRONG))) {
                 char v[16];
-                snprintf(v, sizeof v, "%.0f", f->values[at]);
+                snprintf(v, sizeof v, "%.0f", look->index_labels ? (double)at : f->values[at]);
                 text_at(out, LABEL_WIDTH + c * cell + cell / 2, 10 + r * cell + cell * 0.7, "middle", INK, v);
             }
         }
@@ -258,15 +279,11 @@ static void draw_cells(FILE *out, const figure_record *f)
                         wrong_tile ? "3" : "1", wrong_tile ? " class=\"wrong-tile\"" : "");
             }
     double y = rows * cell + 34;
+    legend(out, y, look->keys, look->key_count);
     if (grid) {
-        static const char *const entries[][2] = {{GREEN, "written once"}, {"#ffffff", "never written"},
-                                                 {ORANGE, "written twice, or past n"}, {GREY, "past n, untouched"},
-                                                 {RED, "the index named"}};
-        legend(out, y, entries, 5);
+        if (look->note)
+            text_at(out, WIDTH - 4, y, "end", INK, look->note);
     } else {
-        static const char *const entries[][2] = {{GREEN, "right"}, {"#f4a6a6", "wrong"},
-                                                 {RED, "worst element"}};
-        legend(out, y, entries, 3);
         char span[80] = "";
         if (f->cell_span > 1)
             snprintf(span, sizeof span, "a cell: %d x %d elements", f->cell_span, f->cell_span);
@@ -294,10 +311,109 @@ static void draw_cells(FILE *out, const figure_record *f)
 void svg_figure(FILE *out, const figure_record *f)
 {
     switch (f->kind) {
-    case FIGURE_ROUNDS: draw_rounds(out, f); break;
+    case FIGURE_ROUNDS: draw_rounds(out, f, &report_rounds); break;
     case FIGURE_PARTIALS: draw_partials(out, f); break;
-    case FIGURE_MATRIX:
-    case FIGURE_GRID: draw_cells(out, f); break;
+    case FIGURE_MATRIX: draw_cells(out, f, &report_matrix); break;
+    case FIGURE_GRID: draw_cells(out, f, &report_grid); break;
     default: break;
     }
+}
+
+void svg_figure_with(FILE *out, const figure_record *f, const svg_look *look)
+{
+    switch (f->kind) {
+    case FIGURE_ROUNDS: draw_rounds(out, f, look); break;
+    case FIGURE_MATRIX:
+    case FIGURE_GRID: draw_cells(out, f, look); break;
+    default: svg_figure(out, f); break;
+    }
+}
+
+/* ---- the tile walk (handouts: lab 8) ---------------------------------------------------- */
+
+/* One matrix of tiles_down x tiles_across tiles of `tile` elements a side,
+ * at (x, y), each tile filled by fill_of (NULL: white) and labelled. */
+typedef const char *(*tile_fill_fn)(int tile_row, int tile_column, const void *arg, char *label, size_t size);
+
+static void tile_matrix(FILE *out, double x, double y, int tiles_down, int tiles_across, int tile, double side,
+                        const char *name, tile_fill_fn fill_of, const void *arg)
+{
+    double element = side / tile;
+    text_at(out, x, y - 6, "start", INK, name);
+    for (int r = 0; r < tiles_down; r++)
+        for (int c = 0; c < tiles_across; c++) {
+            char label[48] = "";
+            const char *fill = fill_of(r, c, arg, label, sizeof label);
+            double tx = x + c * side, ty = y + r * side;
+            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#555555\" "
+                         "stroke-width=\"1.5\"/>\n", tx, ty, side, side, fill ? fill : "#ffffff");
+            for (int k = 1; k < tile; k++)
+                fprintf(out, "<path d=\"M%.1f %.1fh%.1fM%.1f %.1fv%.1f\" stroke=\"#bbbbbb\" stroke-width=\"0.5\"/>\n",
+                        tx, ty + k * element, side, tx + k * element, ty, side);
+            if (label[0])
+                text_at(out, tx + side / 2, ty + side / 2 + 4, "middle", INK, label);
+        }
+}
+
+typedef struct {
+    int block_row, block_column;
+} walk;
+
+static const char *const step_fills[] = {BLUE, ORANGE, GREEN, "#d8c3f0", "#f7e08a", "#a8dadc"};
+enum { STEP_FILLS = sizeof step_fills / sizeof step_fills[0] };
+
+static const char *a_tile(int r, int c, const void *arg, char *label, size_t size)
+{
+    const walk *w = arg;
+    if (r != w->block_row)
+        return NULL;
+    snprintf(label, size, "step %d", c);
+    return step_fills[c % STEP_FILLS];
+}
+
+static const char *b_tile(int r, int c, const void *arg, char *label, size_t size)
+{
+    const walk *w = arg;
+    if (c != w->block_column)
+        return NULL;
+    snprintf(label, size, "step %d", r);
+    return step_fills[r % STEP_FILLS];
+}
+
+static const char *c_tile(int r, int c, const void *arg, char *label, size_t size)
+{
+    const walk *w = arg;
+    if (r != w->block_row || c != w->block_column)
+        return NULL;
+    snprintf(label, size, "block (%d, %d)", c, r);
+    return "#f4a6a6";
+}
+
+void svg_tile_walk(FILE *out, const char *caption, int tiles_m, int tiles_k, int tiles_n, int tile, int block_row,
+                   int block_column)
+{
+    const double side = 64, margin = 20, gap = 30;
+    walk w = {block_row, block_column};
+    double a_width = tiles_k * side, b_height = tiles_k * side;
+    double c_x = margin + a_width + gap, c_y = margin + b_height + gap;
+    int width = (int)(c_x + tiles_n * side + margin + 260);
+    int height = (int)(c_y + tiles_m * side + 30 + 22 * (tiles_k + 1));
+    open_svg_wide(out, width, height, caption);
+    tile_matrix(out, c_x, margin, tiles_k, tiles_n, tile, side, "B (k x n)", b_tile, &w);
+    tile_matrix(out, margin, c_y, tiles_m, tiles_k, tile, side, "A (m x k)", a_tile, &w);
+    tile_matrix(out, c_x, c_y, tiles_m, tiles_n, tile, side, "C (m x n)", c_tile, &w);
+    double y = c_y + tiles_m * side + 30;
+    char line[160];
+    snprintf(line, sizeof line, "the block with blockIdx (x %d, y %d) computes the red tile of C, %d x %d elements:",
+             block_column, block_row, tile, tile);
+    text_at(out, 4, y, "start", INK, line);
+    for (int s = 0; s < tiles_k; s++) {
+        y += 22;
+        fprintf(out, "<rect x=\"4\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#999\"/>\n", y - 10,
+                step_fills[s % STEP_FILLS]);
+        snprintf(line, sizeof line, "step %d: load A tile (%d, %d) and B tile (%d, %d) into shared memory, "
+                                    "__syncthreads(), multiply, __syncthreads()", s, block_row, s, s, block_column);
+        text_at(out, 22, y, "start", INK, line);
+    }
+    fputs("</svg>\n", out);
 }
