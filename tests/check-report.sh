@@ -54,6 +54,51 @@ lab7-coop-groups shuffle-up-not-down tile_shuffle_exact partials
 lab8-tiled-matmul transposed-tile-index tiled_exact matrix
 lab9-many-gpus ring-chunk-off-by-one ring_steps rounds
 "
+# svg_parses FILE: one <svg> element, well-formed XML (xmllint where present), no script.
+svg_parses() {
+    grep -qi '<script' "$1" && return 1
+    head -c 4 "$1" | grep -q '^<svg' || return 1
+    ! command -v xmllint >/dev/null 2>&1 || xmllint --noout "$1" 2>/dev/null
+}
+
+# platform_figures NAME LAB DIR ITEM: the platforms' results carry the failing
+# item's figure as an SVG image (Gradescope: one more test, html, no score
+# and no status; PrairieLearn: images), the SVG well-formed, and the item
+# tests as many as the items; the solution's results carry none.
+platform_figures() {
+    name=$1 short=$2 dir=$3 item=$4
+    for format in gradescope prairielearn; do
+        ./grader "$short" --backend=cpu --seed=7 --student-dir="$dir" --only="$item" --format=$format \
+            --out="$dir/results.$format" > /dev/null 2>&1
+        ./grader "$short" --backend=cpu --seed=7 --solution --only="$item" --format=$format \
+            --out="$dir/solution.$format" > /dev/null 2>&1
+        if perl -MJSON::PP -MMIME::Base64 -e '
+            sub load { local $/; open my $f, "<", $_[0] or die "no $_[0]\n"; decode_json(<$f>) }
+            my ($format, $item, $dir) = @ARGV; my $r = load("$dir/results.$format"); my $s = load("$dir/solution.$format");
+            my @urls;
+            if ($format eq "gradescope") {
+                my @html = grep { ($_->{output_format} // "") eq "html" } @{$r->{tests}};
+                @html == 1 or die "no html test\n";
+                exists $html[0]{$_} and die "the figures test has $_\n" for qw(score max_score status);
+                @urls = $html[0]{output} =~ /<img alt="[^"<]*" src="(data:image\/svg\+xml;base64,[A-Za-z0-9+\/=]+)">/g;
+                @{$r->{tests}} == 2 or die "tests: ", scalar @{$r->{tests}}, "\n";
+                grep { ($_->{output_format} // "") eq "html" } @{$s->{tests}} and die "the solution has figures\n";
+            } else {
+                @urls = map { $_->{url} } @{$r->{images} // []};
+                $_->{label} =~ /: \Q$item\E: / or die "label $_->{label}\n" for @{$r->{images}};
+                exists $s->{images} and die "the solution has images\n";
+            }
+            @urls == 1 or die "images: ", scalar @urls, "\n";
+            (my $b = $urls[0]) =~ s/^data:image\/svg\+xml;base64,// or die "not an svg data url\n";
+            open my $o, ">", "$dir/platform.svg" or die; print $o decode_base64($b); close $o;' \
+            "$format" "$item" "$dir" 2>"$dir/why" && svg_parses "$dir/platform.svg"; then
+            ok "$name: $format's results carry the figure as an SVG image, the solution's none"
+        else
+            not_ok "$name: $format's results carry the figure as an SVG image, the solution's none ($(cat "$dir/why"))"
+        fi
+    done
+}
+
 one_case() {
     set -- $1
     lab=$1 mutant=$2 item=$3 figure=$4 short=${1%%-*}
@@ -108,6 +153,7 @@ one_case() {
     else
         not_ok "$lab: the solution's report is well-formed and passes $item"
     fi
+    case $short in lab3 | lab8) platform_figures "$lab/$mutant" "$short" "$dir" "$item" ;; esac
     [ "$short" = lab3 ] && cp "$dir/report.html" "$work/keep-lab3.html"
     [ "$short" = lab8 ] && cp "$dir/report.html" "$work/keep-lab8.html"
 }

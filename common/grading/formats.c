@@ -3,8 +3,10 @@
  * Everything here is written from the grader's own record of the run (the
  * parent's results), never from anything the code under test printed. */
 #include "grader.h"
+#include "svg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +272,71 @@ static int is_hidden(const grade_run *run, const char *name)
     return 0;
 }
 
+/* ---- Figures for the platforms: a failing item's SVG as a data URL ------------------------ */
+
+/* A figure drawn (svg.c) and encoded as "data:image/svg+xml;base64,...": an
+ * image a page shows in an <img>, where a browser runs no script of an SVG
+ * (the figure has none anyway: it is drawn from the grader's records). */
+static char *figure_data_url(const figure_record *figure)
+{
+    char *svg = NULL;
+    size_t size = 0;
+    FILE *drawn = open_memstream(&svg, &size);
+    if (!drawn)
+        return NULL;
+    svg_figure(drawn, figure);
+    fclose(drawn);
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char prefix[] = "data:image/svg+xml;base64,";
+    char *url = malloc(sizeof prefix + (size + 2) / 3 * 4);
+    if (!url) {
+        free(svg);
+        return NULL;
+    }
+    char *at = url + sizeof prefix - 1;
+    memcpy(url, prefix, sizeof prefix - 1);
+    for (size_t i = 0; i < size; i += 3) {
+        unsigned a = (unsigned char)svg[i], b = i + 1 < size ? (unsigned char)svg[i + 1] : 0,
+                 c = i + 2 < size ? (unsigned char)svg[i + 2] : 0;
+        *at++ = digits[a >> 2];
+        *at++ = digits[((a & 3) << 4) | (b >> 4)];
+        *at++ = i + 1 < size ? digits[((b & 15) << 2) | (c >> 6)] : '=';
+        *at++ = i + 2 < size ? digits[c & 63] : '=';
+    }
+    *at = 0;
+    free(svg);
+    return url;
+}
+
+/* `text` with HTML's five special characters escaped (a caption, an item's
+ * title: the grader's words, escaped all the same). */
+static char *html_escaped(const char *text)
+{
+    char *out = malloc(6 * strlen(text) + 1), *at = out;
+    if (!out)
+        return NULL;
+    for (const char *c = text; *c; c++) {
+        const char *entity = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;"
+                           : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
+        if (entity)
+            at += sprintf(at, "%s", entity);
+        else
+            *at++ = *c;
+    }
+    *at = 0;
+    return out;
+}
+
+/* Whether any failing item of the run has a figure. */
+static int run_has_figures(const grade_run *run)
+{
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++)
+            if (run->labs[i].items[k].figure)
+                return 1;
+    return 0;
+}
+
 /* Gradescope's results.json (its "Autograder Specifications"): the score is
  * given whole at the top, the run's total over the lab's fixed maximum, so
  * that tests which count toward nothing can carry no score: a skipped item
@@ -277,6 +344,37 @@ static int is_hidden(const grade_run *run, const char *name)
  * status shows as passed), a going-further item its status and, in its
  * output, its points apart.  execution_time is the items' own time, whole
  * seconds (the build before them is the platform script's to count). */
+/* Gradescope shows a test's output as HTML where its output_format says so:
+ * one more test, with no score and no status (so it counts for nothing and
+ * shows as neither passed nor failed), holds each failing item's figure as
+ * an image, with its caption.  The items' own tests stay plain text. */
+static void write_gradescope_figures(FILE *out, const grade_run *run, int first)
+{
+    if (!run_has_figures(run))
+        return;
+    char *html = str_dup("<p>What your code did, for the first failing input of each item "
+                         "(the grader's HTML report draws the same):</p>");
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++) {
+            const item_result *r = &run->labs[i].items[k];
+            char *url = r->figure ? figure_data_url(r->figure) : NULL;
+            char *name = url ? html_escaped(r->item->name) : NULL, *caption = url ? html_escaped(r->figure->caption) : NULL;
+            if (url && name && caption) {
+                char *more = str_printf("%s\n<h4>%s</h4>\n<p>%s</p>\n<img alt=\"%s\" src=\"%s\">", html, name, caption,
+                                        caption, url);
+                free(html);
+                html = more;
+            }
+            free(url);
+            free(name);
+            free(caption);
+        }
+    fprintf(out, "%s\n    { \"name\": \"figures: what your code did\", \"output\": ", first ? "" : ",");
+    json_string(out, html);
+    fputs(", \"output_format\": \"html\", \"visibility\": \"visible\" }", out);
+    free(html);
+}
+
 static void write_gradescope(FILE *out, const grade_run *run)
 {
     double points, max_points, seconds = 0;
@@ -325,10 +423,38 @@ static void write_gradescope(FILE *out, const grade_run *run)
             first = 0;
         }
     }
+    write_gradescope_figures(out, run, first);
     fputs(" ] }\n", out);
 }
 
 /* ---- PrairieLearn results.json -------------------------------------------------------- */
+/* PrairieLearn shows the images of results.json (label and URL) beside the
+ * grading's output: each failing item's figure, as an SVG data URL. */
+static void write_prairielearn_images(FILE *out, const grade_run *run)
+{
+    if (!run_has_figures(run))
+        return;
+    fputs(",\n  \"images\": [", out);
+    int first = 1;
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++) {
+            const item_result *r = &run->labs[i].items[k];
+            char *url = r->figure ? figure_data_url(r->figure) : NULL;
+            if (!url)
+                continue;
+            char *label = str_printf("%s: %s: %s", run->labs[i].lab->dir, r->item->name, r->figure->caption);
+            fprintf(out, "%s\n    { \"label\": ", first ? "" : ",");
+            json_string(out, label);
+            fputs(", \"url\": ", out);
+            json_string(out, url);
+            fputs(" }", out);
+            free(label);
+            free(url);
+            first = 0;
+        }
+    fputs(" ]", out);
+}
+
 static void write_prairielearn(FILE *out, const grade_run *run)
 {
     double points, max_points;
@@ -362,6 +488,7 @@ static void write_prairielearn(FILE *out, const grade_run *run)
     json_string(out, message);
     fputs(",\n  \"output\": ", out);
     json_string(out, report);
+    write_prairielearn_images(out, run);
     fputs(",\n  \"tests\": [", out);
     int first = 1;
     for (int i = 0; i < run->lab_count; i++) {
