@@ -149,5 +149,9 @@ void str_clean(char *s); /* control bytes and invalid UTF-8 become '?' */
 /* The full path of `program` in the first folder of `path` (a PATH's text;
  * NULL: the environment's PATH) that holds it, or NULL. */
 char *path_find(const char *program, const char *path);
+/* Writes `path` whole or not at all: write(out, context) into a new file
+ * beside it, renamed into place once complete, so that a reader sees the
+ * whole file or the old one.  0, or -1 (nothing changed). */
+int write_file_whole(const char *path, int (*write)(FILE *out, const void *context), const void *context);
 
 #endif /* GRADER_H */

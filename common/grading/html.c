@@ -132,24 +132,17 @@ void html_report(FILE *out, const grade_run *run, int lab)
     fputs("</body>\n</html>\n", out);
 }
 
-/* Writes `path` whole or not at all: beside it, then renamed into place. */
-static int write_page(const char *path, const grade_run *run, int lab)
+/* One lab's page (or the whole run's: lab < 0), for write_file_whole. */
+typedef struct {
+    const grade_run *run;
+    int lab;
+} page;
+
+static int write_page(FILE *out, const void *context)
 {
-    char *temporary = str_printf("%s.grader-%ld", path, (long)getpid());
-    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int failed = !out;
-    if (out) {
-        html_report(out, run, lab);
-        failed = ferror(out) != 0;
-        failed |= fclose(out) != 0;
-    }
-    if (!failed && rename(temporary, path) != 0)
-        failed = 1;
-    if (failed)
-        unlink(temporary);
-    free(temporary);
-    return failed ? -1 : 0;
+    const page *p = context;
+    html_report(out, p->run, p->lab);
+    return 0;
 }
 
 void html_write_lab_reports(FILE *live, const grade_run *run)
@@ -164,7 +157,8 @@ void html_write_lab_reports(FILE *live, const grade_run *run)
     char *line = str_dup("report:");
     for (int i = 0; i < run->lab_count; i++) {
         char *path = str_printf("build/report/lab%d.html", run->labs[i].lab->number);
-        char *next = write_page(path, run, i) == 0 ? str_printf("%s %s", line, path)
+        page p = {run, i};
+        char *next = write_file_whole(path, write_page, &p) == 0 ? str_printf("%s %s", line, path)
                                                     : str_printf("%s (%s not written: %s)", line, path, strerror(errno));
         free(line);
         free(path);

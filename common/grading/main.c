@@ -266,24 +266,26 @@ static double time_scale(void)
     return scale >= 1 && scale <= 20 ? scale : 1;
 }
 
-/* Writes the results beside `path` and renames them into place, so that a
- * reader sees the whole file or the old one. */
+/* The results in one format, for write_file_whole. */
+typedef struct {
+    const char *format;
+    const grade_run *run;
+} results;
+
+static int write_format(FILE *out, const void *context)
+{
+    const results *r = context;
+    return formats_write(out, r->format, r->run);
+}
+
+/* The results to stdout, or to `path` whole (the old file or the new one,
+ * never part of it). */
 static int write_results(const char *path, const char *format, const grade_run *run)
 {
     if (!path)
         return formats_write(stdout, format, run);
-    char *temporary = str_printf("%s.grader-%ld", path, (long)getpid());
-    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int failed = !out || formats_write(out, format, run) != 0;
-    if (out && fclose(out) != 0)
-        failed = 1;
-    if (!failed && rename(temporary, path) != 0)
-        failed = 1;
-    if (failed)
-        unlink(temporary);
-    free(temporary);
-    return failed ? -1 : 0;
+    results r = {format, run};
+    return write_file_whole(path, write_format, &r);
 }
 
 /* ---- the command line ---------------------------------------------------------------- */

@@ -4,7 +4,9 @@
 #include "grader.h"
 #include "contain.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -216,4 +218,24 @@ char *path_find(const char *program, const char *path)
     }
     free(copy);
     return found;
+}
+
+int write_file_whole(const char *path, int (*write)(FILE *out, const void *context), const void *context)
+{
+    char *temporary = str_printf("%s.grader-%ld", path, (long)getpid());
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out && fd >= 0)
+        close(fd);
+    int failed = !out || write(out, context) != 0;
+    if (out) {
+        failed |= ferror(out) != 0;
+        failed |= fclose(out) != 0;
+    }
+    if (!failed && rename(temporary, path) != 0)
+        failed = 1;
+    if (failed)
+        unlink(temporary);
+    free(temporary);
+    return failed ? -1 : 0;
 }
