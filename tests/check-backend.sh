@@ -416,6 +416,14 @@ if common/cpu/cucc -o "$log/host" "$log/host.cpp" "$log/fill.cu" > "$log/out" 2>
 else
     not_ok "cucc: a host .cpp and the backend's headers"; show "$log/out"
 fi
+# __host__ __device__ (and a __device__ declaration) in a host .cpp that
+# includes cuda_runtime.h, as nvcc's host compiler reads them: a plain function
+printf '#include <cuda_runtime.h>\n#include <stdio.h>\n__host__ __device__ inline int twice(int x) { return 2 * x; }\n__device__ int on_device_only(int x);\n__global__ void kernel_elsewhere(int *out);\nint main(void) { printf("%%d\\n", twice(21)); return 0; }\n' > "$log/qualifiers.cpp"
+if common/cpu/cucc -o "$log/qualifiers" "$log/qualifiers.cpp" > "$log/out" 2>&1 && [ "$(timeout 60 "$log/qualifiers" 2>&1)" = 42 ]; then
+    ok "cucc compiles __host__ __device__ functions in a host .cpp, as nvcc's host compiler does"
+else
+    not_ok "cucc and __host__ __device__ in a host .cpp"; show "$log/out"
+fi
 # ---- refused: what the backend does not provide stops the build with the reason ----------------
 # refused NAME.EXT WHAT REGEX [CUCC FLAGS]: $log/NAME.EXT (written just before)
 # must not build, and cucc's output must match REGEX
@@ -457,6 +465,20 @@ if common/cpu/cucc -I "$log/own" -o "$log/own-prog" "$log/own.cu" > "$log/out" 2
     ok "cucc builds a program whose own header says NVIDIA and uses NULL and stderr"
 else
     not_ok "cucc refuses a program's own header"; show "$log/out"
+fi
+# inline PTX from a header of the program's (the .cu's own is refused
+# before preprocessing), named at the header's line; x86 assembly in a host
+# header is the host's and builds
+mkdir -p "$log/asm"
+printf 'static __device__ unsigned absdiff4(unsigned a, unsigned b)\n{\n    unsigned r;\n    asm("vabsdiff4.u32.u32.u32.add %%0, %%1, %%2, %%3;" : "=r"(r) : "r"(a), "r"(b), "r"(0));\n    return r;\n}\n' > "$log/asm/simd.h"
+printf '#include "asm/simd.h"\n__global__ void k(unsigned *o) { *o = absdiff4(1, 2); }\nint main(void) { return 0; }\n' > "$log/ptxheader.cu"
+refused ptxheader.cu "inline PTX in an included header, at its line" "asm/simd.h:4: inline PTX assembly"
+printf 'static inline unsigned long long ticks(void)\n{\n    unsigned lo, hi;\n    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));\n    return ((unsigned long long)hi << 32) | lo;\n}\n' > "$log/asm/x86.h"
+printf '#include "asm/x86.h"\n__global__ void k(int *o) { *o = 1; }\nint main(void) { return ticks() == 0; }\n' > "$log/x86header.cu"
+if common/cpu/cucc -o "$log/x86header" "$log/x86header.cu" > "$log/out" 2>&1 && "$log/x86header"; then
+    ok "cucc builds a program whose own host header holds x86 assembly"
+else
+    not_ok "cucc and x86 assembly in a host header"; show "$log/out"
 fi
 # what the backend does not emulate, at the #include
 printf '#include <mma.h>\nint main(void) { return 0; }\n' > "$log/wmma.cu"

@@ -14,6 +14,10 @@
 #endif
 #ifndef __CUDAEMU__
 #define __CUDAEMU__ 1
+/* Not set before: a host file (.cpp, as cucc compiles one) includes this
+ * header, not a .cu, which the build compiles with __CUDAEMU__ set and
+ * rewrites (rewrite.pl reads its qualifiers).  See the end. */
+#define CUDAEMU_HOST_FILE 1
 #endif
 
 #include <float.h>
@@ -39,5 +43,16 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
+
+/* In a host file, CUDA's qualifiers are what nvcc's host compiler makes of
+ * them there: nothing that changes the code (a __host__ __device__
+ * function is a plain function; a __device__ or __global__ one is only
+ * declared, as a header shared with the .cu files declares it). */
+#ifdef CUDAEMU_HOST_FILE
+#define __host__
+#define __device__
+#define __global__
+#define __constant__
+#endif
 
 #endif /* CUDAEMU_CUDA_RUNTIME_H */
