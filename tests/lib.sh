@@ -96,6 +96,9 @@ seed_kit_objects() {
     for seed_rel in $seed_list; do
         mkdir -p "$seed_to/$(dirname "$seed_rel")" && cp -R "$seed_rel" "$seed_to/$(dirname "$seed_rel")/" || return 0
     done
-    find "$seed_to/build/cpu" -type f -exec touch {} + 2>/dev/null
+    # (one time for all, so that no object looks older than the library
+    # made of it; after the copy's sources were written, so that none is newer)
+    touch "$seed_to/build/cpu/.seeded" && find "$seed_to/build/cpu" -type f -exec touch -r "$seed_to/build/cpu/.seeded" {} + 2>/dev/null
+    rm -f "$seed_to/build/cpu/.seeded"
     true
 }
