@@ -30,6 +30,11 @@ cd "$(dirname "$0")/.." || exit 2
 lab=lab3-folding file=fold.cu
 [ -d "solutions/$lab" ] || { ok "attacks # SKIP no solution of $lab in this copy"; finish; }
 work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
+# (a build cache of this check's own where the run gives none: tests/run.sh
+# gives one to every check; 1777: each user that grades keeps a folder in it)
+if [ -z "${CUDALABS_BUILD_CACHE:-}" ]; then
+    mkdir -m 1777 "$work/build-cache" && export CUDALABS_BUILD_CACHE="$work/build-cache"
+fi
 kit=$(pwd)
 attacks=tests/attacks/$lab
 seed=7
@@ -417,6 +422,10 @@ kits_build() { # each kit_build NAME COMMAND, its exit status in $work/NAME.read
     kit_pids=$!
 }
 kit_builds="" kit_pids=""
+# (the build cache, where this run has one, for the grades as the ordinary
+# user too: setpriv --reset-env leaves it out; that user keeps a folder of
+# its own in it)
+user_cache=${CUDALABS_BUILD_CACHE:+CUDALABS_BUILD_CACHE=$CUDALABS_BUILD_CACHE}
 kit_ready() { wait_for=$work/$1.ready; while [ ! -e "$wait_for" ]; do sleep 1; done; [ "$(cat "$wait_for")" = 0 ]; }
 user_ok=""
 if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
@@ -435,6 +444,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
             # without its history, as on a GPU machine, is tested the same way)
             tar cf - --exclude=./build --exclude=./.git --exclude=./dist --exclude=./.deps . | (cd "$copy" && tar xf -)
             [ -d .deps ] && cp -R .deps "$copy/"
+            seed_kit_objects "$copy" "$lab"
             chown -R "$user" "$copy"
             as_user sh -c "cd '$copy' && PATH='$PATH' make -s build/host/grader build-$lab BACKEND=$BACKEND" >"$work/user-build.out" 2>&1
             true
@@ -444,7 +454,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v setpri
         gh="$work/github-$lab"
         github_repo() {
             DIST_DIR="$work" DIST_HANDOUTS=no platforms/github/build.sh "$lab" > "$work/github-build.log" 2>&1 \
-                && chown -R "$user" "$gh" \
+                && seed_kit_objects "$gh" "$lab" && chown -R "$user" "$gh" \
                 && as_user sh -c "cd '$gh' && PATH='$PATH' make -s build/host/grader BACKEND=cpu" >> "$work/github-build.log" 2>&1
         }
         [ "$BACKEND" = cpu ] && kit_build github:github_repo
@@ -456,7 +466,7 @@ if [ "$BACKEND" = cpu ]; then
         mkdir -p "$gs/root/source" "$gs/runs"
         DIST_DIR="$gs" platforms/gradescope/build.sh "$lab" > "$gs/build.log" 2>&1 \
             && (cd "$gs/root/source" && unzip -q "$gs/gradescope-$lab.zip") \
-            && sh "$gs/root/source/prepare-kit.sh" "$gs/root/source/kit" "$lab" > "$gs/prepare.log" 2>&1
+            && seed_kit_objects "$gs/root/source/kit" "$lab" && sh "$gs/root/source/prepare-kit.sh" "$gs/root/source/kit" "$lab" > "$gs/prepare.log" 2>&1
     }
     kit_build gradescope:gradescope_kit
     pl="$work/prairielearn"
@@ -465,7 +475,7 @@ if [ "$BACKEND" = cpu ]; then
     # per-job build of PrairieLearn's own image is check-platforms' to test
     prairielearn_kit() {
         DIST_DIR="$pl" platforms/prairielearn/build.sh "$lab" > "$pl.log" 2>&1 \
-           && cp -R "$pl/prairielearn-$lab/image" "$pl/image" && sh "$pl/image/image-setup.sh" "$pl/image/kit" "$lab" >> "$pl.log" 2>&1
+           && cp -R "$pl/prairielearn-$lab/image" "$pl/image" && seed_kit_objects "$pl/image/kit" "$lab" && sh "$pl/image/image-setup.sh" "$pl/image/kit" "$lab" >> "$pl.log" 2>&1
     }
     kit_build prairielearn:prairielearn_kit
 fi
@@ -599,7 +609,7 @@ if [ -n "$user_ok" ]; then
     grade() {
         run=$1 folder=$2
         shift 2
-        reap "$run" $as_user_command env GRADER_TOKEN=s3cret $switches sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' \
+        reap "$run" $as_user_command env GRADER_TOKEN=s3cret $user_cache $switches sh -c 'cd "$1" && shift && PATH="$0" ./grader "$@"' \
             "$PATH" "$copy" lab3 --backend=$BACKEND --seed=$seed --student-dir="$folder" --format=json --out="$work/$run.json" $only "$@"
     }
     chmod 777 "$work"
@@ -634,7 +644,7 @@ if [ -n "$user_ok" ]; then
             cp "$2/$file" "$gh/labs/$lab/$file" && chown "$user" "$gh/labs/$lab/$file"
             rm -f "$gh/grade-report.xml"
             ln -sf "$gh/grade-report.xml" "$work/$run.json"
-            reap "$run" $as_user_command env GRADER_TOKEN=s3cret $switches sh -c 'cd "$1" && PATH="$0" BACKEND=cpu sh .github/grade.sh lab3' \
+            reap "$run" $as_user_command env GRADER_TOKEN=s3cret $user_cache $switches sh -c 'cd "$1" && PATH="$0" BACKEND=cpu sh .github/grade.sh lab3' \
                 "$PATH" "$gh"
         }
         results_format=junit
@@ -767,7 +777,7 @@ user_batch() {
     done
     cp -R "$work/subs/solution" "$work/subs/skeleton" "$ubatch/"
     chown -R "$user" "$ubatch"
-    as_user env SEED=$seed JOBS=2 GRADER_TOKEN=s3cret sh -c 'cd "$1" && PATH="$0" tools/batch-grade.sh lab3 "$2" "$3"' \
+    as_user env SEED=$seed JOBS=2 GRADER_TOKEN=s3cret $user_cache sh -c 'cd "$1" && PATH="$0" tools/batch-grade.sh lab3 "$2" "$3"' \
         "$PATH" "$copy" "$ubatch" "$work/user-grades" > "$work/user-batch.out" 2>&1 3>&- 4>&-
     brc=$?
     sleep 2

@@ -296,11 +296,14 @@ if [ $# -ge 3 ]; then
 fi
 
 # ---- a given file that holds another lab's answer comes compiled, not as source ---------------
+# (each copy built on this kit's cpu library, harness and main.o, seed_kit_objects:
+# that a copy builds them from nothing is shown by the copy graded above)
 for given in $(grep -l 'dist: compiled only' labs/*/*.cu 2>/dev/null); do
     glab=$(basename "$(dirname "$given")") gname=$(basename "$given" .cu)
     DIST_LABS="$glab" DIST_GPU=no DIST_HANDOUTS=no tools/dist.sh --stage "$work/given" > "$work/given.log" 2>&1
     if [ ! -f "$work/given/labs/$glab/$gname.cu" ] && [ -f "$work/given/prebuilt/cpu/$glab/$gname.o" ] \
        && { [ ! -d .deps ] || cp -R .deps "$work/given/"; } \
+       && seed_kit_objects "$work/given" "$glab" \
        && (cd "$work/given" && make -s BACKEND=cpu "build/cpu/$glab/lab") > "$work/given-build.log" 2>&1; then
         ok "$given: a copy of $glab holds its object, not its source, and the lab program builds with it"
     else

@@ -160,6 +160,28 @@ dist_part() {
     dist_done=yes
 }
 
+# compile_file FILE: FILE compiled with toolkit $nv ($name, version
+# $version) for the oldest and the newest architecture ($ends)
+compile_file() {
+    file=$1
+    lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
+    obj="$out/$version-$(echo "$file" | tr / _).o"
+    flags=$ends for="sm_$oldest and sm_$newest"
+    # (a known-bad version or an alternative: its device code, through
+    # nvcc's front end and ptxas, as a cubin; its host code is a
+    # solution's with a small change, which g++ compiles in check-mutants:
+    # a third of the time of a whole object, for 200 files)
+    case $file in "$out"/*) flags="-arch=sm_$oldest -cubin" for="sm_$oldest (its device code)" ;; esac
+    if [ -n "$(in_dist_build "$file")" ]; then
+        ok "$name compiles $file for $for"   # (in make dist's build above, for every architecture)
+    elif with_toolkit "$nv" "$nv" $flags -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
+        ok "$name compiles $file for $for"
+    else
+        not_ok "$name compiles $file for $for"
+        grep -i -m 5 error "$obj.log" | sed 's/^/    /'
+    fi
+}
+
 # compile_with NV: every file with toolkit NV (and, with the oldest toolkit,
 # make dist's part first).
 compile_with() {
@@ -196,25 +218,9 @@ compile_with() {
     t0=$(date +%s)
     files="common/harness/*.cu labs/*/*.cu solutions/*/*.cu"
     [ "$nv" = "$path_nvcc" ] && files="$files $out/mutants/*/*.cu $out/alternatives/*/*.cu"
-    for file in $files; do
-        [ -f "$file" ] || continue
-        lab=$(echo "$file" | sed -n 's|^.*/\(lab[0-9][^/]*\)/[^/]*$|\1|p')
-        obj="$out/$version-$(echo "$file" | tr / _).o"
-        flags=$ends for="sm_$oldest and sm_$newest"
-        # (a known-bad version or an alternative: its device code, through
-        # nvcc's front end and ptxas, as a cubin; its host code is a
-        # solution's with a small change, which g++ compiles in check-mutants:
-        # a third of the time of a whole object, for 200 files)
-        case $file in "$out"/*) flags="-arch=sm_$oldest -cubin" for="sm_$oldest (its device code)" ;; esac
-        if [ -n "$(in_dist_build "$file")" ]; then
-            ok "$name compiles $file for $for"   # (in make dist's build above, for every architecture)
-        elif with_toolkit "$nv" "$nv" $flags -std=c++17 -Icommon/harness ${lab:+-Ilabs/$lab} -c "$file" -o "$obj" >"$obj.log" 2>&1; then
-            ok "$name compiles $file for $for"
-        else
-            not_ok "$name compiles $file for $for"
-            grep -i -m 5 error "$obj.log" | sed 's/^/    /'
-        fi
-    done
+    # (one nvcc per core at a time, in_parallel: once the other checks have
+    # ended, this one is what is left; each file's object is its own)
+    in_parallel compile_file $(for file in $files; do [ -f "$file" ] && echo "$file"; done)
     echo "# $name: the files in $(( $(date +%s) - t0 )) s"
 
     rm -rf "$build"

@@ -332,9 +332,11 @@ fi
 
 # The grading image (image/ of the package, the documented route): the kit built once,
 # as its Dockerfile does (emulated here with no Docker: image-setup.sh on a copy); a job
-# then builds only the student's files.  The other jobs below run in it.
+# then builds only the student's files.  The other jobs below run in it.  (Its
+# cpu library, harness and main.o are this kit's, seed_kit_objects: the same
+# package's kit built from nothing is the per-job build above.)
 grep -q '^RUN sh /cuda-labs/image-setup.sh /cuda-labs/kit '"$lab"' ' "$package/image/Dockerfile" 2>/dev/null \
-    && cp -R "$package/image" "$work/image" && sh "$work/image/image-setup.sh" "$work/image/kit" "$lab" > "$work/image.log" 2>&1
+    && cp -R "$package/image" "$work/image" && seed_kit_objects "$work/image/kit" "$lab" && sh "$work/image/image-setup.sh" "$work/image/kit" "$lab" > "$work/image.log" 2>&1
 image_rc=$?
 CUDA_LABS_KIT="$work/image/kit"
 export CUDA_LABS_KIT

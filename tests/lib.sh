@@ -71,3 +71,34 @@ graded_lab_or_skip() {
     done
     [ -n "$lab" ] || { ok "$1 # SKIP no lab with a solution and a grading suite yet"; finish; }
 }
+
+# seed_kit_objects KIT [LAB...]: this kit's own cpu objects, built before
+# the checks (the cpu backend's library, the harness, the precompiled
+# header, each LAB's main.o), copied into the copy of the kit at KIT before
+# it is built there, and made newer than its sources: the copy then builds
+# only what is its own (its grader, its labs' references and programs).
+# Its objects are then the bytes of this kit's, so that the build cache
+# (CUDALABS_BUILD_CACHE, keyed by the kit's objects' bytes) gives a
+# submission built in this kit, in the same walls, as the same user, to a
+# grade in the copy.  For copies that a check grades with, not those whose
+# build from nothing it tests (one such build of each kind stays whole).
+seed_kit_objects() {
+    seed_to=$1
+    shift
+    [ "$BACKEND" = cpu ] || return 0
+    seed_list="build/cpu/emu build/cpu/harness build/cpu/pch"
+    for seed_rel in $seed_list; do
+        [ -d "$seed_rel" ] || return 0 # (not built here: the copy builds them all)
+    done
+    for seed_lab; do
+        [ -f "build/cpu/$seed_lab/main.o" ] && seed_list="$seed_list build/cpu/$seed_lab/main.o"
+    done
+    for seed_rel in $seed_list; do
+        mkdir -p "$seed_to/$(dirname "$seed_rel")" && cp -R "$seed_rel" "$seed_to/$(dirname "$seed_rel")/" || return 0
+    done
+    # (one time for all, so that no object looks older than the library
+    # made of it; after the copy's sources were written, so that none is newer)
+    touch "$seed_to/build/cpu/.seeded" && find "$seed_to/build/cpu" -type f -exec touch -r "$seed_to/build/cpu/.seeded" {} + 2>/dev/null
+    rm -f "$seed_to/build/cpu/.seeded"
+    true
+}

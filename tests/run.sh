@@ -67,8 +67,10 @@ fi
 start=$(date +%s)
 failed=""
 table="" # one line per check: wall and CPU seconds, verdict
+cpu_total=0 # the checks' CPU seconds, added up (what CI's cores must give)
 note_time() { table="$table
-$(printf '    %-26s %6s s %8s s  %s' "$1" "$2" "$3" "$4")"; }
+$(printf '    %-26s %6s s %8s s  %s' "$1" "$2" "$3" "$4")"
+    case $3 in *[!0-9]*|"") ;; *) cpu_total=$((cpu_total + $3)) ;; esac; }
 
 selected() { # the checks of this run, longest first
     for name in $longest_first; do
@@ -195,6 +197,7 @@ done
 
 echo
 echo "make test: the time of each check (wall, then CPU: user + system of the check and all it ran)$table"
+printf '    %-26s %6s   %8s s\n' "all checks" "" "$cpu_total"
 echo
 if [ -n "$failed" ]; then
     echo "make test: FAILED after $(( $(date +%s) - start )) s:$failed"
