@@ -29,7 +29,7 @@ backends=cpu
 
 # Longest first (their times on CI's 2 cores), so that the pool ends
 # together; checks not named here follow in name order.
-longest_first="nvcc attacks backend mutants platforms dist batch slurm grader sanitizers labs intake report beyond formats"
+longest_first="nvcc attacks backend mutants platforms dist batch slurm grader sanitizers labs intake report beyond own-network formats"
 # Checks that share state of the whole machine and so must not overlap.
 # What the checks share, and why it needs no group today:
 #   build folders   every lab, the grader, the runners and the sanitizer
@@ -43,7 +43,9 @@ longest_first="nvcc attacks backend mutants platforms dist batch slurm grader sa
 #   /dev/shm, SysV  graded code has IPC and mount namespaces of its own
 #                   where the machine allows them (as root on CI it does);
 #                   only the attacks name fixed /dev/shm files;
-#   ports           only the attacks use 127.0.0.1;
+#   ports           the attacks use 127.0.0.1, and own-network listens on
+#                   a port the system picks (and a socket under /run named
+#                   by its pid), which its probes must never reach;
 #   build/batch-grader.*  check-batch finds none left after its hidden-suite
 #                   run; only a hidden suite makes one, and only check-batch
 #                   grades with one.
