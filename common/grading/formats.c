@@ -308,25 +308,6 @@ static char *figure_data_url(const figure_record *figure)
     return url;
 }
 
-/* `text` with HTML's five special characters escaped (a caption, an item's
- * title: the grader's words, escaped all the same). */
-static char *html_escaped(const char *text)
-{
-    char *out = malloc(6 * strlen(text) + 1), *at = out;
-    if (!out)
-        return NULL;
-    for (const char *c = text; *c; c++) {
-        const char *entity = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;"
-                           : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
-        if (entity)
-            at += sprintf(at, "%s", entity);
-        else
-            *at++ = *c;
-    }
-    *at = 0;
-    return out;
-}
-
 /* Whether any failing item of the run has a figure. */
 static int run_has_figures(const grade_run *run)
 {
@@ -352,23 +333,29 @@ static void write_gradescope_figures(FILE *out, const grade_run *run, int first)
 {
     if (!run_has_figures(run))
         return;
-    char *html = str_dup("<p>What your code did, for the first failing input of each item "
-                         "(the grader's HTML report draws the same):</p>");
+    char *html = NULL;
+    size_t size = 0;
+    FILE *page = open_memstream(&html, &size);
+    if (!page)
+        return;
+    fputs("<p>What your code did, for the first failing input of each item (the grader's HTML report draws "
+          "the same):</p>", page);
     for (int i = 0; i < run->lab_count; i++)
         for (int k = 0; k < run->labs[i].count; k++) {
             const item_result *r = &run->labs[i].items[k];
             char *url = r->figure ? figure_data_url(r->figure) : NULL;
-            char *name = url ? html_escaped(r->item->name) : NULL, *caption = url ? html_escaped(r->figure->caption) : NULL;
-            if (url && name && caption) {
-                char *more = str_printf("%s\n<h4>%s</h4>\n<p>%s</p>\n<img alt=\"%s\" src=\"%s\">", html, name, caption,
-                                        caption, url);
-                free(html);
-                html = more;
-            }
+            if (!url)
+                continue;
+            fputs("\n<h4>", page);
+            svg_text(page, r->item->name); /* svg_text escapes for HTML as for SVG */
+            fputs("</h4>\n<p>", page);
+            svg_text(page, r->figure->caption);
+            fputs("</p>\n<img alt=\"", page);
+            svg_text(page, r->figure->caption);
+            fprintf(page, "\" src=\"%s\">", url);
             free(url);
-            free(name);
-            free(caption);
         }
+    fclose(page);
     fprintf(out, "%s\n    { \"name\": \"figures: what your code did\", \"output\": ", first ? "" : ",");
     json_string(out, html);
     fputs(", \"output_format\": \"html\", \"visibility\": \"visible\" }", out);
