@@ -308,6 +308,24 @@ static char *figure_data_url(const figure_record *figure)
     return url;
 }
 
+/* Calls show(out, lab, item, url, first) for each failing item of the run
+ * that has a figure, its figure as a data URL. */
+typedef void (*figure_shower)(FILE *out, const lab_result *lab, const item_result *item, const char *url, int first);
+static void each_figure(FILE *out, const grade_run *run, figure_shower show)
+{
+    int shown = 0;
+    for (int i = 0; i < run->lab_count; i++)
+        for (int k = 0; k < run->labs[i].count; k++) {
+            const item_result *r = &run->labs[i].items[k];
+            char *url = r->figure ? figure_data_url(r->figure) : NULL;
+            if (!url)
+                continue;
+            show(out, &run->labs[i], r, url, shown == 0);
+            shown++;
+            free(url);
+        }
+}
+
 /* Whether any failing item of the run has a figure. */
 static int run_has_figures(const grade_run *run)
 {
@@ -329,6 +347,18 @@ static int run_has_figures(const grade_run *run)
  * one more test, with no score and no status (so it counts for nothing and
  * shows as neither passed nor failed), holds each failing item's figure as
  * an image, with its caption.  The items' own tests stay plain text. */
+static void gradescope_figure(FILE *page, const lab_result *lab, const item_result *r, const char *url, int first)
+{
+    (void)lab, (void)first;
+    fputs("\n<h4>", page);
+    svg_text(page, r->item->name); /* svg_text escapes for HTML as for SVG */
+    fputs("</h4>\n<p>", page);
+    svg_text(page, r->figure->caption);
+    fputs("</p>\n<img alt=\"", page);
+    svg_text(page, r->figure->caption);
+    fprintf(page, "\" src=\"%s\">", url);
+}
+
 static void write_gradescope_figures(FILE *out, const grade_run *run, int first)
 {
     if (!run_has_figures(run))
@@ -340,21 +370,7 @@ static void write_gradescope_figures(FILE *out, const grade_run *run, int first)
         return;
     fputs("<p>What your code did, for the first failing input of each item (the grader's HTML report draws "
           "the same):</p>", page);
-    for (int i = 0; i < run->lab_count; i++)
-        for (int k = 0; k < run->labs[i].count; k++) {
-            const item_result *r = &run->labs[i].items[k];
-            char *url = r->figure ? figure_data_url(r->figure) : NULL;
-            if (!url)
-                continue;
-            fputs("\n<h4>", page);
-            svg_text(page, r->item->name); /* svg_text escapes for HTML as for SVG */
-            fputs("</h4>\n<p>", page);
-            svg_text(page, r->figure->caption);
-            fputs("</p>\n<img alt=\"", page);
-            svg_text(page, r->figure->caption);
-            fprintf(page, "\" src=\"%s\">", url);
-            free(url);
-        }
+    each_figure(page, run, gradescope_figure);
     fclose(page);
     fprintf(out, "%s\n    { \"name\": \"figures: what your code did\", \"output\": ", first ? "" : ",");
     json_string(out, html);
@@ -417,28 +433,23 @@ static void write_gradescope(FILE *out, const grade_run *run)
 /* ---- PrairieLearn results.json -------------------------------------------------------- */
 /* PrairieLearn shows the images of results.json (label and URL) beside the
  * grading's output: each failing item's figure, as an SVG data URL. */
+static void prairielearn_image(FILE *out, const lab_result *lab, const item_result *r, const char *url, int first)
+{
+    char *label = str_printf("%s: %s: %s", lab->lab->dir, r->item->name, r->figure->caption);
+    fprintf(out, "%s\n    { \"label\": ", first ? "" : ",");
+    json_string(out, label);
+    fputs(", \"url\": ", out);
+    json_string(out, url);
+    fputs(" }", out);
+    free(label);
+}
+
 static void write_prairielearn_images(FILE *out, const grade_run *run)
 {
     if (!run_has_figures(run))
         return;
     fputs(",\n  \"images\": [", out);
-    int first = 1;
-    for (int i = 0; i < run->lab_count; i++)
-        for (int k = 0; k < run->labs[i].count; k++) {
-            const item_result *r = &run->labs[i].items[k];
-            char *url = r->figure ? figure_data_url(r->figure) : NULL;
-            if (!url)
-                continue;
-            char *label = str_printf("%s: %s: %s", run->labs[i].lab->dir, r->item->name, r->figure->caption);
-            fprintf(out, "%s\n    { \"label\": ", first ? "" : ",");
-            json_string(out, label);
-            fputs(", \"url\": ", out);
-            json_string(out, url);
-            fputs(" }", out);
-            free(label);
-            free(url);
-            first = 0;
-        }
+    each_figure(out, run, prairielearn_image);
     fputs(" ]", out);
 }
 
