@@ -10,34 +10,8 @@
  * process's, every core it used added up: what the launch cost, whatever
  * else the machine was doing) and on the clock.  make bench-cpu runs it
  * beside PoCL (bench_opencl.c: the same three launches in OpenCL). */
-#include <time.h>
-
+#include "bench_clock.h"
 #include "check.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static __global__ void ping_pong(int rounds, int *out)
 {

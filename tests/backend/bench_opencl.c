@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 static const char *source =
     "__kernel void no_barriers(__global const float *in, __global float *out)\n"
     "{\n"
@@ -42,24 +44,6 @@ static const char *source =
     "    if (t == 0)\n"
     "        out[get_group_id(0)] = cache[0];\n"
     "}\n";
-
-static double seconds(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void need(cl_int err, const char *what)
 {
@@ -110,12 +94,12 @@ int main(int argc, char **argv)
         need(clSetKernelArg(kernel, 1, sizeof out, &out), "clSetKernelArg");
         double cpu[MAX_RUNS], wall[MAX_RUNS];
         for (int r = -1; r < runs; r++) { /* run -1: PoCL compiles the kernel for this work-group size */
-            double c0 = seconds(CLOCK_PROCESS_CPUTIME_ID), w0 = seconds(CLOCK_MONOTONIC);
+            double c0 = cpu_s(), w0 = now_s();
             need(clEnqueueNDRangeKernel(queue, kernel, 1, 0, &n, &block, 0, 0, 0), "clEnqueueNDRangeKernel");
             need(clFinish(queue), "clFinish");
             if (r >= 0) {
-                cpu[r] = seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
-                wall[r] = seconds(CLOCK_MONOTONIC) - w0;
+                cpu[r] = cpu_s() - c0;
+                wall[r] = now_s() - w0;
             }
         }
         need(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, n * sizeof *host, host, 0, 0, 0), "clEnqueueReadBuffer");
