@@ -634,6 +634,17 @@ static int visible_gpus(int devices)
     return 1;
 }
 
+/* After a change to the runners' environment: both sides' runners stopped,
+ * to start again with it at their next call.  The reference runner the
+ * grader keeps was started with the grader's environment: this item starts
+ * one of its own (the grader replaces the one it kept). */
+static void restart_sides(void)
+{
+    stop_side(&student);
+    stop_side(&reference);
+    reference.kept = 0;
+}
+
 int grade_use_devices(int devices)
 {
     char count[16];
@@ -643,11 +654,7 @@ int grade_use_devices(int devices)
             return 0;
     } else
         setenv("CUDAEMU_DEVICES", count, 1); /* in the item's process: its runners' environment (contain.c) */
-    stop_side(&student);
-    /* the reference runner the grader keeps sees the grader's count: this
-     * item starts one of its own (the grader replaces the one it kept) */
-    stop_side(&reference);
-    reference.kept = 0;
+    restart_sides();
     return 1;
 }
 
@@ -656,9 +663,7 @@ int grade_use_loopback(void)
     if (!contain_apart())
         return 0; /* no network of the runners' own: a socket would reach the host's */
     setenv("CUDALABS_LOOPBACK", "1", 1); /* as CUDAEMU_DEVICES above: the runners' environment */
-    stop_side(&student);
-    stop_side(&reference);
-    reference.kept = 0;
+    restart_sides();
     return 1;
 }
 
