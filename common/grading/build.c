@@ -1053,6 +1053,8 @@ static int build_reference(const build_plan *plan, const grade_lab *lab, lab_bui
             out->student_so = str_printf("build/%s/%s/reference.so", backend, lab->dir);
             targets[2] = out->student_so;
             targets[3] = strcmp(backend, "gpu") == 0 ? str_printf("build/gpu/%s/reference.sass", lab->dir) : NULL;
+        } else if (plan->reference_program && main_o) {
+            targets[2] = out->reference_program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
         }
         if (kit_make_all(backend, targets, reference_log) != 0 || access(out->reference_runner, X_OK) != 0) {
             char *what = str_printf("the reference solution of %s does not build on the %s backend (a problem of the "
@@ -1093,6 +1095,8 @@ static void build_solution_as_student(const build_plan *plan, const grade_lab *l
     char *program = str_printf("build/%s/%s/lab-solution", backend, lab->dir);
     if (plan->lab_programs && kit_make(backend, program, NULL, reference_log) == 0)
         out->student_program = program;
+    if (plan->reference_program)
+        out->reference_program = out->student_program;
     char *cpu_program = str_printf("build/cpu/%s/lab-solution", lab->dir); /* (see submission_cpu_program) */
     if (plan->lab_programs && strcmp(backend, "gpu") == 0 && kit_make("cpu", cpu_program, NULL, reference_log) == 0)
         out->student_cpu_program = cpu_program;

@@ -24,6 +24,7 @@ typedef struct {
     int solution;            /* grade the reference itself */
     const char *student_dir; /* a submission's folder (absolute), or NULL for labs/<lab> */
     int lab_programs;        /* build the lab programs too (the sanitizer item runs them) */
+    int reference_program;   /* and the reference's lab program, in the full kit (profile.c runs it) */
     int quiet;               /* no "building ..." lines */
 } build_plan;
 
@@ -32,6 +33,7 @@ typedef struct {
     char *reference_runner;  /* the program with the reference built in (grader.h: lab_result) */
     char *student_program;   /* or NULL */
     char *student_cpu_program; /* on a GPU: the same program built with the cpu backend (sanitizer item), or NULL */
+    char *reference_program; /* the lab program from the reference, or NULL */
     char *failed_log;        /* set when the student's code did not build */
 } lab_build;
 

@@ -245,6 +245,22 @@ void grade_hint_on_error(const char *hint);
 void grade_skip_elsewhere(const char *reason) __attribute__((noreturn));
 void grade_score(double fraction); /* performance items: 0..1 of the item's points */
 
+/* Why a performance item scored below full, in the lab's terms: on a GPU
+ * with Nsight Compute (ncu), `make LAB`'s program runs with `program_args`
+ * under ncu, on your code and on the reference, and the counters of the
+ * longest of the first launches of `kernel` are compared through `lenses`
+ * (what the lab teaches about speed).  A note; the score stays the time
+ * ratio.  Nothing where the item has full points or no score, or off a GPU;
+ * one line where ncu is missing or may not read the counters. */
+enum {
+    GRADE_LENS_BANDWIDTH = 1,      /* DRAM throughput as a share of the device's, and bytes moved */
+    GRADE_LENS_BANK_CONFLICTS = 2, /* shared-memory bank conflicts */
+    GRADE_LENS_OCCUPANCY = 4,      /* achieved against theoretical occupancy, and what limits it */
+    GRADE_LENS_IDLE_LANES = 8,     /* lanes busy per warp instruction, branches the whole warp took alike */
+    GRADE_LENS_LOADS = 16          /* global load instructions, and the bytes of each fetched sector used */
+};
+void grade_explain_speed(const char *kernel, const char *program_args, unsigned lenses);
+
 /* ---- the run ------------------------------------------------------------------- */
 uint64_t grade_seed(void);          /* the run's seed (--seed=S, else fresh and printed) */
 uint64_t grade_seed_for(int case_number); /* a distinct, replayable seed per case */

@@ -53,6 +53,7 @@ typedef struct {
     const char *student_shown_as;
     const char *student_program; /* the lab program from the student's code (sanitizer item), or NULL */
     const char *student_cpu_program; /* on a GPU, the same built with the cpu backend (sanitizer item), or NULL */
+    const char *reference_program; /* on a GPU with ncu, the lab program from the reference (profile.c), or NULL */
     const char *build_log;  /* set when the student's code did not compile */
     int gradable;           /* 0: the lab could not be graded (no item ran) */
     char *problem;          /* why it could not be graded */
@@ -73,6 +74,7 @@ typedef struct {
     int color;              /* colour and progress count in the live report */
     int have_sanitizer;     /* compute-sanitizer is on the PATH */
     const char *sanitizer;  /* its full path */
+    const char *profiler;   /* Nsight Compute's ncu: its full path, or NULL */
     const char *runner;     /* the runner program */
     const char *scratch;    /* a folder of the run's own, where runners work */
     double time_scale;      /* item time limits are multiplied by this (>= 1) */
@@ -106,6 +108,20 @@ double run_item_seconds(void);   /* the current item's time limit */
 double run_item_deadline(void);  /* when a call must have answered (CLOCK_MONOTONIC seconds) */
 int run_item_selected(const grade_run *run, const grade_item *item);
 int run_item_backend_skip(const grade_run *run, const grade_item *item, const char **reason);
+/* The lab programs (make LAB's, on the student's code and on the reference),
+ * for the tools that run them (the sanitizer item, profile.c); NULL where
+ * not built. */
+const char *run_student_program(void);
+const char *run_reference_program(void);
+const char *run_profiler(void); /* ncu on a GPU run, or NULL */
+/* Runs a program contained (contain.h), as the runner user when root where
+ * `untrusted`, in the sandbox where `sandboxed`: its exit code (-1: a signal;
+ * RUN_PAST_DEADLINE: killed at the item's deadline) and its output's start
+ * in *output (to be freed). */
+#define RUN_PAST_DEADLINE (-2)
+int run_contained(char *const argv[], int untrusted, int sandboxed, char **output);
+/* Puts the words of `args` after argv's first `argc` entries (of 32) and ends it with NULL. */
+void run_append_words(char *argv[32], int argc, char *copy, size_t copy_size, const char *args);
 
 /* outcome.c (in the child; outcome.h has the slot items.c reads) */
 void outcome_append_picture(const char *text);

@@ -621,6 +621,7 @@ static char *prepare_run(grade_run *run, const options *o)
     use_devices(o->devices, run->on_gpu);
     run->sanitizer = on_path("compute-sanitizer");
     run->have_sanitizer = run->sanitizer != NULL;
+    run->profiler = on_path("ncu");
     run->time_scale = time_scale();
     put_up_walls(o);
     find_runner(run, folder);
@@ -674,6 +675,8 @@ static void find_lab_files(const options *o, const grade_run *run, const build_p
         reference = NULL;
         *program = built.student_program;
         *cpu_program = built.student_cpu_program;
+        if (built.reference_program && access(built.reference_program, X_OK) == 0)
+            result->reference_program = absolute_path(built.reference_program);
         result->build_log = built.failed_log;
     }
     result->student_so = student ? student : str_printf("build/%s/%s/student.so", run->backend, lab->dir);
@@ -737,7 +740,8 @@ static void grade_labs_chosen(grade_run *run, const options *o, const char *scra
     int machine_to_stdout = strcmp(o->format, "text") != 0 && !o->out_path;
     if (!direct)
         build_check_tools(run->backend);
-    build_plan plan = {run->backend, o->solution, o->student_dir, run->on_gpu && run->have_sanitizer,
+    build_plan plan = {run->backend, o->solution, o->student_dir,
+                       run->on_gpu && (run->have_sanitizer || run->profiler != NULL), run->on_gpu && run->profiler != NULL,
                        !isatty(2) || machine_to_stdout};
     for (int k = 0; k < o->n_chosen; k++) {
         if (!lab_has_selected_items(run, o->chosen[k]))

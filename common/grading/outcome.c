@@ -125,6 +125,8 @@ void grade_score(double fraction)
     slot->score = fraction > 1 ? 1 : fraction;
 }
 
+double outcome_score(void) { return slot ? slot->score : -1; }
+
 /* Keeps the start of the student's stderr; notes the first "TODO n is not
  * implemented yet" reminder of the kit's, for hints (a hint, never a grade).
  * In --verbose, everything a side printed goes to the grader's stderr. */

@@ -42,6 +42,8 @@ typedef struct {
 void outcome_enter_item(item_slot *slot, int shortened, int verbose);
 /* grade_skip() jumps here: the child's item function sets it. */
 extern jmp_buf outcome_skip_jump;
+/* In the child: the item's score so far (grade_score), or -1 where none was given. */
+double outcome_score(void);
 /* In the child: the item's figure record (figure.c fills it); NULL outside an item. */
 figure_record *outcome_figure(void);
 

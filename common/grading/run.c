@@ -33,11 +33,14 @@ void run_enter_item(const lab_result *lab, const grade_item *item, double second
 
 double run_item_seconds(void) { return item_seconds; }
 
-/* the lab program from the student's code, and on a GPU the same built
- * with the cpu backend (the sanitizer item); NULL where not built */
-static const char *student_program(void) { return current_lab ? current_lab->student_program : NULL; }
+/* the lab program from the student's code and from the reference, and on
+ * a GPU the student's built with the cpu backend too (the sanitizer item);
+ * NULL where not built */
+const char *run_student_program(void) { return current_lab ? current_lab->student_program : NULL; }
+const char *run_reference_program(void) { return current_lab ? current_lab->reference_program : NULL; }
 static const char *student_cpu_program(void) { return current_lab ? current_lab->student_cpu_program : NULL; }
 double run_item_deadline(void) { return item_deadline; }
+const char *run_profiler(void) { return the_run && the_run->on_gpu ? the_run->profiler : NULL; }
 
 int run_item_selected(const grade_run *run, const grade_item *item)
 {
@@ -162,28 +165,30 @@ void grade_picture_floats(const char *label, const float *a, int n, int mark_fro
 #define OUTPUT_READ (1 << 20) /* of a program's output, what is read to find the tool's summary */
 
 /* Runs argv contained, its output in an in-memory file; returns its exit
- * code (-1 for a signal) and its output's first OUTPUT_READ bytes in
- * *output (to be freed).  Sandboxed (an untrusted program's walls) where
- * `sandboxed`; compute-sanitizer is not, since it needs its own files and
- * folders (as root it still runs as the runner user).  A run past the
- * item's deadline fails the item. */
-static int run_contained(char *const argv[], const char *what, int sandboxed, char **output)
+ * code (-1 for a signal, RUN_PAST_DEADLINE where it was still running at the
+ * item's deadline and was killed) and its output's first OUTPUT_READ bytes
+ * in *output (to be freed).  As the runner user when root where
+ * `untrusted`; sandboxed (an untrusted program's walls) where `sandboxed`.
+ * compute-sanitizer and ncu are not sandboxed, since they need their own
+ * files and folders. */
+int run_contained(char *const argv[], int untrusted, int sandboxed, char **output)
 {
     int out = memfd_create("output", MFD_CLOEXEC);
     if (out < 0)
         outcome_fail_not_student("grading error: no in-memory file for the program's output");
     const char *readable[] = {argv[0], NULL};
     contain_spec spec = {argv, -1, -1, -1, out, out, the_run->scratch, 4 * item_seconds + 10,
-                         sandboxed ? contain_memory_limit() : 0, 1, sandboxed, sandboxed ? readable : NULL, NULL};
+                         sandboxed ? contain_memory_limit() : 0, untrusted, sandboxed, sandboxed ? readable : NULL,
+                         NULL};
     pid_t pid = contain_spawn(&spec);
     if (pid < 0)
         outcome_fail_not_student("grading error: could not start a program");
-    int status = 0;
+    int status = 0, past = 0;
     if (contain_wait(pid, &status, item_deadline) != 0) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
-        grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
+        past = 1;
     }
     char *text = malloc(OUTPUT_READ + 1);
     if (!text)
@@ -192,7 +197,16 @@ static int run_contained(char *const argv[], const char *what, int sandboxed, ch
     text[n > 0 ? n : 0] = 0;
     close(out);
     *output = text;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return past ? RUN_PAST_DEADLINE : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* run_contained for the sanitizer item: a run past the item's deadline fails it. */
+static int run_to_judge(char *const argv[], const char *what, int sandboxed, char **output)
+{
+    int code = run_contained(argv, 1, sandboxed, output);
+    if (code == RUN_PAST_DEADLINE)
+        grade_fail("%s did not finish within the item's time (%.0f s)", what, item_seconds);
+    return code;
 }
 
 /* The lines of `output` that hold one of `marks` (NULL-terminated): at
@@ -247,7 +261,7 @@ static int summary_errors(const char *output)
 
 /* Puts the words of `args` (split at spaces, into `copy`) after the first
  * `argc` entries of an argv of 32, and ends it with NULL. */
-static void append_words(char *argv[32], int argc, char *copy, size_t copy_size, const char *args)
+void run_append_words(char *argv[32], int argc, char *copy, size_t copy_size, const char *args)
 {
     snprintf(copy, copy_size, "%s", args);
     for (char *save = NULL, *word = strtok_r(copy, " ", &save); word && argc < 30; word = strtok_r(NULL, " ", &save))
@@ -260,9 +274,9 @@ static void sanitizer_tool(const char *tool, const char *program, const char *pr
     char *argv[32] = {(char *)the_run->sanitizer, "--tool", (char *)tool, "--report-api-errors", "no",
                       "--error-exitcode", "97", "--print-limit", "4", (char *)program};
     char copy[256];
-    append_words(argv, 10, copy, sizeof copy, program_args);
+    run_append_words(argv, 10, copy, sizeof copy, program_args);
     char *output, report[REPORT_KEEP];
-    int code = run_contained(argv, "the lab program under compute-sanitizer", 0, &output);
+    int code = run_to_judge(argv, "the lab program under compute-sanitizer", 0, &output);
     int errors = summary_errors(output);
     static const char *const marks[] = {"=========", NULL}; /* the sanitizer's own lines */
     report_lines(output, marks, report, sizeof report);
@@ -289,9 +303,9 @@ static int cpu_backend_run(const char *program_args)
     }
     char *argv[32] = {(char *)program};
     char copy[256];
-    append_words(argv, 1, copy, sizeof copy, program_args);
+    run_append_words(argv, 1, copy, sizeof copy, program_args);
     char *output, report[REPORT_KEEP];
-    int code = run_contained(argv, "the lab program on the cpu backend", 1, &output);
+    int code = run_to_judge(argv, "the lab program on the cpu backend", 1, &output);
     /* the backend's diagnostics ("file:line: error: ..."), the program's own verdict */
     static const char *const marks[] = {": error: ", "cudaemu:", "WRONG", "failed", NULL};
     report_lines(output, marks, report, sizeof report);
@@ -307,7 +321,7 @@ static int cpu_backend_run(const char *program_args)
 void grade_sanitize(const char *program_args)
 {
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
-    const char *program = student_program();
+    const char *program = run_student_program();
     if (!program || access(program, R_OK) != 0)
         outcome_fail_not_student("the lab program to run under compute-sanitizer was not built");
     for (int t = 0; t < 3; t++)

@@ -561,6 +561,46 @@ GRADE_ITEM(phase_times, 10, GRADE_CORRECTNESS, 60, "7,8", "dot_product times its
     free(a), free(b);
 }
 
+/* ---- going further: speed ---------------------------------------------------------------- */
+
+/* One thread per element is required; what is left to the student is how
+ * the threads of a warp map onto the array.  Neighbouring threads on
+ * neighbouring elements read whole sectors that every lane uses; any other
+ * mapping is right, and slower by the bytes fetched and not used. */
+struct timed_mult {
+    void (*fn)(const float *, const float *, float *, int);
+    const float *a, *b;
+    float *c;
+    int n;
+};
+
+static void call_mult(void *arg)
+{
+    struct timed_mult *t = arg;
+    t->fn(t->a, t->b, t->c, t->n);
+}
+
+GRADE_ITEM(products_speed, 5, GRADE_PERFORMANCE, 120, "1,4",
+           "going further: vector_mult's kernel as fast as the reference's (GPU)",
+           "GPU only, going further (not counted in the total): the kernel time of your `vector_mult` at n = 2^25 "
+           "against the reference's, timed in the same run: full points up to 1.2 times its time, less beyond, and "
+           "only when every product is right")
+{
+    int n = 1 << 25;
+    float *a, *b, *c;
+    call_vector_mult(n, grade_seed_for(0), &a, &b, &c);
+    expect_products("vector_mult with n = 2^25 (the timed size)", c, a, b, n);
+    struct timed_mult yours = {GRADE_FN(grade_student(), vector_mult), a, b, c, n};
+    struct timed_mult reference = {GRADE_FN(grade_reference(), vector_mult), a, b, c, n};
+    double your_ms = grade_time_ms(grade_student(), call_mult, &yours, 2, 10);
+    double reference_ms = grade_time_ms(grade_reference(), call_mult, &reference, 2, 10);
+    grade_note("n = 2^25 on %s: your kernel %.3f ms, the reference's %.3f ms (median of 10)", grade_device_name(),
+               your_ms, reference_ms);
+    grade_score(grade_perf_fraction(your_ms, reference_ms));
+    free(a), free(b), free(c);
+    grade_explain_speed("multiply_kernel", "33554432 1", GRADE_LENS_BANDWIDTH | GRADE_LENS_LOADS | GRADE_LENS_OCCUPANCY);
+}
+
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
 
 GRADE_SANITIZER_ITEM(10, "lab2", "1000 1",

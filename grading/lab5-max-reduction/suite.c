@@ -610,7 +610,7 @@ static void call_max(void *arg)
     in->fn(in->a, in->n);
 }
 
-GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 60, "4,5,6,7", "block reduction: time against the reference (GPU)",
+GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 120, "4,5,6,7", "block reduction: time against the reference (GPU)",
            "GPU only: your time against the reference's at n = 2^25, same run")
 {
     int n = 1 << 25;
@@ -626,6 +626,7 @@ GRADE_ITEM(block_max_speed, 10, GRADE_PERFORMANCE, 60, "4,5,6,7", "block reducti
                grade_device_name(), your_ms, reference_ms);
     grade_score(grade_perf_fraction(your_ms, reference_ms));
     free(a);
+    grade_explain_speed("block_max_kernel", "33554432 1", GRADE_LENS_BANDWIDTH | GRADE_LENS_LOADS | GRADE_LENS_IDLE_LANES);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */

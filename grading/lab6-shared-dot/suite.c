@@ -845,6 +845,8 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "8", "dot_device_finish as f
     dot_time_if_correct("dot_device_finish", call_device_finish, &mine, &theirs, DOT_TOLERANCE_C, my_blocks,
                         their_blocks);
     free_vectors(&v);
+    grade_explain_speed("partials_kernel", "16777216 1 256",
+                        GRADE_LENS_BANDWIDTH | GRADE_LENS_LOADS | GRADE_LENS_OCCUPANCY | GRADE_LENS_BANK_CONFLICTS);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */

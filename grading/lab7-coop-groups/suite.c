@@ -588,6 +588,7 @@ GRADE_ITEM(performance, 16, GRADE_PERFORMANCE, 120, "5", "dot_vectorized as fast
     dot_timed_call theirs = {.side = grade_reference(), .v = &v, .block_size = 256, .offset = 0};
     dot_time_if_correct("dot_vectorized", call_vectorized, &mine, &theirs, DOT_TOLERANCE_C, "", "");
     free_vectors(&v);
+    grade_explain_speed("dot_vector_kernel", "16777216 1 256 0", GRADE_LENS_LOADS | GRADE_LENS_BANDWIDTH | GRADE_LENS_OCCUPANCY);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */

@@ -694,6 +694,8 @@ GRADE_ITEM(tiled_speedup, 19, GRADE_PERFORMANCE, 120, "1,2,3,5", "tiled faster t
     free(a);
     free(b);
     free(c);
+    grade_explain_speed("matmul_tiled_kernel", "2048 1",
+                        GRADE_LENS_BANK_CONFLICTS | GRADE_LENS_LOADS | GRADE_LENS_OCCUPANCY | GRADE_LENS_BANDWIDTH);
 }
 
 /* ---- on a GPU: compute-sanitizer on a small run of the lab program ---------------- */
