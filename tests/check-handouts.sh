@@ -6,7 +6,9 @@
 # quoted constant is the code's (tools/handout-facts.sh), every figure a
 # handout names (<!-- figure: NAME -->) is made, well-formed SVG and in the
 # rendered page, and every <!-- bench: LAB --> shows make bench's plot or
-# says it is absent.  tools/render-handout.sh explains the conventions.
+# says it is absent; where chromium is installed, one handout prints to a
+# PDF that holds its figure's caption.  tools/render-handout.sh explains the
+# conventions.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -156,7 +158,7 @@ tools/render-handout.sh --setup || { not_ok "render: pandoc could not be install
 for md in "$@"; do
     name=$(basename "$md" .md)
     html="$work/html/$name.html"
-    tools/render-handout.sh "$md" "$work/html" > "$work/render.log" 2>&1
+    HANDOUT_PDF_ENGINE=none tools/render-handout.sh "$md" "$work/html" > "$work/render.log" 2>&1  # (the PDF: below)
     rc=$?
     if [ "$rc" -ne 0 ] || [ ! -s "$html" ]; then
         not_ok "$md renders to HTML"
@@ -194,13 +196,56 @@ done
 # A marker whose figure is missing renders the line that says so, not a broken page.
 if [ "$figures_made" = yes ]; then
     sed 's/<!-- figure: lab3-rounds -->/<!-- figure: lab3-no-such -->/' handouts/lab3-folding.md > "$work/edited/lab3-folding.md"
-    tools/render-handout.sh "$work/edited/lab3-folding.md" "$work/edited-html" > "$work/render.log" 2>&1
+    HANDOUT_PDF_ENGINE=none tools/render-handout.sh "$work/edited/lab3-folding.md" "$work/edited-html" > "$work/render.log" 2>&1
     if grep -q 'figure lab3-no-such is missing' "$work/render.log" \
         && grep -q 'Figure lab3-no-such goes here' "$work/edited-html/lab3-folding.html" \
         && ! grep -q 'id="figure-lab3-no-such"' "$work/edited-html/lab3-folding.html"; then
         ok "render: a figure marker with no figure is named on stderr and in the page"
     else
         not_ok "render: a figure marker with no figure is not reported"
+    fi
+fi
+
+# ---- PDF by headless chromium (tools/render-handout.sh's last engine) ----------------
+# One handout with a figure printed by chromium from its HTML page: a PDF
+# (%PDF-, pages), whose text holds the figure's caption (pdftotext); the same
+# handout with its figure marker naming a missing figure makes a PDF without
+# that caption, so the check tells a page that lost its figure.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    ok "PDF by chromium # SKIP chromium is not installed (tools/setup.sh browser)"
+elif [ "$figures_made" != yes ] || [ ! -s build/handouts/figures/lab3-rounds.svg ]; then
+    ok "PDF by chromium # SKIP no figures here (they come from runs of the reference)"
+else
+    caption=$(perl -0ne 'if (m{<title>(.*?)</title>}s) { my $t = $1; $t =~ s/&lt;/</g; $t =~ s/&gt;/>/g;
+        $t =~ s/&#39;/\x27/g; $t =~ s/&quot;/"/g; $t =~ s/&amp;/&/g; print join " ", (split " ", $t)[0 .. 5] }' \
+        build/handouts/figures/lab3-rounds.svg)
+    # pdf_text PDF: its words on one line (pdftotext), or nothing
+    pdf_text() { pdftotext -q "$1" - 2>/dev/null | tr -s ' \n\f' '   '; }
+    # pdf_pages PDF: its pages (pdfinfo where present, else the page objects)
+    pdf_pages() {
+        if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'
+        else grep -a -c '/Type */Page[^s]' "$1"; fi
+    }
+    HANDOUT_PDF_ENGINE=chromium tools/render-handout.sh handouts/lab3-folding.md "$work/pdf" > "$work/pdf.log" 2>&1
+    pdf=$work/pdf/lab3-folding.pdf
+    pages=$( [ -s "$pdf" ] && pdf_pages "$pdf")
+    if [ -s "$pdf" ] && head -c 5 "$pdf" | grep -q '^%PDF-' && [ "${pages:-0}" -ge 1 ]; then
+        ok "PDF by chromium: handouts/lab3-folding.md prints to a PDF of $pages pages ($(wc -c < "$pdf") bytes)"
+        if ! command -v pdftotext >/dev/null 2>&1; then
+            ok "PDF by chromium holds the figure's caption # SKIP no pdftotext (tools/setup.sh browser installs poppler-utils)"
+        else
+            HANDOUT_PDF_ENGINE=chromium tools/render-handout.sh "$work/edited/lab3-folding.md" "$work/edited-pdf" \
+                > "$work/pdf.log" 2>&1
+            if pdf_text "$pdf" | grep -qF -- "$caption" \
+                && [ -s "$work/edited-pdf/lab3-folding.pdf" ] && ! pdf_text "$work/edited-pdf/lab3-folding.pdf" | grep -qF -- "$caption"; then
+                ok "PDF by chromium: its text holds figure lab3-rounds's caption ('$caption ...'), and a copy without the figure's does not"
+            else
+                not_ok "PDF by chromium: its text lacks figure lab3-rounds's caption ('$caption'), or the copy without the figure has it"
+            fi
+        fi
+    else
+        not_ok "PDF by chromium: handouts/lab3-folding.md prints to a PDF (pages: ${pages:-none}; $(tail -n 2 "$work/pdf.log"))"
     fi
 fi
 finish

@@ -4,11 +4,15 @@
 # solution, graded on the item that version loses, the page is written,
 # is well-formed (the page as XML: it is written so; each SVG figure on its
 # own), has the item's figure where the lab draws one, and marks the
-# failing element; the solution's page passes the item.  A submission that
+# failing element, and the figures beside it (a block's tree in labs 6-7,
+# the tail of a float4 read in lab 7) mark theirs; lab 8's occupancy items
+# draw a table with the wrong value marked; the solution's page passes the
+# item and has no figure.  A submission that
 # prints markup and invalid UTF-8 gets an escaped page with no script.
-# Where Debian's chromium is installed, two reports are rendered in it
-# (loaded, the items in its DOM, no console message) and their screenshots
-# kept in build/test-artifacts/.  Last, tools/grades-stats.sh --html on a
+# Where Debian's chromium is installed, a report with each kind of figure
+# (browser_cases) is rendered in it (loaded, the items in its DOM, no
+# console message) and its screenshot kept in
+# build/test-artifacts/report-LAB-KIND.png.  Last, tools/grades-stats.sh --html on a
 # small fixture is well-formed and draws its histogram.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
@@ -38,22 +42,30 @@ well_formed() {
     return 0
 }
 
-# lab mutant item figure: the mutant loses `item`, the report draws `figure`
-# ("-" for a lab that draws none) with its failing element marked; the
-# solution's report passes the item.  A mutant a+b is patch a, then b: lab
-# 6's own check stops a call whose partials are wrong before they reach the
-# grader, so its figure needs that check gone too (partials-not-checked).
+# lab mutant item figure beside: the mutant loses `item`, the report draws
+# `figure` ("-" for a lab that draws none) with its failing element marked,
+# and beside it the figure `beside` ("-": none), its failing element marked
+# too (figure.h: a tree, a float4 tail); the solution's report passes the
+# item.  A mutant a+b is patch a, then b: lab 6's own check stops a call
+# whose partials are wrong before they reach the grader, so its figure needs
+# that check gone too (partials-not-checked).
 cases="
-lab1-hello missing-bound-check global_index_bounds grid
-lab2-vector-mult no-bound-check products_exact -
-lab3-folding first-fold-at-half-n fold_invariant rounds
-lab4-tournament naive-multiples-of-d naive_invariant rounds
-lab5-max-reduction pair-zero-identity tmax_invariant rounds
-lab6-shared-dot contiguous-chunks+partials-not-checked partials_invariant partials
-lab7-coop-groups shuffle-up-not-down tile_shuffle_exact partials
-lab8-tiled-matmul transposed-tile-index tiled_exact matrix
-lab9-many-gpus ring-chunk-off-by-one ring_steps rounds
+lab1-hello missing-bound-check global_index_bounds grid -
+lab2-vector-mult no-bound-check products_exact - -
+lab3-folding first-fold-at-half-n fold_invariant rounds -
+lab4-tournament naive-multiples-of-d naive_invariant rounds -
+lab5-max-reduction pair-zero-identity tmax_invariant rounds -
+lab6-shared-dot contiguous-chunks+partials-not-checked partials_invariant partials tree
+lab7-coop-groups shuffle-up-not-down tile_shuffle_exact partials tree
+lab7-coop-groups float4-drops-tail vector_tail partials tail
+lab7-coop-groups float4-reads-past-end vector_tail partials tail
+lab8-tiled-matmul transposed-tile-index tiled_exact matrix -
+lab8-tiled-matmul occupancy-ignores-registers occupancy table -
+lab8-tiled-matmul occupancy-counts-threads occupancy_formula table -
+lab9-many-gpus ring-chunk-off-by-one ring_steps rounds -
 "
+# The reports a browser renders below (where chromium is installed): one of each kind of figure.
+browser_cases="lab3-rounds lab8-matrix lab6-tree lab7-tail lab8-table"
 # svg_parses FILE: one <svg> element, well-formed XML (xmllint where present), no script.
 svg_parses() {
     grep -qi '<script' "$1" && return 1
@@ -101,7 +113,7 @@ platform_figures() {
 
 one_case() {
     set -- $1
-    lab=$1 mutant=$2 item=$3 figure=$4 short=${1%%-*}
+    lab=$1 mutant=$2 item=$3 figure=$4 beside=$5 short=${1%%-*}
     dir="$work/$lab-$mutant"
     mkdir -p "$dir"
     for part in $(echo "$mutant" | tr + ' '); do
@@ -134,7 +146,7 @@ one_case() {
     if [ "$figure" != - ]; then
         if perl -e '
             local $/; open my $f, "<", $ARGV[0] or die; my $p = <$f>;
-            $p =~ m{id="item-$ARGV[1]">.*?<figure>\s*<svg\b(.*?)</svg>}s or die "no figure\n";
+            $p =~ m{id="item-$ARGV[1]">.*?<figure class="figure-$ARGV[2]">\s*<svg\b(.*?)</svg>}s or die "no figure\n";
             my $svg = $1;
             $svg =~ /class="wrong"/ or die "no element marked\n";
             $ARGV[2] ne "matrix" || $svg =~ /class="wrong-tile"/ or die "no tile marked\n";
@@ -145,17 +157,34 @@ one_case() {
             not_ok "$lab/$mutant: the $figure figure marks the failing element ($(cat "$dir/why"))"
         fi
     fi
+    if [ "$beside" != - ]; then
+        # beside the main figure, in the same item: one figure of that kind, its wrong element marked, said
+        if perl -e '
+            local $/; open my $f, "<", $ARGV[0] or die; my $p = <$f>;
+            my ($section) = $p =~ m{(id="item-$ARGV[1]">.*?</section>)}s or die "no item\n";
+            my @svgs = $section =~ m{<figure class="figure-$ARGV[2]">\s*<svg\b(.*?)</svg>}sg;
+            @svgs == 1 or die scalar(@svgs) . " $ARGV[2] figures\n";
+            $section =~ m{<figure class="figure-[a-z]+">.*<figure class="figure-$ARGV[2]">}s or die "not beside another\n";
+            $svgs[0] =~ /class="wrong"/ or die "no element marked\n";
+            $svgs[0] =~ /should (hold|be|not be)/ or die "does not say what it should be\n";' \
+            "$dir/report.html" "$item" "$beside" 2>"$dir/why"; then
+            ok "$lab/$mutant: beside it, the $beside figure marks the failing element"
+        else
+            not_ok "$lab/$mutant: beside it, the $beside figure marks the failing element ($(cat "$dir/why"))"
+        fi
+    fi
     ./grader "$short" --backend=cpu --seed=7 --solution --only="$item" --format=html --out="$dir/solution.html" \
         > "$dir/solution.log" 2>&1
     if well_formed "$dir/solution.html" && grep -q "<section class=\"item passed\" id=\"item-$item\">" "$dir/solution.html" \
-        && ! grep -q '<figure>' "$dir/solution.html"; then
+        && ! grep -q '<figure' "$dir/solution.html"; then
         ok "$lab: the solution's report is well-formed and passes $item"
     else
         not_ok "$lab: the solution's report is well-formed and passes $item"
     fi
-    case $short in lab3 | lab8) platform_figures "$lab/$mutant" "$short" "$dir" "$item" ;; esac
-    [ "$short" = lab3 ] && cp "$dir/report.html" "$work/keep-lab3.html"
-    [ "$short" = lab8 ] && cp "$dir/report.html" "$work/keep-lab8.html"
+    case $short-$figure in lab3-rounds | lab8-matrix) platform_figures "$lab/$mutant" "$short" "$dir" "$item" ;; esac
+    kind=$figure
+    [ "$beside" = - ] || kind=$beside
+    [ -f "$work/keep-$short-$kind.html" ] || cp "$dir/report.html" "$work/keep-$short-$kind.html"
 }
 echo "$cases" | while read -r line; do [ -n "$line" ] && one_case "$line"; done > "$work/cases.out"
 cat "$work/cases.out"
@@ -185,7 +214,7 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
     ok "reports in a browser # SKIP chromium is not installed (tools/setup.sh installs it where it can)"
 else
-    for lab in lab3 lab8; do
+    for lab in $browser_cases; do
         page="$work/keep-$lab.html"
         shot="$artifacts/report-$lab.png"
         [ -f "$page" ] || { not_ok "$lab's report for the browser was written"; continue; }

@@ -42,7 +42,10 @@
 #       the lab's table of items and a constant, from the code:
 #       tools/handout-facts.sh says how.
 #
-# pandoc comes from Debian's packages (apt-get install pandoc).
+# pandoc comes from Debian's packages (apt-get install pandoc).  The PDF is
+# made by pandoc with weasyprint, wkhtmltopdf or LaTeX where one is
+# installed, else by headless chromium from the HTML page (figures and all);
+# HANDOUT_PDF_ENGINE=chromium (or another) picks one.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 here=tools
@@ -143,6 +146,38 @@ fill_figures() {
         }' "$1" "$figures"
 }
 
+# The PDF engine: pandoc's (weasyprint, wkhtmltopdf, LaTeX), else headless
+# chromium printing the HTML page itself (which keeps the SVG figures
+# inline, as LaTeX cannot); HANDOUT_PDF_ENGINE picks one (none: no PDF).
+chromium_binary() { command -v chromium || command -v chromium-browser || true; }
+pdf_engine() {
+    if [ -n "${HANDOUT_PDF_ENGINE:-}" ]; then
+        if [ "$HANDOUT_PDF_ENGINE" = chromium ]; then [ -n "$(chromium_binary)" ] && echo chromium
+        else command -v "$HANDOUT_PDF_ENGINE" >/dev/null 2>&1 && echo "$HANDOUT_PDF_ENGINE"; fi
+        return 0
+    fi
+    for e in weasyprint wkhtmltopdf xelatex pdflatex; do
+        command -v "$e" >/dev/null 2>&1 && { echo "$e"; return 0; }
+    done
+    [ -n "$(chromium_binary)" ] && echo chromium
+    return 0
+}
+# chromium_pdf HTML PDF: the page printed by headless chromium (no sandbox:
+# as root its own cannot start; the page runs no script), no header or
+# footer lines; a PDF that is not made, or not a PDF, is said and removed.
+chromium_pdf() {
+    rm -f "$2"
+    timeout 180 "$(chromium_binary)" --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+        --print-to-pdf-no-header --print-to-pdf="$2" "file://$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" \
+        > "$2.log" 2>&1
+    if [ -s "$2" ] && head -c 5 "$2" | grep -q '^%PDF-'; then
+        rm -f "$2.log"
+    else
+        rm -f "$2"
+        echo "render-handout: $(basename "$2") not made (chromium failed; see $2.log)" >&2
+    fi
+}
+
 render() {   # render MD OUT_DIR
     md=$1 out=$2
     name=$(basename "$md" .md)
@@ -166,11 +201,10 @@ render() {   # render MD OUT_DIR
         --css "$here/render-handout.css" -o "$out/$name.html" "$out/$name.md" || return 1
     # Links to another handout go to its HTML page.
     perl -pi -e 's{href="([A-Za-z0-9_.-]+)\.md(#[^"]*)?"}{-f "handouts/$1.md" ? "href=\"$1.html" . ($2 // "") . "\"" : $&}ge' "$out/$name.html"
-    engine=""
-    for e in weasyprint wkhtmltopdf xelatex pdflatex; do
-        command -v "$e" >/dev/null 2>&1 && { engine=$e; break; }
-    done
-    if [ -n "$engine" ]; then
+    engine=$(pdf_engine)
+    if [ "$engine" = chromium ]; then
+        chromium_pdf "$out/$name.html" "$out/$name.pdf"
+    elif [ -n "$engine" ]; then
         pandoc -f gfm --resource-path="$dir:." --metadata title="${title:-$name}" --pdf-engine="$engine" \
             -o "$out/$name.pdf" "$out/$name.md" 2>"$out/$name.pdf.log" \
             && rm -f "$out/$name.pdf.log" \
@@ -186,9 +220,7 @@ case "${1:-}" in
     setup || exit 1
     set -- handouts/*.md
     [ -f "$1" ] || { echo "render-handout: no handouts/*.md yet" >&2; exit 0; }
-    pdf=no
-    for e in weasyprint wkhtmltopdf xelatex pdflatex; do command -v "$e" >/dev/null 2>&1 && pdf=yes; done
-    [ "$pdf" = yes ] || echo "render-handout: HTML only (for PDF too: sudo apt-get install -y weasyprint)" >&2
+    [ -n "$(pdf_engine)" ] || echo "render-handout: HTML only (for PDF too: sudo apt-get install -y chromium, or weasyprint)" >&2
     make_figures "$@"
     failed=0
     for md in "$@"; do

@@ -15,7 +15,9 @@
 #                           munge (a one-node Slurm) and similarity-tester (sim_c, which
 #                           tools/similarity.sh uses)
 #   tools/setup.sh browser  also what tests/check-report.sh renders the HTML reports
-#                           with: Debian's chromium (headless), and xmllint
+#                           with: Debian's chromium (headless), and xmllint; and
+#                           pdftotext (poppler-utils), with which
+#                           tests/check-handouts.sh reads chromium's PDF handouts
 set -u
 toolkit="" slurm="" browser=""
 case "${1:-}" in
@@ -43,6 +45,7 @@ fi
 if [ -n "$browser" ]; then
     need chromium chromium
     need xmllint libxml2-utils
+    need pdftotext poppler-utils
 fi
 
 staged_check=.deps/check/usr/include/check.h   # a copy staged for machines without packages

@@ -370,6 +370,38 @@ void grade_figure_matrix(const char *caption, const unsigned char *wrong, int ro
 void grade_figure_grid(const char *caption, const int *writes, int indices, int n, int threads_per_block,
                        int mark_index);
 
+/* Figures beside the main one (at most two; where the item has none yet,
+ * the first becomes it): a new main figure (the four above) drops them. */
+/* One block's tree, from its threads' own sums (the grader's, from the
+ * inputs: the runners cannot report a block's shared memory): the slots
+ * after each step of a halving tree over the block (warp 0), or of each
+ * warp's shuffles and then warp 0's over the warps' totals (warp 32); the
+ * root marked with `yours`, what the block gave, and the slots that hold
+ * that value. */
+void grade_figure_tree(const char *caption, const double *thread_sums, int threads, int warp, double yours);
+/* The last elements of an array, first .. first + count - 1 (n in all; the
+ * first `head` read one by one before the float4s): times[i], how many
+ * times the code counted element first + i (1 is right), and whether it
+ * read past the end. */
+void grade_figure_tail(const char *caption, const int *times, int first, int count, int n, int head,
+                       int read_past_end);
+/* A table, a row per case tried: `values` row-major, the wrong cell of each
+ * row (-1: none) and what it should hold; two columns from bar_column drawn
+ * as bars too (yours, then the right one; -1: none); row_notes the last
+ * column's text. */
+typedef struct {
+    const char *caption;
+    const char *const *headings; /* `columns` of them, then the notes' heading */
+    int columns, rows;
+    const double *values;
+    const char *const *row_notes; /* or NULL */
+    const int *wrong_column;      /* or NULL */
+    const double *should;         /* or NULL */
+    int bar_column;
+    const char *note;             /* a line under the table, or NULL */
+} grade_table;
+void grade_figure_table(const grade_table *table);
+
 /* Appends a picture of a small int array to the current feedback. */
 void grade_picture_ints(const char *label, const int *a, int n, int mark_from, int mark_to);
 void grade_picture_floats(const char *label, const float *a, int n, int mark_from, int mark_to);

@@ -55,6 +55,20 @@ static const char *status_class(item_status status)
          : status == ITEM_ERROR ? "error" : "skipped";
 }
 
+/* One figure with its caption; a figure of the kind `tree` is class="figure-tree", and so on. */
+static void html_figure(FILE *out, const figure_record *f)
+{
+    static const char *const kinds[] = {"none", "rounds", "partials", "matrix", "grid", "tree", "tail", "table"};
+    fprintf(out, "<figure class=\"figure-%s\">\n",
+            f->kind >= 0 && f->kind < (int)(sizeof kinds / sizeof kinds[0]) ? kinds[f->kind] : "other");
+    svg_figure(out, f);
+    fputs("<figcaption>", out);
+    escaped(out, f->caption);
+    if (f->truncated)
+        fputs(" (part of it: the rest did not fit)", out);
+    fputs("</figcaption>\n</figure>\n", out);
+}
+
 static void html_item(FILE *out, const item_result *r)
 {
     char got[32], max[32];
@@ -74,13 +88,13 @@ static void html_item(FILE *out, const item_result *r)
         fputs("</pre>\n", out);
     }
     if (r->figure) {
-        fputs("<figure>\n", out);
-        svg_figure(out, r->figure);
-        fputs("<figcaption>", out);
-        escaped(out, r->figure->caption);
-        if (r->figure->truncated)
-            fputs(" (part of it: the rest did not fit)", out);
-        fputs("</figcaption>\n</figure>\n", out);
+        html_figure(out, r->figure);
+        for (int k = 0; k < r->figure->more_count; k++) {
+            figure_record *beside = svg_figure_beside(r->figure, k);
+            if (beside)
+                html_figure(out, beside);
+            free(beside);
+        }
     }
     if (r->notes && *r->notes) {
         fputs("<pre class=\"note\">", out);

@@ -11,7 +11,9 @@
 #include "grade.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WIDTH 1000          /* the drawing's width, in its own units */
@@ -80,6 +82,29 @@ static void mark_line(FILE *out, const figure_record *f, double y, const char *n
     text_at(out, 22, y, "start", INK, line);
 }
 
+/* A figure's note under it, a line per '\n'; returns the lines drawn. */
+static int note_lines(FILE *out, double y, const char *note)
+{
+    int lines = 0;
+    for (const char *p = note; *p; lines++) {
+        const char *end = strchr(p, '\n');
+        size_t length = end ? (size_t)(end - p) : strlen(p);
+        char line[FIGURE_CAPTION];
+        snprintf(line, sizeof line, "%.*s", (int)length, p);
+        text_at(out, 4, y + 18 * lines, "start", INK, line);
+        p += length + (end ? 1 : 0);
+    }
+    return lines;
+}
+
+static int count_lines(const char *note)
+{
+    int lines = *note ? 1 : 0;
+    for (; *note; note++)
+        lines += *note == '\n';
+    return lines;
+}
+
 static void legend(FILE *out, double y, const svg_key *entries, int count)
 {
     double x = 4;
@@ -126,7 +151,7 @@ static void draw_rounds(FILE *out, const figure_record *f, const svg_look *look)
     if (cell > 40)
         cell = 40;
     const double row_height = 24;
-    int height = (int)(f->rows * row_height + 70);
+    int height = (int)(f->rows * row_height + 70 + 18 * count_lines(f->note));
     open_svg(out, height, f->caption);
     for (int r = 0; r < f->rows; r++) {
         double y = 8 + r * row_height;
@@ -158,10 +183,138 @@ static void draw_rounds(FILE *out, const figure_record *f, const svg_look *look)
     if (look->note)
         text_at(out, WIDTH - 4, y, "end", INK, look->note);
     if (f->mark_row >= 0) {
-        char name[64];
-        snprintf(name, sizeof name, "element %d after %s", f->mark_column, f->row_label[f->mark_row]);
+        char name[96];
+        if (f->kind == FIGURE_TREE)
+            snprintf(name, sizeof name, "the root (slot 0 after %s), the block's result,", f->row_label[f->mark_row]);
+        else
+            snprintf(name, sizeof name, "element %d after %s", f->mark_column, f->row_label[f->mark_row]);
         mark_line(out, f, y + 22, name);
     }
+    note_lines(out, y + 44, f->note);
+    fputs("</svg>\n", out);
+}
+
+static const svg_key report_tree_keys[] = {{BLUE, "slots still adding"}, {GREY, "done with"},
+                                          {ORANGE, "holds your block's value"}, {RED, "the root, wrong"}};
+static const svg_look report_tree = {report_tree_keys, 4, "dark outline: written this step", 0, 0};
+
+/* ---- the tail of a float4 read ------------------------------------------------------------- */
+
+/* The last elements, a cell each (the times the code counted it), the
+ * float4s of the body outlined, and a cell past the end of the array. */
+static void draw_tail(FILE *out, const figure_record *f)
+{
+    int count = f->columns - 1, first = f->tile, head = f->cell_span, n = (int)f->row_threads[0];
+    double cell = (WIDTH - LABEL_WIDTH - 10) / (double)(count + 1);
+    if (cell > 56)
+        cell = 56;
+    int height = 190 + 18 * count_lines(f->note);
+    open_svg(out, height, f->caption);
+    const double top = 40;
+    text_at(out, LABEL_WIDTH - 6, top + 22, "end", INK, "times counted");
+    text_at(out, LABEL_WIDTH - 6, top - 8, "end", INK, "element");
+    for (int i = 0; i <= count; i++) {
+        int element = first + i, past = i == count;
+        double x = LABEL_WIDTH + i * cell;
+        int wrong = (f->flags[i] & GRADE_CELL_WRONG) != 0, marked = f->mark_row == 0 && f->mark_column == i;
+        const char *fill = marked ? RED : wrong ? "#f4a6a6" : past ? GREY : GREEN;
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"34\" fill=\"%s\" stroke=\"#ffffff\"%s/>\n",
+                x, top, cell - 2, fill, marked ? " class=\"wrong\"" : "");
+        char v[32];
+        if (past)
+            snprintf(v, sizeof v, "%s", f->values[i] ? "read" : "-");
+        else
+            snprintf(v, sizeof v, "%.0f", f->values[i]);
+        text_at(out, x + cell / 2, top + 22, "middle", marked ? "#ffffff" : INK, v);
+        snprintf(v, sizeof v, past ? "n+" : "%d", element);
+        text_at(out, x + cell / 2, top - 8, "middle", INK, v);
+    }
+    /* the float4s: groups of four from the end of the head, while whole */
+    for (int start = head; start + 4 <= n; start += 4) {
+        if (start + 4 <= first)
+            continue;
+        double x0 = LABEL_WIDTH + (start - first) * cell, x1 = x0 + 4 * cell - 2;
+        if (start < first)
+            x0 = LABEL_WIDTH;
+        fprintf(out, "<path d=\"M%.1f %.1fv6H%.1fv-6\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x0,
+                top + 40, x1, INK);
+        text_at(out, (x0 + x1) / 2, top + 60, "middle", INK, "float4");
+    }
+    if (head > first) {
+        char line[64];
+        snprintf(line, sizeof line, "head: x[0..%d) one by one", head);
+        text_at(out, LABEL_WIDTH, top + 78, "start", INK, line);
+    }
+    double y = top + 100;
+    static const svg_key keys[] = {{GREEN, "counted once"}, {"#f4a6a6", "missed (0) or counted twice (2)"},
+                                   {GREY, "past the end, not read"}, {RED, "the first wrong"}};
+    legend(out, y, keys, 4);
+    if (f->mark_row >= 0) {
+        char line[200];
+        if (f->mark_column == count)
+            snprintf(line, sizeof line, "past the end (x[%d] and on) was read: it should not be", n);
+        else
+            snprintf(line, sizeof line, "x[%d] (n = %d) is counted %.0f time%s: it should be once", first + f->mark_column,
+                     n, f->mark_got, f->mark_got == 1 ? "" : "s");
+        fprintf(out, "<rect x=\"4\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"" RED "\"/>\n", y + 12);
+        text_at(out, 22, y + 22, "start", INK, line);
+    }
+    note_lines(out, y + 44, f->note);
+    fputs("</svg>\n", out);
+}
+
+/* ---- a table ----------------------------------------------------------------------------------- */
+
+/* A row per case: the numbers, the wrong cell red, the two bar columns
+ * (yours, the right one) with a bar of their value from 0 to 1 behind. */
+static void draw_table(FILE *out, const figure_record *f)
+{
+    int columns = f->columns, notes = f->column_label[columns][0] != 0;
+    double width = (WIDTH - 8) / (double)(columns + (notes ? 2 : 0));
+    const double row_height = 24, top = 34;
+    int height = (int)(top + f->rows * row_height + 70 + 18 * count_lines(f->note));
+    open_svg(out, height, f->caption);
+    for (int c = 0; c < columns + notes; c++)
+        text_at(out, c < columns ? 4 + c * width + width - 6 : 4 + c * width + 12, top - 10, c < columns ? "end" : "start",
+                INK, f->column_label[c]);
+    for (int r = 0; r < f->rows; r++) {
+        double y = top + r * row_height;
+        fprintf(out, "<rect x=\"4\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", y, WIDTH - 8,
+                row_height - 2, r % 2 ? "#ffffff" : "#f5f5f5");
+        for (int c = 0; c < columns; c++) {
+            int at = f->row_start[r] + c;
+            double x = 4 + c * width, v = f->values[at];
+            int marked = r == f->mark_row && c == f->mark_column, wrong = (f->flags[at] & GRADE_CELL_WRONG) != 0;
+            if (f->bar_column >= 0 && (c == f->bar_column || c == f->bar_column + 1) && isfinite(v)) {
+                double fraction = v < 0 ? 0 : v > 1 ? 1 : v;
+                fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", x + 2,
+                        y + 3, (width - 4) * fraction, row_height - 8, c == f->bar_column ? "#4e79a7" : BLUE);
+            }
+            if (wrong)
+                fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"" RED
+                             "\" stroke-width=\"2.5\"%s/>\n",
+                        x + 1, y + 1, width - 2, row_height - 4, marked ? " class=\"wrong\"" : "");
+            char text[32];
+            number(text, sizeof text, v);
+            text_at(out, x + width - 6, y + 16, "end", wrong ? RED : INK, text);
+        }
+        if (notes)
+            text_at(out, 4 + columns * width + 12, y + 16, "start", INK, f->row_label[r]);
+    }
+    double y = top + f->rows * row_height + 20;
+    if (f->bar_column >= 0) {
+        const svg_key keys[] = {{"#4e79a7", f->column_label[f->bar_column]},
+                                {BLUE, f->column_label[f->bar_column + 1]}, {"#ffffff", "red outline: wrong"}};
+        legend(out, y, keys, 3);
+    }
+    if (f->mark_row >= 0) {
+        char name[160];
+        char key[32];
+        number(key, sizeof key, f->values[f->row_start[f->mark_row]]);
+        snprintf(name, sizeof name, "%s %s: %s", f->column_label[0], key, f->column_label[f->mark_column]);
+        mark_line(out, f, y + 22, name);
+    }
+    note_lines(out, y + 44, f->note);
     fputs("</svg>\n", out);
 }
 
@@ -315,8 +468,28 @@ void svg_figure(FILE *out, const figure_record *f)
     case FIGURE_PARTIALS: draw_partials(out, f); break;
     case FIGURE_MATRIX: draw_cells(out, f, &report_matrix); break;
     case FIGURE_GRID: draw_cells(out, f, &report_grid); break;
+    case FIGURE_TREE: draw_rounds(out, f, &report_tree); break;
+    case FIGURE_TAIL: draw_tail(out, f); break;
+    case FIGURE_TABLE: draw_table(out, f); break;
     default: break;
     }
+}
+
+_Static_assert(offsetof(figure_more, values) == offsetof(figure_record, values),
+               "a figure_more's fields before its cells are a figure_record's");
+
+figure_record *svg_figure_beside(const figure_record *f, int k)
+{
+    if (k < 0 || k >= f->more_count || k >= FIGURE_MORE)
+        return NULL;
+    figure_record *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    const figure_more *m = &f->more[k];
+    memcpy(r, m, offsetof(figure_more, values));
+    memcpy(r->values, m->values, sizeof m->values);
+    memcpy(r->flags, m->flags, sizeof m->flags);
+    return r;
 }
 
 void svg_figure_with(FILE *out, const figure_record *f, const svg_look *look)

@@ -35,6 +35,9 @@ typedef struct {
 
 /* One <svg> element, well-formed XML on its own (the report's legends). */
 void svg_figure(FILE *out, const figure_record *figure);
+/* The k-th figure beside the record's main one, as a record of its own
+ * (malloc'd: free it), for svg_figure; NULL where there is none. */
+figure_record *svg_figure_beside(const figure_record *figure, int k);
 /* The same drawing with another legend (a handout's words). */
 void svg_figure_with(FILE *out, const figure_record *figure, const svg_look *look);
 /* Lab 8's tiles: A (tiles_m x tiles_k tiles), B (tiles_k x tiles_n) and C,

@@ -246,6 +246,27 @@ static void attach_partials_figure(const float *partials, const double *dot, int
     free(yours);
 }
 
+/* The report's second figure: the tree block b should have built in shared
+ * memory, from its threads' own sums (the ownership rule), against the
+ * partial it left.  The runners cannot report the block's shared array, so
+ * the steps are the grader's; only the root is the student's. */
+static void attach_tree_figure(const vectors *v, int block_size, int blocks, int b, float partial)
+{
+    if (b < 0)
+        return;
+    double *sums = calloc((size_t)block_size, sizeof *sums);
+    if (!sums)
+        return;
+    for (int t = 0; t < block_size; t++)
+        for (long long i = (long long)b * block_size + t; i < v->n; i += (long long)blocks * block_size)
+            sums[t] += (double)v->x[i] * v->y[i];
+    char caption[400];
+    snprintf(caption, sizeof caption, "block %d of %d, %d threads: the shared-memory tree it should build from its "
+             "threads' sums (the grader's steps, from the inputs; the root is your partial)", b, blocks, block_size);
+    grade_figure_tree(caption, sums, block_size, 0, partial);
+    free(sums);
+}
+
 /* Runs dot_host_finish and checks every partial against the ownership rule. */
 static void check_partials(const vectors *v, int block_size, int blocks, const char *schedule)
 {
@@ -266,6 +287,7 @@ static void check_partials(const vectors *v, int block_size, int blocks, const c
         char ranges[160];
         owned_ranges(ranges, sizeof ranges, v->n, block_size, blocks, b);
         attach_partials_figure(partials, dot, blocks, b, block_size, case_text(v));
+        attach_tree_figure(v, block_size, blocks, b, partials[b]);
         if (blocks <= 40) {
             float *expected = malloc((size_t)blocks * sizeof(float));
             for (int c = 0; c < blocks; c++)
@@ -384,6 +406,7 @@ static int first_wrong_partial(const finish_call *c)
         if (!kit_within_tolerance(partials[b], dot[b], abs_dot[b], DOT_TOLERANCE_C))
             wrong = b;
     attach_partials_figure(partials, dot, c->blocks, wrong, c->block_size, case_text(c->v));
+    attach_tree_figure(c->v, c->block_size, c->blocks, wrong, wrong >= 0 ? partials[wrong] : 0);
     free(partials);
     free(dot);
     free(abs_dot);

@@ -243,6 +243,30 @@ static void attach_total_figure(const char *call, float got, const vectors *v)
     grade_figure_partials(caption, &yours, &exact, 1, 0);
 }
 
+/* The report's second figure, where the data lie in one block (n at most
+ * the block size: the grid-stride loop gives thread t element t, and the
+ * other blocks nothing), so that the total is that block's: the tree the
+ * block should build from its threads' own sums, by shared memory
+ * (dot_block_sync) or by each warp's shuffles and then warp 0's, against
+ * what came back.  The runners cannot report the block's slots: the
+ * steps are the grader's, from the inputs; the root is the student's. */
+static void attach_tree_figure(enum variant which, const char *call, float got, const vectors *v, int block_size)
+{
+    if (v->n > block_size || got == (float)kit_dot(v->x, v->y, (size_t)v->n))
+        return;
+    double *sums = calloc((size_t)block_size, sizeof *sums);
+    if (!sums)
+        return;
+    for (int t = 0; t < v->n; t++)
+        sums[t] = (double)v->x[t] * v->y[t];
+    char caption[400];
+    snprintf(caption, sizeof caption, "%s, n = %d: block 0 holds every element; the %s it should build from its "
+             "threads' sums (the grader's steps, from the inputs; the root is what came back)", call, v->n,
+             which == BLOCK_SYNC ? "shared-memory tree" : "warps' shuffles, then warp 0's,");
+    grade_figure_tree(caption, sums, block_size, which == BLOCK_SYNC ? 0 : 32, got);
+    free(sums);
+}
+
 static void exact_item(enum variant which)
 {
     grade_side *you = grade_student();
@@ -263,6 +287,7 @@ static void exact_item(enum variant which)
                 grade_reset_records(you);
                 float got = call_variant(you, which, &v, b);
                 attach_total_figure(call, got, &v);
+                attach_tree_figure(which, call, got, &v, b);
                 dot_check_exact(call, got, &v, variant_hints[which]);
                 require_dot_from_device(variant_names[which], got, &v, 1);
                 require_launch_rules(variant_names[which], b, v.n, 1, which == BLOCK_SYNC ? SHARED_TREE : SHUFFLES);
@@ -369,6 +394,45 @@ static void explain_vector(char *out, size_t size, const vectors *v, int offset,
     }
 }
 
+enum { TAIL_SHOWN = 12, TAIL_PROBED_UP_TO = 1 << 17 };
+
+/* The report's second figure for a wrong dot_vectorized: its last elements
+ * (up to TAIL_SHOWN), each counted how many times by the student's own code.
+ * The grader asks it, with the same n, block size and offset: x is 1 at
+ * that one element and 0 elsewhere, y all 1, so the dot it returns is the
+ * times it counted the element; with x all 0, anything but 0 came from
+ * past the end (the cpu backend's guard bytes).  Only for n up to
+ * TAIL_PROBED_UP_TO (a call per element drawn). */
+static void attach_tail_figure(const vectors *v, int block_size, int offset, const char *schedule)
+{
+    int n = v->n, first = n > TAIL_SHOWN ? n - TAIL_SHOWN : 0, count = n - first;
+    if (n > TAIL_PROBED_UP_TO)
+        return;
+    vectors probe = exact_vectors(n, v->seed);
+    int times[TAIL_SHOWN];
+    grade_side *you = grade_student();
+    grade_set_schedule(you, schedule);
+    memset(probe.x, 0, (size_t)n * sizeof(float));
+    for (int i = 0; i < n; i++)
+        probe.y[i] = 1.0f;
+    grade_reset_records(you);
+    float alone = GRADE_FN(you, dot_vectorized)(probe.x, probe.y, n, block_size, offset);
+    for (int i = 0; i < count; i++) {
+        probe.x[first + i] = 1.0f;
+        grade_reset_records(you);
+        float got = GRADE_FN(you, dot_vectorized)(probe.x, probe.y, n, block_size, offset);
+        times[i] = isfinite(got) ? (int)lroundf(got) : -1;
+        probe.x[first + i] = 0.0f;
+    }
+    free_vectors(&probe);
+    int head = offset ? 4 - offset : 0;
+    char caption[400];
+    snprintf(caption, sizeof caption, "dot_vectorized with blocks of %d threads, n = %d, offset %d: the last %d "
+             "element%s, how many times your code counted each (asked with x = 1 there, 0 elsewhere, y = 1)",
+             block_size, n, offset, count, count == 1 ? "" : "s");
+    grade_figure_tail(caption, times, first, count, n, head < n ? head : n, alone != 0.0f);
+}
+
 static void check_vector_exact(const vectors *v, int block_size, int offset, const char *schedule)
 {
     grade_side *you = grade_student();
@@ -381,6 +445,8 @@ static void check_vector_exact(const vectors *v, int block_size, int offset, con
         require_launch_rules("dot_vectorized", block_size, v->n, 4, SHUFFLES);
         return;
     }
+    attach_total_figure("dot_vectorized", got, v);
+    attach_tail_figure(v, block_size, offset, schedule);
     if (isnan(got) || fabsf(got) > 1e37f) /* no load of TODO 5 makes that from these data: a slot nobody wrote did */
         grade_fail("dot_vectorized with blocks of %d threads, offset %d%s, %s: returned %g but the dot product is "
                    "%.0f. The data hold no such value, so a value no thread wrote was added up%s: does "

@@ -483,6 +483,37 @@ static int warps_per_sm(void)
 
 static int same_value(double x, double y) { return fabs(x - y) <= 1e-9; }
 
+/* The report's figure for occupancy_formula: every block count tried with
+ * `threads` threads a block, yours against the reference's formula, the
+ * warps that decide it. */
+static void attach_formula_figure(int threads, const int *counts, int count_n, int sm_warps)
+{
+    double (*yours)(int, int) = GRADE_FN(grade_student(), occupancy_from_blocks);
+    double (*right)(int, int) = GRADE_FN(grade_reference(), occupancy_from_blocks);
+    enum { COLUMNS = 6 };
+    double values[16 * COLUMNS], should[16];
+    int wrong[16], rows = 0, warps = (threads + 31) / 32;
+    for (int j = 0; j < count_n && rows < 16; j++) {
+        double expected = right(counts[j], threads);
+        if (expected > 1.0 + 1e-12)
+            break;
+        double got = yours(counts[j], threads);
+        double *row = values + rows * COLUMNS;
+        row[0] = counts[j], row[1] = threads, row[2] = warps, row[3] = (double)counts[j] * warps, row[4] = got,
+        row[5] = expected;
+        wrong[rows] = same_value(got, expected) ? -1 : 4;
+        should[rows++] = expected;
+    }
+    static const char *const headings[] = {"blocks", "threads", "warps each", "warps", "yours", "formula's"};
+    char note[200], caption[200];
+    snprintf(note, sizeof note, "the limit: at most %d warps of 32 threads per SM on %s, so occupancy = warps / %d",
+             sm_warps, grade_device_name(), sm_warps);
+    snprintf(caption, sizeof caption, "occupancy_from_blocks(blocks, %d) for each block count tried, yours against "
+             "the reference's", threads);
+    grade_table t = {caption, headings, COLUMNS, rows, values, NULL, wrong, should, 4, note};
+    grade_figure_table(&t);
+}
+
 GRADE_ITEM(occupancy_formula, 9, GRADE_CORRECTNESS, 30, "6", "occupancy_from_blocks against this device's limits",
            "`occupancy_from_blocks` against this device's limits, block sizes that are and are not whole "
            "warps")
@@ -514,6 +545,7 @@ GRADE_ITEM(occupancy_formula, 9, GRADE_CORRECTNESS, 30, "6", "occupancy_from_blo
                        "devices hold 48 or 32: read maxThreadsPerMultiProcessor and the warp size from the device.";
             else if (got == 0)
                 hint = " (TODO 6 not done yet?)";
+            attach_formula_figure(threads, block_counts, COUNT(block_counts), sm_warps);
             grade_fail("occupancy_from_blocks(%d, %d) = %.6g, but on this device (%s, at most %d warps of 32 threads "
                        "per SM) %d block%s of %d thread%s occup%s %d x %d = %d warp%s: %d / %d = %.6g.%s",
                        blocks, threads, got, grade_device_name(), sm_warps, blocks, plural(blocks), threads, plural(threads),
@@ -533,6 +565,44 @@ static int same_registers(void)
     return yours == reference;
 }
 
+/* The report's figure for occupancy: matmul_occupancy(t) for every tile
+ * tried, yours against the API's (the reference's call), with what decides
+ * it: the blocks the API fits, the blocks the SM's warps alone allow, the
+ * shared memory of a block and the registers.  The device's other limits
+ * (registers and shared memory per SM, blocks per SM) are not the
+ * grader's to read: where the API fits fewer blocks than the warps allow,
+ * the figure says one of them decides. */
+static void attach_occupancy_figure(void)
+{
+    double (*yours)(int) = GRADE_FN(grade_student(), matmul_occupancy);
+    double (*right)(int) = GRADE_FN(grade_reference(), matmul_occupancy);
+    int sm_warps = warps_per_sm();
+    enum { COLUMNS = 8, TILES = 6 };
+    double values[TILES * COLUMNS], should[TILES];
+    int wrong[TILES], rows = 0;
+    const char *notes[TILES];
+    for (int t = 32; t >= 1; t /= 2) {
+        double got = yours(t), expected = right(t);
+        int warps = (t * t + 31) / 32;
+        long blocks = lround(expected * sm_warps / warps), by_warps = sm_warps / warps;
+        double *row = values + rows * COLUMNS;
+        row[0] = t, row[1] = t * t, row[2] = warps, row[3] = 2.0 * t * t * sizeof(float), row[4] = (double)blocks,
+        row[5] = (double)by_warps, row[6] = got, row[7] = expected;
+        wrong[rows] = same_value(got, expected) ? -1 : 6;
+        should[rows] = expected;
+        notes[rows++] = blocks >= by_warps ? "warps" : "another limit";
+    }
+    static const char *const headings[] = {"tile", "threads", "warps each", "shared bytes", "blocks (API)",
+                                           "warp limit", "yours", "API's", "decided by"};
+    char note[400];
+    snprintf(note, sizeof note, "at most %d warps per SM; registers per thread: yours %d, the reference's %d\n"
+             "another limit: registers, shared memory or blocks per SM (the grader does not read them)", sm_warps, GRADE_FN(grade_student(), matmul_kernel_registers)(),
+             GRADE_FN(grade_reference(), matmul_kernel_registers)());
+    grade_table table = {"matmul_occupancy(tile) for each tile tried, yours against the occupancy API's", headings,
+                         COLUMNS, rows, values, notes, wrong, should, 6, note};
+    grade_figure_table(&table);
+}
+
 GRADE_ITEM(occupancy, 9, GRADE_CORRECTNESS, 30, "7", "matmul_occupancy against the occupancy API on this device",
            "`matmul_occupancy(t)` for `t` = 1 to 32 equals what the occupancy API gives on this device (the "
            "emulated device on the cpu backend)")
@@ -547,6 +617,7 @@ GRADE_ITEM(occupancy, 9, GRADE_CORRECTNESS, 30, "7", "matmul_occupancy against t
         if (comparable) {
             if (same_value(got, expected))
                 continue;
+            attach_occupancy_figure();
             grade_fail("matmul_occupancy(%d) = %.6g, but on this device (%s) the occupancy API fits so many blocks "
                        "of %d threads with %zu bytes of shared memory that the occupancy is %.6g.%s",
                        t, got, grade_device_name(), t * t, 2 * (size_t)t * t * sizeof(float), expected,
@@ -558,6 +629,8 @@ GRADE_ITEM(occupancy, 9, GRADE_CORRECTNESS, 30, "7", "matmul_occupancy against t
         int possible = 0;
         for (int blocks = 1; blocks <= 64 && !possible; blocks++)
             possible = same_value(got, formula(blocks, t * t)) && got <= 1.0 + 1e-12;
+        if (!possible)
+            attach_occupancy_figure();
         grade_check(possible,
                     "matmul_occupancy(%d) = %.6g, which no whole number of resident blocks of %d threads gives on "
                     "this device (%s)",
