@@ -256,10 +256,9 @@ void counters_explain(const char *kernel, const counters *you, const counters *r
         double more = worse_if_higher(you->loads, r->loads, 0);
         double waste = worse_if_lower(you->sector_use_pct, r->sector_use_pct);
         verdicts[count++] = (lens_verdict){GRADE_LENS_LOADS, more > waste ? more : waste,
-            more > waste ? "yours issues more global load instructions for the same result: each value read again "
-                           "from global memory where a tile in shared memory (or a register) already held it, or "
-                           "read 4 bytes at a time where one float4 load brings 16, is an instruction and a trip "
-                           "to memory more"
+            more > waste ? "yours issues more global load instructions for the same result: a value read again "
+                           "from global memory where a tile in shared memory already held it, or 4 bytes at a time "
+                           "where one float4 load brings 16, costs an instruction and a trip to memory each time"
                          : "neighbouring threads that read neighbouring addresses use every byte of the sectors "
                            "fetched; a stride between them fetches bytes no thread uses"};
     }

@@ -83,5 +83,6 @@ void grade_explain_speed(const char *kernel, const char *program_args, unsigned 
     }
     int have_ref = reference && profile(reference, 0, kernel, program_args, &ref, why, sizeof why);
     counters_explain(kernel, &you, have_ref ? &ref : NULL, lenses, text, sizeof text);
-    grade_note("%s", text);
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        grade_note("%s", line); /* (a note is a line of at most 1023 bytes) */
 }
