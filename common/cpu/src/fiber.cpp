@@ -112,7 +112,12 @@ static fiber *fiber_make(void)
         fprintf(stderr, "cudaemu: cannot make a fiber's guard page (%zu fibers so far)\n", fiber_count);
         abort();
     }
-    fiber *f = (fiber *)calloc(1, sizeof *f);
+    fiber *f = (fiber *)aligned_alloc(alignof(fiber), sizeof *f); /* a line of its own (internal.h) */
+    if (!f) {
+        fprintf(stderr, "cudaemu: no memory for a fiber (%zu fibers so far)\n", fiber_count);
+        abort();
+    }
+    memset(f, 0, sizeof *f);
     f->stack = region + GUARD;
     f->stack_size = stack_size;
     /* Each stack's top a few cache lines lower than the last's: the tops of

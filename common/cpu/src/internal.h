@@ -28,20 +28,23 @@ namespace cudaemu {
 
 /* ---- fibers (fiber.cpp) ------------------------------------------------------------- */
 struct thread_state;
-struct fiber {
+/* What a switch and a barrier read (sp, thread, lazy_block) comes first, and
+ * each fiber starts a cache line of its own (fiber_make): a barrier of a
+ * large block brings every waiting thread's fiber back, one line each. */
+struct alignas(64) fiber {
     void *sp;                /* saved stack pointer while suspended */
-    char *stack;             /* lowest usable byte */
-    size_t stack_size;
-    size_t colour;           /* bytes left unused at the top (fiber.cpp says why) */
     thread_state *thread;    /* the CUDA thread it runs, once that thread has a record (see lazy_block) */
     /* The thread a worker fiber runs before that thread's first call into
      * the runtime (scheduler.cpp's worker_main): its block and rank, with
      * its record not written yet (thread is null).  Null between threads. */
     struct block_state *lazy_block;
     unsigned lazy_rank;
-    void *fake_stack;        /* ASan's fake stack while suspended */
     bool abandoned;          /* left mid-run by a failed launch */
     fiber *next_free;
+    char *stack;             /* lowest usable byte */
+    size_t stack_size;
+    size_t colour;           /* bytes left unused at the top (fiber.cpp says why) */
+    void *fake_stack;        /* ASan's fake stack while suspended */
 };
 /* Per host thread: with a launch's blocks spread over the cores (workers
  * in scheduler.cpp), each host thread runs fibers of its own. */
@@ -102,7 +105,8 @@ static inline void tsan_ignore_end(void) {}
 /* ---- threads and blocks (scheduler.cpp) ---------------------------------------------- */
 enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_DONE };
 struct block_state;
-/* What a barrier reads and writes lies in the first 64 bytes, and each
+/* What a barrier reads and writes lies in the first 64 bytes (the record
+ * written at a thread's first wait, thread_record, included), and each
  * record starts a cache line: a barrier of a large block touches every
  * thread's record, one line each. */
 struct alignas(64) thread_state {
@@ -113,13 +117,20 @@ struct alignas(64) thread_state {
     block_state *block;
     fiber *fib;
     const char *wait_what, *wait_file;
+    unsigned long long serial;   /* its block's (block_state::serial) when the record was written */
+    /* (from here, a second line: warp operations, pipelines, TSan) */
     unsigned warp_mask;          /* of the warp operation it waits in */
     int warp_kind, warp_arg, warp_width;
     void *tsan_fiber;
-    unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
     struct pipeline_state *pipeline; /* its asynchronous copies (pipeline.cpp), once it has made one */
-    unsigned long long serial;   /* its block's (block_state::serial) when the record was written */
+    unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];
 };
+static_assert(__builtin_offsetof(thread_state, serial) + sizeof(unsigned long long) <= 64,
+              "a barrier's part of a thread record fits one cache line");
+/* Whether any thread has made a pipeline copy in this process (pipeline.cpp):
+ * until one has, a thread's start and end need not read t->pipeline, which
+ * lies outside the record's first line. */
+extern bool pipelines_made HIDDEN;
 void pipeline_thread_start(thread_state *t) HIDDEN; /* where t->pipeline is set */
 void pipeline_thread_end(thread_state *t) HIDDEN;
 

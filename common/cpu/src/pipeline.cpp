@@ -33,6 +33,7 @@ static struct made_states {
             delete p;
     }
 } made;
+bool pipelines_made; /* (internal.h says why) */
 
 static thread_state *running(const char *file, int line, const char *what)
 {
@@ -60,6 +61,7 @@ void pipeline_copy(void *dst, const void *src, size_t size, size_t zfill, const 
         t->pipeline = new pipeline_state();
         pthread_mutex_lock(&made.lock);
         made.all.push_back(t->pipeline);
+        __atomic_store_n(&pipelines_made, true, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&made.lock);
     }
     pipeline_state *p = t->pipeline;
