@@ -248,4 +248,33 @@ else
         not_ok "PDF by chromium: handouts/lab3-folding.md prints to a PDF (pages: ${pages:-none}; $(tail -n 2 "$work/pdf.log"))"
     fi
 fi
+
+# ---- two handouts in a browser ----------------------------------------------------------
+# The pages with the most figures, opened by chromium as a reader would:
+# no console message, every figure drawn (an <svg> per figure in the DOM),
+# and a screenshot kept in build/test-artifacts/handout-LAB.png.
+if [ -z "$browser" ]; then
+    ok "handouts in a browser # SKIP chromium is not installed (tools/setup.sh browser)"
+elif [ "$figures_made" != yes ]; then
+    ok "handouts in a browser # SKIP no figures here (they come from runs of the reference)"
+else
+    mkdir -p build/test-artifacts
+    for lab in lab3-folding lab8-tiled-matmul; do
+        HANDOUT_PDF_ENGINE=none tools/render-handout.sh handouts/$lab.md "$work/shown" > "$work/shown.log" 2>&1
+        page=$work/shown/$lab.html shot=build/test-artifacts/handout-$lab.png
+        wanted=$(grep -c '<!-- figure: ' handouts/$lab.md)
+        rm -f "$shot"
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+            --dump-dom "file://$page" > "$work/$lab.dom" 2> "$work/$lab.console"
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+            --screenshot="$shot" --window-size=1000,2400 "file://$page" > /dev/null 2>&1
+        drawn=$(grep -o '<svg' "$work/$lab.dom" | wc -l)
+        console=$(grep -E 'CONSOLE|Refused to|Uncaught' "$work/$lab.console" | head -3)
+        if [ "$wanted" -ge 1 ] && [ "$drawn" -ge "$wanted" ] && [ -z "$console" ] && [ -s "$shot" ]; then
+            ok "chromium shows handouts/$lab.md with its $wanted figures drawn, no console message; screenshot $shot"
+        else
+            not_ok "chromium shows handouts/$lab.md (figures: $drawn of $wanted, console: ${console:-none}, screenshot: $(ls -s "$shot" 2>/dev/null))"
+        fi
+    done
+fi
 finish

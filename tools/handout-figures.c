@@ -10,7 +10,8 @@
  * of the reference solution: REFERENCE_DIR/<lab>/reference.so (make builds
  * it, build/cpu on the cpu backend, which needs no GPU and emulates lab 9's
  * four devices), loaded here as the runner loads a student's code, with
- * its snapshots on, as the suites read them (round_states.c).  Lab 1's grid
+ * its snapshots on, as the suites read them (round_states.c); lab 8's
+ * occupancy table comes from the reference's own occupancy calls.  Lab 1's grid
  * and lab 8's tiles are the labs' own definitions: a run adds nothing to
  * them.
  *
@@ -343,6 +344,45 @@ static void lab8_tiles(FILE *out)
                   3, 2, 3, 4, 1, 1);
 }
 
+/* ---- lab 8: the occupancy limits ------------------------------------------------------- */
+
+/* The reference's matmul_occupancy for every tile on the cpu backend's
+ * emulated device (an H100's limits), beside what the warps alone would
+ * allow: where the API fits fewer blocks, another limit decides. */
+static void lab8_occupancy(FILE *out)
+{
+    enum { COLUMNS = 6, TILES = 6, SM_BLOCKS = 32 };
+    load_reference("lab8-tiled-matmul");
+    double (*occupancy)(int) = CALL(double (*)(int), matmul_occupancy);
+    double (*from_blocks)(int, int) = CALL(double (*)(int, int), occupancy_from_blocks);
+    size_t (*shared_bytes)(int) = CALL(size_t (*)(int), matmul_shared_bytes);
+    int (*registers)(void) = CALL(int (*)(void), matmul_kernel_registers);
+    int sm_warps = (int)(1.0 / from_blocks(1, 32) + 0.5);
+    begin(FIGURE_TABLE, "matmul_occupancy(tile) of the reference for every tile, on the cpu backend's emulated "
+                        "device (an H100's limits): the blocks an SM holds by its warps alone, and by the "
+                        "occupancy API");
+    static const char *const headings[COLUMNS + 1] = {"tile", "threads", "warps a block", "shared bytes",
+                                                      "blocks by warps", "occupancy", "what limits it"};
+    record.columns = COLUMNS;
+    record.bar_column = -1;
+    for (int c = 0; c <= COLUMNS; c++)
+        snprintf(record.column_label[c], FIGURE_LABEL, "%s", headings[c]);
+    snprintf(record.note, sizeof record.note, "at most %d warps and %d blocks per SM; %d registers per thread",
+             sm_warps, SM_BLOCKS, registers());
+    for (int t = 1, k = 0; k < TILES; t *= 2, k++) {
+        int threads = t * t, warps = (threads + 31) / 32;
+        int by_warps = sm_warps / warps;
+        double got = occupancy(t);
+        int blocks = (int)(got * sm_warps / warps + 0.5);
+        const char *limit = blocks >= by_warps ? "the warps" : blocks == SM_BLOCKS ? "the blocks per SM"
+                                                                                   : "registers or shared memory";
+        double values[COLUMNS] = {t, threads, warps, (double)shared_bytes(threads), by_warps, got};
+        unsigned char flags[COLUMNS] = {0};
+        add_row(limit, values, flags, COLUMNS, -1);
+    }
+    svg_figure(out, &record);
+}
+
 /* ---- lab 9: the ring -------------------------------------------------------------------- */
 
 static void lab9_ring(FILE *out)
@@ -387,7 +427,7 @@ static const struct {
 } figures[] = {
     {"lab1-grid", lab1_grid},     {"lab3-rounds", lab3_rounds}, {"lab4-rounds", lab4_rounds},
     {"lab4-lanes", lab4_lanes},   {"lab5-rounds", lab5_rounds}, {"lab6-tree", lab6_tree},
-    {"lab8-tiles", lab8_tiles},   {"lab9-ring", lab9_ring},
+    {"lab8-tiles", lab8_tiles},   {"lab8-occupancy", lab8_occupancy}, {"lab9-ring", lab9_ring},
 };
 enum { FIGURES = sizeof figures / sizeof figures[0] };
 

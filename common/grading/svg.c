@@ -558,7 +558,7 @@ static const char *c_tile(int r, int c, const void *arg, char *label, size_t siz
     const walk *w = arg;
     if (r != w->block_row || c != w->block_column)
         return NULL;
-    snprintf(label, size, "block (%d, %d)", c, r);
+    snprintf(label, size, "(%d, %d)", c, r); /* blockIdx: the legend says so; a tile is too narrow for more */
     return "#f4a6a6";
 }
 
@@ -570,6 +570,8 @@ void svg_tile_walk(FILE *out, const char *caption, int tiles_m, int tiles_k, int
     double a_width = tiles_k * side, b_height = tiles_k * side;
     double c_x = margin + a_width + gap, c_y = margin + b_height + gap;
     int width = (int)(c_x + tiles_n * side + margin + 260);
+    if (width < 800) /* the legend's lines, about 110 characters of 7 px */
+        width = 800;
     int height = (int)(c_y + tiles_m * side + 30 + 22 * (tiles_k + 1));
     open_svg_wide(out, width, height, caption);
     tile_matrix(out, c_x, margin, tiles_k, tiles_n, tile, side, "B (k x n)", b_tile, &w);
