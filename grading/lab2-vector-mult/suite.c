@@ -65,6 +65,34 @@ static void picture_around(const char *label, const float *a, int n, int at)
     grade_picture_floats(title, a + from, count, at - from, at - from + 1);
 }
 
+/* The report's figure of a wrong result: up to 32 elements around `at`,
+ * `label`'s values above the right ones, x[i] * b[i]; the wrong ones red,
+ * `at` marked (a NaN: never written, the poison the grader put there). */
+static void figure_around(const char *label, const float *got, const float *x, const float *b, int n, int at)
+{
+    enum { WINDOW = 32 };
+    int from = at > WINDOW / 2 ? at - WINDOW / 2 : 0;
+    if (from + WINDOW > n)
+        from = n > WINDOW ? n - WINDOW : 0;
+    int count = n - from < WINDOW ? n - from : WINDOW;
+    double yours[WINDOW], right[WINDOW];
+    unsigned char wrong[WINDOW] = {0}, none[WINDOW] = {0};
+    for (int k = 0; k < count; k++) {
+        float want = x[from + k] * b[from + k];
+        yours[k] = got[from + k];
+        right[k] = want;
+        wrong[k] = same_bits(got[from + k], want) ? 0 : GRADE_CELL_WRONG;
+    }
+    char caption[160], row[48];
+    snprintf(caption, sizeof caption, "%s[%d..%d] after the call, above the products it should hold (red: wrong; "
+             "nan: never written)", label, from, from + count - 1);
+    grade_figure_rounds(caption);
+    snprintf(row, sizeof row, "yours, %s[%d..]", label, from);
+    grade_figure_round(row, yours, wrong, count, -1);
+    grade_figure_round("the products", right, none, count, -1);
+    grade_figure_mark(0, at - from, got[at], x[at] * b[at]);
+}
+
 /* Checks got[i] == a[i] * b[i] bit for bit; `what` names the call for feedback. */
 static void expect_products(const char *what, const float *got, const float *a, const float *b, int n)
 {
@@ -73,6 +101,7 @@ static void expect_products(const char *what, const float *got, const float *a, 
         if (same_bits(got[i], want))
             continue;
         picture_around("result", got, n, i);
+        figure_around("c", got, a, b, n, i);
         if (isnan(got[i]))
             grade_fail("%s: element %d was never written (it still holds the NaN it had before the call); "
                        "expected a[%d] * b[%d] = %.9g * %.9g = %.9g. Do the threads cover every element?",
@@ -195,6 +224,7 @@ GRADE_ITEM(products_many_blocks, 5, GRADE_CORRECTNESS, 60, "1,4", "vector_mult: 
         if (same_bits(c[i], want))
             continue;
         picture_around("result", c, n, i);
+        figure_around("c", c, a, b, n, i);
         if (i == capped_end)
             grade_fail("%s: element %d is %.9g, expected a[%d] * b[%d] = %.9g, where those checked before it are right: "
                        "no thread computed it (a device array starts out as it is, often 0). 65,535 blocks of 256 "
@@ -247,6 +277,7 @@ static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
         if (same_bits(a[i], want))
             continue;
         picture_around("a", a, n, i);
+        figure_around("a", a, original, b, n, i);
         if (same_bits(a[i], original[i]))
             grade_fail("%s: a[%d] is unchanged (%.9g): no thread reached element %d. With %d threads in the grid, "
                        "each thread must step on by the whole grid, gridDim.x * blockDim.x, until it passes n",
