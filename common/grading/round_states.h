@@ -104,6 +104,13 @@ void expect_checks_every_state(int (*run)(const int *a, int n), const char *fn, 
 void attach_rounds_figure(int floats, int n, int round, int index, double got, double should,
                           int (*live)(int n, int round, int i), long long from, long long step, long long to,
                           const char *caption);
+/* The figure for a wrong sum (int rounds): the student's `run` called again
+ * on `a` with its snapshots on, its rounds drawn with A[0] after the last
+ * one marked against `expected`.  Nothing where n is large (a second call
+ * only to draw) or where that call stops (its own invariant check, say):
+ * the drawing never changes the item's verdict. */
+void attach_wrong_sum_figure(int (*run)(const int *a, int n), const int *a, int n, long long expected,
+                             int (*live)(int n, int round, int i), const char *caption);
 
 /* The rounds' launches (labs 3, 4 and 5): fails the item unless the last
  * call of the student's `fn`, on n elements, made ceil(log2 n) kernel

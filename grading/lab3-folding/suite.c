@@ -170,6 +170,10 @@ static void check_sum(int n, uint64_t seed, int lo, int hi)
         const char *hint = grade_guard_hint_int(got, expected, "A", n);
         if (!*hint && n != power_of_two_above(n) && grade_launch_count(you) == log2_rounds(n))
             hint = " (n is not a power of two: does the first round fold onto the power of two above n?)";
+        char caption[96];
+        snprintf(caption, sizeof caption, "n = %d, seed %llu: the sum returned is %d, the sum is %lld", n,
+                 (unsigned long long)seed, got, expected);
+        attach_wrong_sum_figure(GRADE_FN(you, fold_sum), a, n, expected, live_after, caption);
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): fold_sum returned %d but the sum is %lld%s", n,
                    (unsigned long long)seed, lo, hi, got, expected, hint);
     }

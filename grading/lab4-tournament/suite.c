@@ -180,6 +180,10 @@ static void check_sum(int compact, int n, uint64_t seed, int lo, int hi)
     if (got != expected) {
         if (n <= PICTURE_MAX)
             grade_picture_ints("the input", a, n, -1, -1);
+        char caption[128];
+        snprintf(caption, sizeof caption, "%s, n = %d, seed %llu: the sum returned is %d, the sum is %lld",
+                 mapping_name(compact), n, (unsigned long long)seed, got, expected);
+        attach_wrong_sum_figure(student_sum(compact), a, n, expected, winner_after, caption);
         grade_fail("n = %d (seed %llu, integers in [%d, %d]): %s returned %d but the sum is %lld%s", n,
                    (unsigned long long)seed, lo, hi, mapping_name(compact), got, expected,
                    grade_guard_hint_int(got, expected, "A", n));
