@@ -288,17 +288,27 @@ else
     not_ok "TSan build reports a race on the correct reduction"; show "$log/out" 30
 fi
 # races TSan must still name: between two threads that run one after the
-# other without waiting (in the program's first launch), and a plain write
-# among atomics (an atomic shows itself to TSan as an atomic read)
-for c in neighbours zeroed; do
+# other without waiting (in the program's first launch), a plain write
+# among atomics (an atomic shows itself to TSan as an atomic read), and a
+# read after a loop of barriers (or __syncwarp) of what another thread wrote
+# after the loop's last one, a barrier following (PMPP's domino scan)
+for c in neighbours zeroed domino warp_domino; do
     line=$(grep -n "/\* $c: " tests/backend/race.cu | cut -d: -f1)
     timeout 120 build/cpu-thread/backend-tests/race $c > "$log/out" 2>&1
-    if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$line" "$log/out"; then
-        ok "TSan build: the race '$c' is reported at tests/backend/race.cu:$line"
+    # (the domino's report is at the later access, the write, and names the read)
+    read_line=$(grep -n "/\* $c read: " tests/backend/race.cu | cut -d: -f1)
+    if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$line" "$log/out" &&
+       { [ -z "$read_line" ] || grep -q "race.cu:$read_line " "$log/out"; }; then
+        ok "TSan build: the race '$c' is reported at tests/backend/race.cu:$line${read_line:+ with the read at $read_line}"
     else
         not_ok "TSan build names the race '$c' at tests/backend/race.cu:$line"; show "$log/out" 30
     fi
 done
+if timeout 120 build/cpu-thread/backend-tests/race domino_fixed > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+    ok "TSan build: no report on the domino scan with its barrier"
+else
+    not_ok "TSan build reports a race on the domino scan with its barrier"; show "$log/out" 30
+fi
 # the backend's own atomics (a compare-and-swap loop for float, max, ...) and
 # votes pass through its code and the fibers' stacks, and a kernel's locals
 # and the programming guide's atomicCAS loop (a plain read first) are no
