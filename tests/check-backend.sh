@@ -103,7 +103,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -166,7 +166,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
