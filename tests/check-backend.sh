@@ -434,6 +434,17 @@ if common/cpu/cucc -o "$log/qualifiers" "$log/qualifiers.cpp" > "$log/out" 2>&1 
 else
     not_ok "cucc and __host__ __device__ in a host .cpp"; show "$log/out"
 fi
+# no g++ warning comes from the backend's headers in any build: a kernel
+# with the three fences, atomics, barriers (and TSan once warned at every
+# __threadfence, "atomic_thread_fence is not supported with -fsanitize=thread")
+for san in "" address thread; do
+    if common/cpu/cucc ${san:+--sanitize=$san} -Xcompiler -Wall,-Wextra,-Werror -o "$log/fences" \
+           tests/backend/programs/threadfence_sum.cu > "$log/out" 2>&1 && ! grep -q "warning" "$log/out"; then
+        ok "cucc${san:+ --sanitize=$san} -Wall -Wextra -Werror: no warning from the backend's headers (__threadfence and friends)"
+    else
+        not_ok "cucc${san:+ --sanitize=$san}: warnings from the backend's headers"; show "$log/out"
+    fi
+done
 # ---- refused: what the backend does not provide stops the build with the reason ----------------
 # refused NAME.EXT WHAT REGEX [CUCC FLAGS]: $log/NAME.EXT (written just before)
 # must not build, and cucc's output must match REGEX
@@ -571,6 +582,9 @@ for program in tests/backend/programs/*.cu; do
         how="programs/$name${san:+ (SANITIZE=$san)}"
         if [ "$(cat "$log/$name$san.rc")" != 0 ]; then
             not_ok "$how builds with cucc"; show "$log/$name$san.build"; continue
+        fi
+        if grep -q "common/cpu/include/.*warning:" "$log/$name$san.build"; then
+            not_ok "$how builds with no warning from the backend's headers"; show "$log/$name$san.build"
         fi
         timeout 300 "$log/$name$san" > "$log/got" 2>&1
         rc=$?
