@@ -48,7 +48,11 @@
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
-#     schedule order, and the TSan build names the racing line;
+#     schedule order, and the TSan build names the racing line (also PMPP's
+#     domino scan's read after the loop); warpsync: the TSan build says of
+#     a race between lanes of one warp on shared memory that the code relies
+#     on warp-synchronous execution and needs __syncwarp();
+#   - fill: device and managed memory start zeroed in every build;
 #   - asan: out-of-bounds global and shared accesses and a leak, in the ASan build;
 #   - rewrite/*.cu: CUDA forms the rewrite step must read (long comments before
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
@@ -308,6 +312,31 @@ if timeout 120 build/cpu-thread/backend-tests/race domino_fixed > "$log/out" 2>&
     ok "TSan build: no report on the domino scan with its barrier"
 else
     not_ok "TSan build reports a race on the domino scan with its barrier"; show "$log/out" 30
+fi
+# warp-synchronous code (the unrolled last-warp reduction on volatile shared
+# memory, no __syncwarp): TSan's report and the backend's line on it, at the
+# racing line; with __syncwarp, right and no report; a race between two
+# warps gets TSan's report and no such line
+W=build/cpu-thread/backend-tests/warpsync
+line=$(grep -n "/\* warpsync: " tests/backend/warpsync.cu | cut -d: -f1)
+TSAN_OPTIONS="halt_on_error=1" timeout 120 $W racy > "$log/out" 2>&1
+if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/warpsync.cu:$line" "$log/out" &&
+   grep -q "^tests/backend/warpsync.cu:$line: warning: .* lanes [0-9]* and [0-9]* of warp 0.*relies on warp-synchronous execution.*add __syncwarp()" "$log/out"; then
+    ok "TSan build: warp-synchronous code is named at tests/backend/warpsync.cu:$line as needing __syncwarp()"
+else
+    not_ok "TSan build: a word on warp-synchronous code at tests/backend/warpsync.cu:$line"; show "$log/out" 40
+fi
+if timeout 120 $W fixed > "$log/out" 2>&1 && ! grep -q "ThreadSanitizer\|warp-synchronous" "$log/out" &&
+   timeout 60 $T/warpsync fixed > "$log/out" 2>&1; then
+    ok "warpsync fixed: the reduction with __syncwarp is right (plain and TSan), no report"
+else
+    not_ok "warpsync fixed"; show "$log/out" 30
+fi
+timeout 120 $W blocks > "$log/out" 2>&1
+if grep -q "SUMMARY: ThreadSanitizer: data race" "$log/out" && ! grep -q "warp-synchronous" "$log/out"; then
+    ok "TSan build: a race between two warps is not called warp-synchronous"
+else
+    not_ok "TSan build: a race between two warps"; show "$log/out" 30
 fi
 # the backend's own atomics (a compare-and-swap loop for float, max, ...) and
 # votes pass through its code and the fibers' stacks, and a kernel's locals

@@ -444,6 +444,25 @@ leave:
     abort();
 }
 
+#ifdef CUDAEMU_TSAN
+static std::string block_name(const block_state *b);
+bool records_share_warp(size_t r1, size_t r2, std::string *who)
+{
+    worker *w = W;
+    size_t n = L.threads_per_block;
+    if (!w || !n || r1 >= w->threads.size() || r2 >= w->threads.size() || r1 / n != r2 / n)
+        return false;
+    unsigned rank1 = (unsigned)(r1 % n), rank2 = (unsigned)(r2 % n);
+    if (rank1 / 32 != rank2 / 32 || rank1 == rank2)
+        return false;
+    const block_state *b = &w->blocks[r1 / n];
+    *who = "threads " + std::to_string(rank1) + " and " + std::to_string(rank2) + " of " + block_name(b) +
+           " (lanes " + std::to_string(rank1 % 32) + " and " + std::to_string(rank2 % 32) + " of warp " +
+           std::to_string(rank1 / 32) + ")";
+    return true;
+}
+#endif
+
 /* ---- failures -------------------------------------------------------------------------------- */
 static std::string thread_list(const block_state *b, bool (*pick)(const thread_state *, const void *), const void *arg)
 {
