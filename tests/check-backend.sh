@@ -321,7 +321,7 @@ W=build/cpu-thread/backend-tests/warpsync
 line=$(grep -n "/\* warpsync: " tests/backend/warpsync.cu | cut -d: -f1)
 TSAN_OPTIONS="halt_on_error=1" timeout 120 $W racy > "$log/out" 2>&1
 if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/warpsync.cu:$line" "$log/out" &&
-   grep -q "^tests/backend/warpsync.cu:$line: warning: .* lanes [0-9]* and [0-9]* of warp 0.*relies on warp-synchronous execution.*add __syncwarp()" "$log/out"; then
+   grep -q "^tests/backend/warpsync.cu:$line: warning: .*(lanes [0-9]* and [0-9]* of warp 0.*relies on warp-synchronous execution.*add __syncwarp()" "$log/out"; then
     ok "TSan build: warp-synchronous code is named at tests/backend/warpsync.cu:$line as needing __syncwarp()"
 else
     not_ok "TSan build: a word on warp-synchronous code at tests/backend/warpsync.cu:$line"; show "$log/out" 40
