@@ -48,7 +48,11 @@
 #   - diagnostics: each planted bug is reported at its own file and line, and
 #     the launch fails with a sticky error whose message names that line;
 #   - race: a reduction missing a __syncthreads gives a wrong sum in some
-#     schedule order, and the TSan build names the racing line;
+#     schedule order, and the TSan build names the racing line (also PMPP's
+#     domino scan's read after the loop); warpsync: the TSan build says of
+#     a race between lanes of one warp on shared memory that the code relies
+#     on warp-synchronous execution and needs __syncwarp();
+#   - fill: device and managed memory start zeroed in every build;
 #   - asan: out-of-bounds global and shared accesses and a leak, in the ASan build;
 #   - rewrite/*.cu: CUDA forms the rewrite step must read (long comments before
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
@@ -103,7 +107,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -166,7 +170,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads"; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -288,17 +292,52 @@ else
     not_ok "TSan build reports a race on the correct reduction"; show "$log/out" 30
 fi
 # races TSan must still name: between two threads that run one after the
-# other without waiting (in the program's first launch), and a plain write
-# among atomics (an atomic shows itself to TSan as an atomic read)
-for c in neighbours zeroed; do
+# other without waiting (in the program's first launch), a plain write
+# among atomics (an atomic shows itself to TSan as an atomic read), and a
+# read after a loop of barriers (or __syncwarp) of what another thread wrote
+# after the loop's last one, a barrier following (PMPP's domino scan)
+for c in neighbours zeroed domino warp_domino; do
     line=$(grep -n "/\* $c: " tests/backend/race.cu | cut -d: -f1)
     timeout 120 build/cpu-thread/backend-tests/race $c > "$log/out" 2>&1
-    if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$line" "$log/out"; then
-        ok "TSan build: the race '$c' is reported at tests/backend/race.cu:$line"
+    # (the domino's report is at the later access, the write, and names the read)
+    read_line=$(grep -n "/\* $c read: " tests/backend/race.cu | cut -d: -f1)
+    if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/race.cu:$line" "$log/out" &&
+       { [ -z "$read_line" ] || grep -q "race.cu:$read_line " "$log/out"; }; then
+        ok "TSan build: the race '$c' is reported at tests/backend/race.cu:$line${read_line:+ with the read at $read_line}"
     else
         not_ok "TSan build names the race '$c' at tests/backend/race.cu:$line"; show "$log/out" 30
     fi
 done
+if timeout 120 build/cpu-thread/backend-tests/race domino_fixed > "$log/out" 2>&1 && ! grep -q ThreadSanitizer "$log/out"; then
+    ok "TSan build: no report on the domino scan with its barrier"
+else
+    not_ok "TSan build reports a race on the domino scan with its barrier"; show "$log/out" 30
+fi
+# warp-synchronous code (the unrolled last-warp reduction on volatile shared
+# memory, no __syncwarp): TSan's report and the backend's line on it, at the
+# racing line; with __syncwarp, right and no report; a race between two
+# warps gets TSan's report and no such line
+W=build/cpu-thread/backend-tests/warpsync
+line=$(grep -n "/\* warpsync: " tests/backend/warpsync.cu | cut -d: -f1)
+TSAN_OPTIONS="halt_on_error=1" timeout 120 $W racy > "$log/out" 2>&1
+if grep -q "SUMMARY: ThreadSanitizer: data race tests/backend/warpsync.cu:$line" "$log/out" &&
+   grep -q "^tests/backend/warpsync.cu:$line: warning: .*(lanes [0-9]* and [0-9]* of warp 0.*relies on warp-synchronous execution.*add __syncwarp()" "$log/out"; then
+    ok "TSan build: warp-synchronous code is named at tests/backend/warpsync.cu:$line as needing __syncwarp()"
+else
+    not_ok "TSan build: a word on warp-synchronous code at tests/backend/warpsync.cu:$line"; show "$log/out" 40
+fi
+if timeout 120 $W fixed > "$log/out" 2>&1 && ! grep -q "ThreadSanitizer\|warp-synchronous" "$log/out" &&
+   timeout 60 $T/warpsync fixed > "$log/out" 2>&1; then
+    ok "warpsync fixed: the reduction with __syncwarp is right (plain and TSan), no report"
+else
+    not_ok "warpsync fixed"; show "$log/out" 30
+fi
+timeout 120 $W blocks > "$log/out" 2>&1
+if grep -q "SUMMARY: ThreadSanitizer: data race" "$log/out" && ! grep -q "warp-synchronous" "$log/out"; then
+    ok "TSan build: a race between two warps is not called warp-synchronous"
+else
+    not_ok "TSan build: a race between two warps"; show "$log/out" 30
+fi
 # the backend's own atomics (a compare-and-swap loop for float, max, ...) and
 # votes pass through its code and the fibers' stacks, and a kernel's locals
 # and the programming guide's atomicCAS loop (a plain read first) are no
@@ -424,6 +463,17 @@ if common/cpu/cucc -o "$log/qualifiers" "$log/qualifiers.cpp" > "$log/out" 2>&1 
 else
     not_ok "cucc and __host__ __device__ in a host .cpp"; show "$log/out"
 fi
+# no g++ warning comes from the backend's headers in any build: a kernel
+# with the three fences, atomics, barriers (and TSan once warned at every
+# __threadfence, "atomic_thread_fence is not supported with -fsanitize=thread")
+for san in "" address thread; do
+    if common/cpu/cucc ${san:+--sanitize=$san} -Xcompiler -Wall,-Wextra,-Werror -o "$log/fences" \
+           tests/backend/programs/threadfence_sum.cu > "$log/out" 2>&1 && ! grep -q "warning" "$log/out"; then
+        ok "cucc${san:+ --sanitize=$san} -Wall -Wextra -Werror: no warning from the backend's headers (__threadfence and friends)"
+    else
+        not_ok "cucc${san:+ --sanitize=$san}: warnings from the backend's headers"; show "$log/out"
+    fi
+done
 # ---- refused: what the backend does not provide stops the build with the reason ----------------
 # refused NAME.EXT WHAT REGEX [CUCC FLAGS]: $log/NAME.EXT (written just before)
 # must not build, and cucc's output must match REGEX
@@ -561,6 +611,9 @@ for program in tests/backend/programs/*.cu; do
         how="programs/$name${san:+ (SANITIZE=$san)}"
         if [ "$(cat "$log/$name$san.rc")" != 0 ]; then
             not_ok "$how builds with cucc"; show "$log/$name$san.build"; continue
+        fi
+        if grep -q "common/cpu/include/.*warning:" "$log/$name$san.build"; then
+            not_ok "$how builds with no warning from the backend's headers"; show "$log/$name$san.build"
         fi
         timeout 300 "$log/$name$san" > "$log/got" 2>&1
         rc=$?

@@ -6,6 +6,8 @@
  * every switch is announced to the sanitizer, as their fiber APIs ask. */
 #include "internal.h"
 
+#include <stdio.h>
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,8 +358,12 @@ void tsan_make_fibers(thread_state *threads, size_t n)
          * with all that its maker did behind it, and one made by the
          * kernel's previous thread would hide every race between the two. */
         void *&f = fibers[r % TSAN_FIBERS];
-        if (!f)
+        if (!f) {
             f = __tsan_create_fiber(0);
+            char name[32]; /* (copied by TSan) read back by __tsan_on_report */
+            snprintf(name, sizeof name, "cudaemu fiber %zu", r % TSAN_FIBERS);
+            __tsan_set_fiber_name(f, name);
+        }
         threads[r].tsan_fiber = f;
     }
 }
@@ -371,6 +377,72 @@ extern "C" void __tsan_ignore_thread_begin(void);
 extern "C" void __tsan_ignore_thread_end(void);
 void tsan_ignore_begin(void) { __tsan_ignore_thread_begin(); }
 void tsan_ignore_end(void) { __tsan_ignore_thread_end(); }
+
+/* ---- TSan's race reports: a word on warp-synchronous code ----
+ * A race between two lanes of one warp on shared memory is, in a kernel
+ * that works on a GPU, code that counts on the warp's lanes running in
+ * step (the unrolled "last warp" reduction on volatile shared memory): the
+ * backend does not run them so, and GPUs since Volta do not promise it.
+ * TSan calls this hook with each report it prints (GCC 12's: after its
+ * SUMMARY line, before halt_on_error stops the program). */
+extern "C" {
+int __tsan_get_report_data(void *report, const char **description, int *count, int *stack_count, int *mop_count,
+                           int *loc_count, int *mutex_count, int *thread_count, int *unique_tid_count,
+                           void **sleep_trace, unsigned long trace_size);
+int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr, int *size, int *write,
+                          int *atomic, void **trace, unsigned long trace_size);
+int __tsan_get_report_thread(void *report, unsigned long idx, int *tid, unsigned long *os_id, int *running,
+                             const char **name, int *parent_tid, void **trace, unsigned long trace_size);
+}
+/* The emulated thread (its record's index) that TSan's thread `tid` in the
+ * report is, from the name tsan_make_fibers gave its fiber; -1 if none. */
+static long report_record(void *report, int threads, int tid)
+{
+    for (int i = 0; i < threads; i++) {
+        int t, running, parent;
+        unsigned long os_id;
+        const char *name = 0;
+        void *trace[1];
+        size_t r;
+        if (__tsan_get_report_thread(report, (unsigned long)i, &t, &os_id, &running, &name, &parent, trace, 1) &&
+            t == tid && name && sscanf(name, "cudaemu fiber %zu", &r) == 1)
+            return (long)r;
+    }
+    return -1;
+}
+extern "C" void __tsan_on_report(void *report)
+{
+    const char *description = 0;
+    int count, stacks, mops = 0, locs, mutexes, threads = 0, unique;
+    void *sleep[1];
+    if (!__tsan_get_report_data(report, &description, &count, &stacks, &mops, &locs, &mutexes, &threads, &unique,
+                                sleep, 1) ||
+        !description || strcmp(description, "data-race") || mops < 2)
+        return;
+    long record[2];
+    void *pc[2], *addr = 0;
+    int write[2];
+    for (int i = 0; i < 2; i++) {
+        int tid, size, atomic;
+        void *trace[1] = {0};
+        if (!__tsan_get_report_mop(report, (unsigned long)i, &tid, &addr, &size, &write[i], &atomic, trace, 1))
+            return;
+        record[i] = report_record(report, threads, tid);
+        pc[i] = trace[0];
+    }
+    std::string who;
+    if (record[0] < 0 || record[1] < 0 || !in_shared_memory(addr) ||
+        !records_share_warp((size_t)record[0], (size_t)record[1], &who))
+        return;
+    char here[512] = "?", there[512] = "?";
+    __sanitizer_symbolize_pc(pc[0], "%s:%l", here, sizeof here);
+    __sanitizer_symbolize_pc(pc[1], "%s:%l", there, sizeof there);
+    fprintf(stderr,
+            "%s: warning: this %s of shared memory and the %s at %s race: %s, with no __syncwarp() or barrier "
+            "between; the code relies on warp-synchronous execution (lanes in lock-step, which GPUs since Volta do "
+            "not promise and the cpu backend does not do): add __syncwarp() between the write and the read\n",
+            here, write[0] ? "write" : "read", write[1] ? "write" : "read", there, who.c_str());
+}
 #endif
 
 } // namespace cudaemu

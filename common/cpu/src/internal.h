@@ -92,6 +92,9 @@ void tsan_release(void *addr) HIDDEN;
 void *tsan_host_fiber(void) HIDDEN;
 void tsan_ignore_begin(void) HIDDEN;     /* the runtime's writes, invisible to TSan */
 void tsan_ignore_end(void) HIDDEN;
+/* Whether records r1 and r2 of this host thread's launch (TSan's fiber
+ * indices) are lanes of one warp of one block; if so, *who names them. */
+bool records_share_warp(size_t r1, size_t r2, std::string *who) HIDDEN;
 #else /* nothing to tell: inline, so that a barrier makes no call for them */
 static inline void tsan_make_fibers(thread_state *, size_t) {}
 static inline void tsan_enter_thread(thread_state *) {}
@@ -165,6 +168,7 @@ void shared_launch_begin(size_t dynamic_bytes) HIDDEN;
 void shared_prepare_arenas(unsigned count) HIDDEN; /* slots 0..count-1 made for this launch, before it runs */
 char *shared_block_arena(unsigned slot) HIDDEN;   /* one per resident block, poisoned */
 void shared_launch_end(void) HIDDEN;
+bool in_shared_memory(const void *p) HIDDEN;       /* in a block's shared arena (TSan's reports) */
 size_t shared_static_bytes(void) HIDDEN;           /* static shared memory laid out so far */
 
 /* ---- errors (errors.cpp) ----------------------------------------------------------------- */

@@ -112,8 +112,10 @@ static int quarantined;
 
 static void quarantine_flush(void)
 {
-    for (int i = 0; i < quarantined; i++)
+    for (int i = 0; i < quarantined; i++) {
+        madvise(quarantine[i].at, quarantine[i].span, MADV_DONTNEED); /* zero when next taken (see allocate) */
         mprotect(quarantine[i].at, quarantine[i].span, PROT_NONE);
+    }
     quarantined = 0;
 }
 
@@ -134,7 +136,8 @@ static char *arena_take(size_t span)
     }
     for (int i = 0; i < quarantined; i++)
         if ((uintptr_t)quarantine[i].at == at && quarantine[i].span == span) {
-            quarantine[i] = quarantine[--quarantined]; /* still usable: taken back as it is */
+            quarantine[i] = quarantine[--quarantined]; /* still usable: taken back, zeroed (see allocate) */
+            memset((void *)at, 0, span);
             return (char *)at;
         }
     quarantine_flush(); /* (a block overlapping the new one is made usable again just below) */
@@ -144,9 +147,9 @@ static char *arena_take(size_t span)
 }
 
 /* Makes a freed block's pages fault when touched.  A large block's pages
- * also go back to the system; a small one's stay, so that the next
- * allocation of that place (a program that allocates and frees in a loop)
- * finds them without a page fault each: stale bytes, as a GPU leaves them. */
+ * also go back to the system; a small one's stay a while (the quarantine),
+ * so that the next allocation of that place (a program that allocates and
+ * frees in a loop) finds them without a page fault each, zeroed. */
 static const size_t KEEP_PAGES_BELOW = (size_t)1 << 20;
 static void arena_give_back(void *p, size_t size)
 {
@@ -223,6 +226,11 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api, 
     if (kind != PINNED_HOST_MEMORY && device_bytes[device] + (long long)size > (long long)DEVICE_MEMORY_SIZE)
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes", api, size,
                         DEVICE_MEMORY_SIZE);
+    /* Device and managed memory start zeroed in every build: the arena's
+     * pages are fresh or given back zeroed, ASan's heap is cleared here (it
+     * fills a block's first bytes with 0xbe).  A GPU promises nothing, but a
+     * program that forgets to zero a counter must not pass in one build and
+     * fail in another with no word why. */
     void *p = 0;
     if (kind != PINNED_HOST_MEMORY && USE_ARENA) {
         if (!(p = arena_take(arena_span(size))))
@@ -230,6 +238,8 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api, 
         memset((char *)p + size, GUARD_PATTERN, arena_span(size) - size);
     } else if (posix_memalign(&p, 256, size)) {
         return api_fail(cudaErrorMemoryAllocation, "%s of %zu bytes: out of host memory", api, size);
+    } else if (kind != PINNED_HOST_MEMORY) {
+        memset(p, 0, size);
     }
     allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0, device};
     if (kind != PINNED_HOST_MEMORY)

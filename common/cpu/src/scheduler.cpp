@@ -128,12 +128,27 @@ struct warp_group {              /* a warp operation some lanes wait in */
     int kind;
     const char *what, *file;
     int line;
+    unsigned tsan_slot;          /* its object in warp_state::tsan_sync */
 };
 enum { MAX_GROUPS_PER_WARP = 32 };
+/* TSan's objects for a barrier, a warp operation or a grid sync: each
+ * waiter releases into the object of the operation it waits at and acquires
+ * from that same object once resumed, which in a block's ready list (first
+ * in, first out) comes before any thread can wait at the object's next use.
+ * A barrier (or a grid sync) needs two, alternating: no thread can reach
+ * the one after next before every thread has left this one.  A warp's
+ * operations, whose masks may differ, take the next of a ring of 64. */
+enum { TSAN_SLOTS = 64 };
 struct warp_state {
     warp_group groups[MAX_GROUPS_PER_WARP];
     int count;
-    char tsan_sync;
+    /* TSan's synchronisation objects, one per warp operation in a ring
+     * (see tsan_slot): the lanes of an operation release into its own and
+     * acquire from it when resumed.  A single object per warp would hand a
+     * lane resumed late what a faster lane released at the warp's *next*
+     * operation, hiding every race between them. */
+    unsigned tsan_next;
+    char tsan_sync[TSAN_SLOTS];
 };
 
 struct block_state {
@@ -151,7 +166,8 @@ struct block_state {
     warp_state *warps;
     unsigned *start_order;       /* null in forward order */
     unsigned long long serial;   /* this block's run on its worker (thread_state::serial) */
-    char tsan_sync;
+    unsigned bar_generation;     /* barriers completed: which of tsan_sync the current one uses */
+    char tsan_sync[2];
 };
 
 /* The launch, as every host thread running its blocks sees it. */
@@ -171,7 +187,8 @@ static struct {
     unsigned long long next_block;     /* the next block a worker takes (atomic) */
     unsigned long long blocks_done;    /* for the watchdog's message (atomic) */
     unsigned long long grid_waiting, grid_threads;
-    char tsan_in, tsan_out, tsan_grid;
+    unsigned grid_generation;          /* grid syncs completed: which of tsan_grid the current one uses */
+    char tsan_in, tsan_out, tsan_grid[2];
 } L;
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -426,6 +443,25 @@ leave:
     schedule_next(true);
     abort();
 }
+
+#ifdef CUDAEMU_TSAN
+static std::string block_name(const block_state *b);
+bool records_share_warp(size_t r1, size_t r2, std::string *who)
+{
+    worker *w = W;
+    size_t n = L.threads_per_block;
+    if (!w || !n || r1 >= w->threads.size() || r2 >= w->threads.size() || r1 / n != r2 / n)
+        return false;
+    unsigned rank1 = (unsigned)(r1 % n), rank2 = (unsigned)(r2 % n);
+    if (rank1 / 32 != rank2 / 32 || rank1 == rank2)
+        return false;
+    const block_state *b = &w->blocks[r1 / n];
+    *who = "threads " + std::to_string(rank1) + " and " + std::to_string(rank2) + " of " + block_name(b) +
+           " (lanes " + std::to_string(rank1 % 32) + " and " + std::to_string(rank2 % 32) + " of warp " +
+           std::to_string(rank1 / 32) + ")";
+    return true;
+}
+#endif
 
 /* ---- failures -------------------------------------------------------------------------------- */
 static std::string thread_list(const block_state *b, bool (*pick)(const thread_state *, const void *), const void *arg)
@@ -684,6 +720,7 @@ static void release_barrier(block_state *b)
     long long acc = b->bar_acc;
     b->bar_result = b->bar_kind == BARRIER_COUNT ? (int)acc : b->bar_kind == BARRIER_PLAIN ? 0 : (int)(acc != 0);
     b->at_barrier = 0;
+    b->bar_generation++;
     unsigned n = L.threads_per_block;
     if (schedule_mode == SCHEDULE_RANDOM) {
         unsigned *order = &W->orders[(size_t)b->slot * n];
@@ -721,11 +758,12 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
         b->bar_acc = b->bar_acc || predicate;
     wait_at(t, T_BARRIER, what, file, line);
     b->at_barrier++;
-    tsan_release(&b->tsan_sync);
+    char *sync = &b->tsan_sync[b->bar_generation & 1];
+    tsan_release(sync);
     if (b->at_barrier == L.threads_per_block && !b->bar_mismatch)
         release_barrier(b);
     schedule_next(false);
-    tsan_acquire(&b->tsan_sync);
+    tsan_acquire(sync);
     return b->bar_result;
 }
 
@@ -838,6 +876,7 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
         g->what = what;
         g->file = file;
         g->line = line;
+        g->tsan_slot = w->tsan_next++ % TSAN_SLOTS;
     } else if (g->kind != kind) {
         kernel_fail(cudaErrorLaunchFailure, file, line,
                     "%s with mask 0x%08x called by lane %u (thread %u of %s) while lanes of the same mask wait at %s "
@@ -859,11 +898,12 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
     t->warp_mask = mask;
     wait_at(t, T_WARP, what, file, line);
     g->arrived |= 1u << lane;
-    tsan_release(&w->tsan_sync);
+    char *sync = &w->tsan_sync[g->tsan_slot];
+    tsan_release(sync);
     if (g->arrived == mask)
         complete_warp_op(b, warp, g);
     schedule_next(false);
-    tsan_acquire(&w->tsan_sync);
+    tsan_acquire(sync);
     tsan_ignore_begin();
     if (out)
         memcpy(out, t->warp_out, kind >= WARP_BALLOT ? sizeof(unsigned) : size);
@@ -881,15 +921,17 @@ void grid_barrier(const char *file, int line)
                     "this_grid().sync() in a kernel launched with <<<...>>>: a grid-wide sync needs "
                     "cudaLaunchCooperativeKernel");
     wait_at(t, T_GRID, "grid.sync()", file, line);
-    tsan_release(&L.tsan_grid);
+    char *sync = &L.tsan_grid[L.grid_generation & 1];
+    tsan_release(sync);
     if (++L.grid_waiting == L.grid_threads) {
         L.grid_waiting = 0;
+        L.grid_generation++;
         for (block_state &b : W->blocks)
             for (unsigned i = 0; i < L.threads_per_block; i++)
                 ready_push(&b.threads[schedule_mode == SCHEDULE_REVERSE ? L.threads_per_block - 1 - i : i]);
     }
     schedule_next(false);
-    tsan_acquire(&L.tsan_grid);
+    tsan_acquire(sync);
 }
 
 /* ---- the watchdog and faults in device memory ------------------------------------------------ */
@@ -1018,7 +1060,7 @@ __attribute__((unused)) static void watchdog_forget_after_fork(void) { watchdog_
  * no launch runs on a thread that is ending, so a tick already on its way
  * finds none and reads no marks. */
 static pthread_key_t watchdog_thread_key;
-static pthread_once_t watchdog_key_once = PTHREAD_ONCE_INIT;
+__attribute__((unused)) static pthread_once_t watchdog_key_once = PTHREAD_ONCE_INIT;
 __attribute__((unused)) static void watchdog_thread_ends(void *)
 {
     if (watchdog_made) {

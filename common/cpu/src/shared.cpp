@@ -191,6 +191,14 @@ unsigned long long place_shared(shared_slot *slot, size_t size, size_t align, co
     return placed;
 }
 
+bool in_shared_memory(const void *p)
+{
+    for (size_t i = 0; i < S.arenas.size(); i++)
+        if (S.arenas[i] && (const char *)p >= S.arenas[i] && (const char *)p < S.arenas[i] + S.capacities[i])
+            return true;
+    return false;
+}
+
 void *dynamic_shared(void) { return current_shared_base; }
 
 } // namespace cudaemu

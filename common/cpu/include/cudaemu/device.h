@@ -138,11 +138,14 @@ static inline int __syncthreads_or(int predicate, CUDAEMU_HERE)
 {
     return cudaemu::block_barrier(cudaemu::BARRIER_OR, predicate, "__syncthreads_or()", file, line);
 }
-/* Memory fences: the cpu backend runs one fiber at a time, so a compiler
- * fence keeps the order the source asks for. */
-static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* Memory fences: a full fence of the CPU's (blocks may run on several
+ * cores).  __sync_synchronize rather than __atomic_thread_fence: the same
+ * code, but with -fsanitize=thread g++ warns at every use of the latter
+ * ("atomic_thread_fence is not supported"), in the student's build of a
+ * correct kernel.  TSan models neither: a fence orders nothing for it. */
+static inline void __threadfence(void) { __sync_synchronize(); }
+static inline void __threadfence_block(void) { __sync_synchronize(); }
+static inline void __threadfence_system(void) { __sync_synchronize(); }
 
 /* ---- warp operations ------------------------------------------------------------------- */
 static inline void __syncwarp(unsigned mask = 0xffffffffu, CUDAEMU_HERE)
