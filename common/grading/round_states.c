@@ -88,11 +88,53 @@ static int student_says(const invariant_check *c, const void *a, const void *sta
 
 /* ---- the predicate's verdicts ------------------------------------------------------- */
 
+static double element(const invariant_check *c, const void *values, int i)
+{
+    return c->floats ? ((const float *)values)[i] : ((const int *)values)[i];
+}
+
+enum { STATE_WINDOW = 128 }; /* elements of a judged state drawn: the ones around the marked one */
+
+/* The report's figure for the predicate's verdict on one state: the
+ * original array, the correct state after `round` and the state judged,
+ * its elements that differ from the correct ones red and element `mark`
+ * marked (-1: none, where the state judged is correct). */
+static void attach_state_figure(const invariant_check *c, const void *a, const void *judged, int n, int round,
+                                int mark, const char *caption)
+{
+    void *right = new_correct_state(c, a, n, round);
+    int values = values_in(c, n, round);
+    int first = mark > STATE_WINDOW / 2 && n > STATE_WINDOW ? mark - STATE_WINDOW / 2 : 0;
+    if (n > STATE_WINDOW && first + STATE_WINDOW > n)
+        first = n - STATE_WINDOW;
+    double row[STATE_WINDOW];
+    unsigned char flags[STATE_WINDOW];
+    grade_figure_rounds(caption);
+    const void *arrays[3] = {a, right, judged};
+    const char *labels[3] = {"original a[]", "the correct state", "the state judged"};
+    for (int k = 0; k < 3; k++) {
+        int count = (k ? values : n) - first;
+        count = count > STATE_WINDOW ? STATE_WINDOW : count < 0 ? 0 : count;
+        for (int i = 0; i < count; i++) {
+            row[i] = element(c, arrays[k], first + i);
+            flags[i] = k == 2 && row[i] != element(c, right, first + i) ? GRADE_CELL_WRONG : 0;
+        }
+        grade_figure_round(labels[k], row, flags, count, -1);
+    }
+    if (mark >= first && mark < values)
+        grade_figure_mark(2, mark - first, element(c, judged, mark), element(c, right, mark));
+    free(right);
+}
+
 void expect_accepted(const invariant_check *c, const void *a, const void *state, int n, int r, uint64_t seed,
                      const char *which)
 {
     if (student_says(c, a, state, n, r))
         return;
+    char caption[160];
+    snprintf(caption, sizeof caption, "%s rejected %s after round %d (n = %d, seed %llu)", c->name, which, r, n,
+             (unsigned long long)seed);
+    attach_state_figure(c, a, state, n, r, -1, caption);
     if (n <= PICTURE_MAX) {
         picture(c, "original a[]", a, n, -1, -1);
         picture(c, which, state, values_in(c, n, r), -1, -1);
@@ -131,6 +173,10 @@ void offer_wrong(const invariant_check *c, const void *a, const void *wrong, int
         return; /* this change happens to keep the invariant: not a wrong state */
     if (!student_says(c, a, wrong, n, round))
         return;
+    char caption[200];
+    snprintf(caption, sizeof caption, "%s accepted a wrong state after round %d: %s (n = %d, seed %llu)", c->name,
+             round, what, n, (unsigned long long)seed);
+    attach_state_figure(c, a, wrong, n, round, mark, caption);
     if (n <= PICTURE_MAX) {
         void *right = new_correct_state(c, a, n, round);
         int values = values_in(c, n, round);
