@@ -574,22 +574,50 @@ static const shape predicate_shapes[] = {{1000, 32, 7}, {300, 64, 3}, {2500, 128
                                          {100, 32, 1}};
 #define PREDICATE_SHAPES ((int)(sizeof predicate_shapes / sizeof predicate_shapes[0]))
 
+/* The report's figure for the predicate's verdict: the partials it judged
+ * against the dot of the elements each block owns, the first that differs
+ * marked. */
+static void attach_judged_partials_figure(const vectors *v, const shape *s, const float *partials, const char *verdict,
+                                          const char *what)
+{
+    double *dot = malloc((size_t)s->blocks * sizeof(double)), *abs_dot = malloc((size_t)s->blocks * sizeof(double));
+    double *judged = malloc((size_t)s->blocks * sizeof(double));
+    lab6_owned_sums(v, s->block_size, s->blocks, dot, abs_dot);
+    int first_off = -1;
+    for (int b = 0; b < s->blocks; b++) {
+        judged[b] = partials[b];
+        if (first_off < 0 && (float)dot[b] != partials[b])
+            first_off = b;
+    }
+    char caption[300];
+    snprintf(caption, sizeof caption, "dot_partials_hold %s these partials (%s; %d blocks of %d threads): above, "
+             "the partials judged; below, the dot of the elements each block owns", verdict, what, s->blocks,
+             s->block_size);
+    grade_figure_partials(caption, judged, dot, s->blocks, first_off);
+    free(dot);
+    free(abs_dot);
+    free(judged);
+}
+
 static void offer_partials(const vectors *v, const shape *s, const float *partials, const char *what, int expected)
 {
     grade_reset_records(grade_student());
     int said = GRADE_FN(grade_student(), dot_partials_hold)(v->x, v->y, v->n, s->block_size, s->blocks, partials);
     grade_require_host_only(grade_student(), "dot_partials_hold");
     /* lab6.h: before returning 0 it says on stderr which block breaks the invariant */
-    if (!said && !expected && !*grade_output(grade_student(), 2))
+    if (!said && !expected && !*grade_output(grade_student(), 2)) {
+        attach_judged_partials_figure(v, s, partials, "rightly rejected, without a word,", what);
         grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) rightly returned 0 for %s, but printed nothing "
                    "on stderr: lab6.h asks it to say which block breaks the invariant, and why (its partial, the dot "
                    "of its elements, the difference and the tolerance), so that a failing run explains itself",
                    case_text(v), s->block_size, s->blocks, what);
+    }
     if (!!said == expected)
         return;
     if (s->blocks <= 40)
         grade_picture_floats(expected ? "the partials (correct)" : "the partials it accepted", partials, s->blocks, -1,
                              -1);
+    attach_judged_partials_figure(v, s, partials, expected ? "rejected" : "accepted", what);
     if (expected)
         grade_fail("dot_partials_hold(%s, block_size = %d, blocks = %d) returned 0 for %s: an invariant must hold "
                    "on every correct run (compare each block's partial with the dot of the elements it owns, "
