@@ -937,8 +937,9 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
 /* What decides a build's outputs besides the scratch folder's files: make's
  * arguments with this grade's tag taken out, the kit's objects, the lab,
  * the environment less the scratch folder's name and the PATH, for which
- * the tools it finds stand.  Added to `facts` from `n`; returns the count. */
-static int build_facts(const build_plan *plan, const grade_lab *lab, const char **facts, int n)
+ * the tools it finds stand, and less the variables named in `unread` (a
+ * space-separated list).  Added to `facts` from `n`; returns the count. */
+static int build_facts(const build_plan *plan, const grade_lab *lab, const char **facts, int n, const char *unread)
 {
     char *argv[40];
     int argc = make_arguments(argv, plan->backend);
@@ -952,7 +953,8 @@ static int build_facts(const build_plan *plan, const grade_lab *lab, const char 
     for (int i = 0; env[i] && n < 56; i++)
         if (strncmp(env[i], "PATH=", 5) == 0)
             path = env[i] + 5;
-        else if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0)
+        else if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0
+                 && !strstr(unread, str_printf(" %.*s ", (int)strcspn(env[i], "="), env[i])))
             facts[n++] = env[i];
     static const char *const tools[] = {"make", "g++", "gcc", "c++", "cc", "perl", "as", "ld", "nvcc", NULL};
     for (int i = 0; tools[i] && n < 66; i++)
@@ -972,7 +974,7 @@ static char *cache_key(const build_plan *plan, const grade_lab *lab, double seco
         || !namespaces_available(kit, build_scratch))
         return NULL;
     const char *facts[72];
-    int n = build_facts(plan, lab, facts, 0);
+    int n = build_facts(plan, lab, facts, 0, "");
     facts[n++] = plan->lab_programs ? "lab programs" : "no lab programs";
     facts[n++] = str_printf("%.3f s", seconds);
     facts[n++] = str_printf("uid %ld", (long)geteuid()); /* (the runner user's name does not change what is built) */
@@ -996,7 +998,10 @@ static char *front_check_key(const build_plan *plan, const grade_lab *lab)
         return NULL;
     const char *facts[72];
     facts[0] = "nvcc front check passed";
-    int n = build_facts(plan, lab, facts, 1);
+    /* (the GPU's toolkit folder: the cpu backend's build does not read it, and
+     * nvcc runs the same commands with or without it; a grade as another
+     * user, whose environment was reset, may lack it) */
+    int n = build_facts(plan, lab, facts, 1, " CUDA_HOME CUDA_PATH ");
     facts[n] = NULL;
     return build_cache_key(build_scratch, submission_name, facts);
 }
