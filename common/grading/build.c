@@ -1046,6 +1046,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
             fprintf(stderr, "(the same files were built before, in the same walls: that build is used)\n");
         return;
     }
+    if (front_check_passed && !plan->quiet)
+        fprintf(stderr, "(nvcc's check passed on the same files before: it is not run again)\n");
     int status = student_make(backend, lab, seconds, out->student_so, sass, log);
     if (status != 0 || scratch_take_back(out->student_so, out->student_so) != 0) {
         out->failed_log = log;
