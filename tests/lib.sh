@@ -76,7 +76,8 @@ graded_lab_or_skip() {
 # the checks (the cpu backend's library, the harness, the precompiled
 # header, each LAB's main.o), copied into the copy of the kit at KIT before
 # it is built there, and made newer than its sources: the copy then builds
-# only what is its own (its grader, its labs' references and programs).
+# only what is its own (its labs' references and programs; its grader and
+# runner only where their objects' files differ: seed_host_objects).
 # Its objects are then the bytes of this kit's, so that the build cache
 # (CUDALABS_BUILD_CACHE, keyed by the kit's objects' bytes) gives a
 # submission built in this kit, in the same walls, as the same user, to a
