@@ -3,8 +3,11 @@
 # same files graded again take the build kept from the first grade, with the
 # same grade; changed files, another time limit, a build that failed and a
 # build without Landlock are built anew, and nothing of them is kept; a
-# PATH that finds the same compilers shares the kept build.  Lab 3
-# on the cpu backend.
+# PATH that finds the same compilers shares the kept build.  nvcc's front
+# check (where nvcc is here): its pass on files built in the walls is kept,
+# and spares nvcc to the same files built again without Landlock, which are
+# still built; a file nvcc rejects is never kept as passed.  Lab 3 on the
+# cpu backend.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -13,7 +16,9 @@ lab=lab3-folding file=fold.cu
 work=$(mktemp -d) && chmod 755 "$work" && trap 'rm -rf "$work"' EXIT
 make -s BACKEND=cpu build/host/grader build/cpu/$lab/reference-runner build/cpu/$lab/main.o >/dev/null 2>&1
 export CUDALABS_BUILD_CACHE="$work/cache"
-kept() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' ! -name files 2>/dev/null | wc -l; }
+# (builds: the users' folders, not the front check's verdicts that root keeps for every user)
+kept() { entries | wc -l; }
+verdicts() { find "$CUDALABS_BUILD_CACHE/verdicts-of-root" -mindepth 1 -maxdepth 1 -type d ! -name '.new-*' 2>/dev/null | wc -l; }
 grade() { # grade NAME DIR [ENV...]: $work/NAME.out and .json
     name=$1 dir=$2
     shift 2
@@ -21,7 +26,9 @@ grade() { # grade NAME DIR [ENV...]: $work/NAME.out and .json
         --format=json --out="$work/$name.json" >"$work/$name.out" 2>&1
 }
 same_grade() { [ "$(json_items "$work/$1.json")" = "$(json_items "$work/$2.json")" ] && [ -n "$(json_items "$work/$1.json")" ]; }
-entries() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' ! -name files | sort; }
+entries() { find "$CUDALABS_BUILD_CACHE" -mindepth 2 -maxdepth 2 -type d ! -name '.new-*' ! -name files ! -path '*/verdicts-of-root/*' 2>/dev/null | sort; }
+front_checked=""
+[ -s build/cpu/harness/nvcc-check ] && [ "$(id -u)" = 0 ] && front_checked=yes
 walled=$(./grader lab3 --backend=cpu --solution --only=fold_launches 2>&1 | grep -c "namespaces.*Landlock")
 if [ "$walled" -eq 0 ]; then
     ok "build cache # SKIP this host has not both namespaces and Landlock: nothing is ever kept"
@@ -82,6 +89,49 @@ if [ "$(kept)" -eq 3 ] && same_grade first open; then
 else
     not_ok "a build without Landlock neither takes nor leaves a kept build (kept: $(kept))"
     sed 's/^/    /' "$work/open.out" | head -n 20
+fi
+
+# nvcc's front check: its pass on the right file in the walls (the first
+# grade) was kept, and spared to the grade without Landlock above, which
+# was still built (graded as itself, not as the kept skeleton); the
+# skeleton's and the longer limit's passes are kept too, the broken file's
+# (g++ failed after nvcc) is not.
+if [ -z "$front_checked" ]; then
+    ok "nvcc's front check kept # SKIP no nvcc here that compiles the kit, or not root (root's verdicts are the ones kept for all)"
+else
+    # (the grader says so where its error output is a terminal: script(1) gives it one)
+    script -qec "env CUDALABS_NO_LANDLOCK=1 ./grader lab3 --backend=cpu --seed=11 --student-dir='$work/right/$lab' \
+        --only=fold_sums_exact,fold_launches --format=json --out='$work/open-tty.json'" /dev/null > "$work/open-tty.out" 2>&1 < /dev/null
+    script -qec "env CUDALABS_NO_LANDLOCK=1 ./grader lab3 --backend=cpu --seed=11 --student-dir='$work/broken/$lab' \
+        --only=fold_sums_exact,fold_launches" /dev/null > "$work/broken-tty.out" 2>&1 < /dev/null
+    if [ "$(verdicts)" -eq 2 ] && grep -q "nvcc's check passed on the same files before" "$work/open-tty.out" \
+       && same_grade first open-tty && ! grep -q "nvcc's check passed" "$work/broken-tty.out"; then
+        ok "nvcc's pass on files built in the walls is kept, and spares nvcc to the same files built without Landlock"
+    else
+        not_ok "nvcc's pass on files built in the walls is kept, and spares nvcc to the same files built without Landlock (verdicts: $(verdicts))"
+        sed 's/^/    /' "$work/open-tty.out" | head -n 20
+    fi
+    # a host function called from a kernel: g++ builds it, nvcc does not
+    mkdir -p "$work/host-call/$lab"
+    { cat "solutions/$lab/$file"
+      printf '\nstatic int host_only(int x) { return x + 1; }\n__global__ void uses_host(int *a) { a[0] = host_only(a[0]); }\n'
+    } > "$work/host-call/$lab/$file"
+    before=$(verdicts)
+    grade host-call1 "$work/host-call/$lab"
+    grade host-call2 "$work/host-call/$lab" CUDALABS_NO_LANDLOCK=1
+    grade host-call3 "$work/host-call/$lab" CUDALABS_NO_NAMESPACES=1
+    if [ "$(verdicts)" -eq "$before" ] && grep -q "__host__ function" "$work/host-call1.out" \
+       && grep -q "__host__ function" "$work/host-call2.out" && grep -q "__host__ function" "$work/host-call3.out"; then
+        ok "a file nvcc rejects is never kept as passed: in the walls and out of them, nvcc says why it does not build"
+    else
+        not_ok "a file nvcc rejects is never kept as passed (verdicts: $before, then $(verdicts))"
+        sed 's/^/    /' "$work/host-call2.out" | head -n 20
+    fi
+    if [ "$(stat -c '%u %a' "$CUDALABS_BUILD_CACHE/verdicts-of-root")" = "0 755" ]; then
+        ok "root's verdicts are in a folder that only root writes"
+    else
+        not_ok "root's verdicts are in a folder that only root writes ($(stat -c '%u %a' "$CUDALABS_BUILD_CACHE/verdicts-of-root"))"
+    fi
 fi
 
 # another PATH that finds the same tools is the same build (a package's

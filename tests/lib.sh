@@ -76,7 +76,8 @@ graded_lab_or_skip() {
 # the checks (the cpu backend's library, the harness, the precompiled
 # header, each LAB's main.o), copied into the copy of the kit at KIT before
 # it is built there, and made newer than its sources: the copy then builds
-# only what is its own (its grader, its labs' references and programs).
+# only what is its own (its labs' references and programs; its grader and
+# runner only where their objects' files differ: seed_host_objects).
 # Its objects are then the bytes of this kit's, so that the build cache
 # (CUDALABS_BUILD_CACHE, keyed by the kit's objects' bytes) gives a
 # submission built in this kit, in the same walls, as the same user, to a
@@ -96,9 +97,45 @@ seed_kit_objects() {
     for seed_rel in $seed_list; do
         mkdir -p "$seed_to/$(dirname "$seed_rel")" && cp -R "$seed_rel" "$seed_to/$(dirname "$seed_rel")/" || return 0
     done
+    seed_host_objects "$seed_to"
     # (one time for all, so that no object looks older than the library
     # made of it; after the copy's sources were written, so that none is newer)
-    touch "$seed_to/build/cpu/.seeded" && find "$seed_to/build/cpu" -type f -exec touch -r "$seed_to/build/cpu/.seeded" {} + 2>/dev/null
+    touch "$seed_to/build/cpu/.seeded" && find "$seed_to/build/cpu" "$seed_to/build/host" -type f \
+        -exec touch -r "$seed_to/build/cpu/.seeded" {} + 2>/dev/null
     rm -f "$seed_to/build/cpu/.seeded"
+    true
+}
+
+# seed_host_objects KIT: the objects of this kit's grader and runner
+# (build/host) that the copy at KIT would compile to the same bytes, copied
+# there: only where the copy's Makefile is this kit's (the same flags), and
+# for each object only where every file it was made of (its .d file's list,
+# the source first) is in the copy, at the same path, with the same bytes;
+# never one made of a file outside the kit or of a generated one (the lab
+# tables, which list the copy's own labs).  The copy compiles the others and
+# links its grader and runner itself.
+seed_host_objects() {
+    [ -d build/host ] && cmp -s Makefile "$1/Makefile" || return 0
+    KIT_COPY=$1 perl -e '
+        use File::Copy qw(copy); use File::Path qw(make_path);
+        sub bytes { open my $f, "<:raw", $_[0] or return undef; local $/; my $b = <$f>; return $b }
+        OBJECT: for my $d (split /\n/, `find build/host -name "*.d"`) {
+            (my $o = $d) =~ s/\.d$/.o/;
+            -f $o or next;
+            my $text = bytes($d) // next;
+            $text =~ s/\\\n/ /g;
+            my ($rule) = split /\n/, $text;
+            my (undef, $list) = split /:\s*/, $rule, 2;
+            my @made_of = split " ", $list // "";
+            @made_of or next;
+            for my $f (@made_of) {
+                next OBJECT if $f =~ m{^/|^build/|\.\.};
+                my ($mine, $theirs) = (bytes($f), bytes("$ENV{KIT_COPY}/$f"));
+                next OBJECT unless defined $mine && defined $theirs && $mine eq $theirs;
+            }
+            (my $dir = "$ENV{KIT_COPY}/$o") =~ s{/[^/]*$}{};
+            make_path($dir);
+            copy($o, "$ENV{KIT_COPY}/$o") && copy($d, "$ENV{KIT_COPY}/$d") or next;
+        }' 2>/dev/null
     true
 }

@@ -831,6 +831,10 @@ static void write_student_log(const char *log_path, const char *text, long long 
     free(shown);
 }
 
+/* Set where nvcc's front check passed on this submission's files before
+ * (front_check_key): its builds skip it. */
+static int front_check_passed;
+
 /* make in the scratch folder, as the runner user where the grader is root,
  * with the limits above; the log the student sees goes to `log_path`.
  * Returns make's exit status, 124 when stopped. */
@@ -841,6 +845,8 @@ static int student_make(const char *backend, const grade_lab *lab, double second
     int argc = make_arguments(argv, backend);
     argv[argc++] = str_printf("STUDENT_DIR=%s", submission_name);
     argv[argc++] = str_printf("STUDENT_TAG=%s", submission_tag);
+    if (front_check_passed)
+        argv[argc++] = "NVCC_CHECK=no"; /* (nvcc passed these very files before: front_check_key) */
     for (char **o = kit_objects(backend, lab); *o && argc < 34; o++) {
         argv[argc++] = "-o";
         argv[argc++] = *o;
@@ -928,20 +934,13 @@ static char *submission_cpu_program(const grade_lab *lab, double seconds, const 
     return program;
 }
 
-/* The key under which a submission's build is kept (build_cache.h), or NULL:
- * on the cpu backend only (a GPU build makes more outputs, in two builds),
- * and only where the build is walled in by both namespaces and Landlock.
- * What else decides the outputs: make's arguments with this grade's tag
- * taken out, the time limit, the tools the PATH finds, the grader's user
- * id. */
-static char *cache_key(const build_plan *plan, const grade_lab *lab, double seconds)
+/* What decides a build's outputs besides the scratch folder's files: make's
+ * arguments with this grade's tag taken out, the kit's objects, the lab,
+ * the environment less the scratch folder's name and the PATH, for which
+ * the tools it finds stand, and less the variables named in `unread` (a
+ * space-separated list).  Added to `facts` from `n`; returns the count. */
+static int build_facts(const build_plan *plan, const grade_lab *lab, const char **facts, int n, const char *unread)
 {
-    char kit[PATH_MAX];
-    if (strcmp(plan->backend, "cpu") != 0 || !getcwd(kit, sizeof kit) || sandbox_abi() == 0
-        || !namespaces_available(kit, build_scratch))
-        return NULL;
-    const char *facts[64];
-    int n = 0;
     char *argv[40];
     int argc = make_arguments(argv, plan->backend);
     for (int i = 0; i < argc && n < 40; i++)
@@ -949,22 +948,60 @@ static char *cache_key(const build_plan *plan, const grade_lab *lab, double seco
     for (char **o = kit_objects(plan->backend, lab); *o && n < 52; o++)
         facts[n++] = *o;
     facts[n++] = lab->dir;
+    char **env = build_environment();
+    const char *path = "";
+    for (int i = 0; env[i] && n < 56; i++)
+        if (strncmp(env[i], "PATH=", 5) == 0)
+            path = env[i] + 5;
+        else if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0
+                 && !strstr(unread, str_printf(" %.*s ", (int)strcspn(env[i], "="), env[i])))
+            facts[n++] = env[i];
+    static const char *const tools[] = {"make", "g++", "gcc", "c++", "cc", "perl", "as", "ld", "nvcc", NULL};
+    for (int i = 0; tools[i] && n < 66; i++)
+        facts[n++] = build_cache_tool(tools[i], path);
+    return n;
+}
+
+/* The key under which a submission's build is kept (build_cache.h), or NULL:
+ * on the cpu backend only (a GPU build makes more outputs, in two builds),
+ * and only where the build is walled in by both namespaces and Landlock.
+ * What else decides the outputs: build_facts, the time limit, the grader's
+ * user id, the Landlock ABI. */
+static char *cache_key(const build_plan *plan, const grade_lab *lab, double seconds)
+{
+    char kit[PATH_MAX];
+    if (strcmp(plan->backend, "cpu") != 0 || !getcwd(kit, sizeof kit) || sandbox_abi() == 0
+        || !namespaces_available(kit, build_scratch))
+        return NULL;
+    const char *facts[72];
+    int n = build_facts(plan, lab, facts, 0, "");
     facts[n++] = plan->lab_programs ? "lab programs" : "no lab programs";
     facts[n++] = str_printf("%.3f s", seconds);
     facts[n++] = str_printf("uid %ld", (long)geteuid()); /* (the runner user's name does not change what is built) */
     facts[n++] = str_printf("Landlock %d", sandbox_abi());
-    /* the environment less the scratch folder's name and the PATH, for
-     * which the tools it finds stand */
-    char **env = build_environment();
-    const char *path = "";
-    for (int i = 0; env[i] && n < 52; i++)
-        if (strncmp(env[i], "PATH=", 5) == 0)
-            path = env[i] + 5;
-        else if (strncmp(env[i], "HOME=", 5) != 0 && strncmp(env[i], "TMPDIR=", 7) != 0)
-            facts[n++] = env[i];
-    static const char *const tools[] = {"make", "g++", "gcc", "c++", "cc", "perl", "as", "ld", "nvcc", NULL};
-    for (int i = 0; tools[i] && n < 62; i++)
-        facts[n++] = build_cache_tool(tools[i], path);
+    facts[n] = NULL;
+    return build_cache_key(build_scratch, submission_name, facts);
+}
+
+/* nvcc's front check (common/cpu/cpu.mk front_check) passed on these files:
+ * the key under which that is kept, or NULL where there is no cache (the cpu
+ * backend only).  The verdict follows from what nvcc reads (the
+ * submission's files, the kit's headers and build files: the scratch
+ * folder's files) and the tools, whatever the walls, the time limit or the
+ * lab programs; it is kept only from a build walled in (build_submission),
+ * where nvcc read nothing else, and then spares nvcc to every later build of
+ * the same files by this user (in other walls: the same submission graded
+ * again without Landlock or namespaces).  The build itself still runs. */
+static char *front_check_key(const build_plan *plan, const grade_lab *lab)
+{
+    if (strcmp(plan->backend, "cpu") != 0)
+        return NULL;
+    const char *facts[72];
+    facts[0] = "nvcc front check passed";
+    /* (the GPU's toolkit folder: the cpu backend's build does not read it, and
+     * nvcc runs the same commands with or without it; a grade as another
+     * user, whose environment was reset, may lack it) */
+    int n = build_facts(plan, lab, facts, 1, " CUDA_HOME CUDA_PATH ");
     facts[n] = NULL;
     return build_cache_key(build_scratch, submission_name, facts);
 }
@@ -999,7 +1036,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
     /* the same paths in the scratch folder as in the kit */
     out->student_so = str_printf("%s/student.so", base);
     char *sass = strcmp(backend, "gpu") == 0 ? str_printf("%s/student.sass", base) : NULL;
-    char *key = cache_key(plan, lab, seconds);
+    char *key = cache_key(plan, lab, seconds), *front_key = front_check_key(plan, lab);
+    front_check_passed = front_key && build_cache_fetch(front_key, NULL, 0);
     const char *kept[2] = {out->student_so, str_printf("%s/lab", base)};
     if (key && build_cache_fetch(key, kept, plan->lab_programs ? 2 : 1)) {
         if (plan->lab_programs && access(kept[1], X_OK) == 0)
@@ -1008,6 +1046,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
             fprintf(stderr, "(the same files were built before, in the same walls: that build is used)\n");
         return;
     }
+    if (front_check_passed && !plan->quiet)
+        fprintf(stderr, "(nvcc's check passed on the same files before: it is not run again)\n");
     int status = student_make(backend, lab, seconds, out->student_so, sass, log);
     if (status != 0 || scratch_take_back(out->student_so, out->student_so) != 0) {
         out->failed_log = log;
@@ -1024,6 +1064,8 @@ static void build_submission(const build_plan *plan, const grade_lab *lab, lab_b
     }
     if (key)
         build_cache_store(key, kept, plan->lab_programs ? 2 : 1);
+    if (key && front_key && !front_check_passed)
+        build_cache_store(front_key, NULL, 0); /* (walled in: nvcc read nothing but the key's files) */
 }
 
 /* ---- one lab ----------------------------------------------------------------------------- */

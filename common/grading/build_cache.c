@@ -28,6 +28,26 @@ static char *cache_folder(void)
     return mine;
 }
 
+/* The verdicts that root's graders keep (an entry with no outputs: nvcc's
+ * front check passed, build.c), which every user may read: a folder of
+ * root's own that only root writes.  NULL where there is none (or it is not
+ * so: then no user trusts it). */
+static char *verdicts_of_root(void)
+{
+    const char *root = getenv("CUDALABS_BUILD_CACHE");
+    if (!root || root[0] != '/')
+        return NULL;
+    char *folder = str_printf("%s/verdicts-of-root", root);
+    if (geteuid() == 0)
+        mkdir(folder, 0755);
+    struct stat st;
+    if (lstat(folder, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+        free(folder);
+        return NULL;
+    }
+    return folder;
+}
+
 static void add_number(sha256 *h, long long value) { sha256_add(h, &value, sizeof value); }
 
 static void add_content(sha256 *h, int fd)
@@ -220,8 +240,24 @@ static int copy_to(int in, const char *to)
     return ok ? 0 : -1;
 }
 
+/* A verdict (an entry with no outputs) kept under `key` in `folder`: kept
+ * by that folder's owner, whom this user trusts (itself, or root). */
+static int verdict_in(char *folder, const char *key)
+{
+    if (!folder)
+        return 0;
+    char *entry = str_printf("%s/%s", folder, key);
+    struct stat st;
+    int found = lstat(entry, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_uid == 0 || st.st_uid == geteuid());
+    free(entry);
+    free(folder);
+    return found;
+}
+
 int build_cache_fetch(const char *key, const char *const paths[], int count)
 {
+    if (count == 0 && key) /* a verdict: this user's own, or root's (that every user reads) */
+        return verdict_in(cache_folder(), key) || verdict_in(verdicts_of_root(), key);
     char *folder = cache_folder();
     if (!folder || !key)
         return 0;
@@ -247,7 +283,8 @@ int build_cache_fetch(const char *key, const char *const paths[], int count)
 
 void build_cache_store(const char *key, const char *const paths[], int count)
 {
-    char *folder = cache_folder();
+    /* (root's verdicts where every user reads them) */
+    char *folder = count == 0 && geteuid() == 0 && verdicts_of_root() ? verdicts_of_root() : cache_folder();
     if (!folder || !key)
         return;
     char *entry = str_printf("%s/%s", folder, key), *fresh = str_printf("%s/.new-XXXXXX", folder);

@@ -7,7 +7,13 @@
  * a course may), and only for a build walled in by namespaces and Landlock:
  * there it reads nothing but its scratch folder and the system's compilers, so
  * its outputs follow from the key.  A failed build is never kept: its log is
- * the student's feedback, and a build stopped by a limit is rebuilt each time. */
+ * the student's feedback, and a build stopped by a limit is rebuilt each time.
+ * Besides builds it keeps, empty, that nvcc's front check passed on a
+ * submission's files (build.c, front_check_key): build_cache_store with no
+ * paths, build_cache_fetch with none says whether it was kept.  Root keeps
+ * these in a folder of its own that every user reads (a verdict root's
+ * grader reached holds for any user's grade of the same files); a user
+ * trusts no other's. */
 #ifndef BUILD_CACHE_H
 #define BUILD_CACHE_H
 
