@@ -93,6 +93,16 @@ static void figure_around(const char *label, const float *got, const float *x, c
     grade_figure_mark(0, at - from, got[at], x[at] * b[at]);
 }
 
+/* A wrong element `at` of `got` (named `name`), which should hold x[at] *
+ * b[at], shown both ways: the text picture (titled `title`) in the feedback
+ * and the figure in the report. */
+static void show_around(const char *title, const char *name, const float *got, const float *x, const float *b, int n,
+                        int at)
+{
+    picture_around(title, got, n, at);
+    figure_around(name, got, x, b, n, at);
+}
+
 /* Checks got[i] == a[i] * b[i] bit for bit; `what` names the call for feedback. */
 static void expect_products(const char *what, const float *got, const float *a, const float *b, int n)
 {
@@ -100,8 +110,7 @@ static void expect_products(const char *what, const float *got, const float *a, 
         float want = a[i] * b[i];
         if (same_bits(got[i], want))
             continue;
-        picture_around("result", got, n, i);
-        figure_around("c", got, a, b, n, i);
+        show_around("result", "c", got, a, b, n, i);
         if (isnan(got[i]))
             grade_fail("%s: element %d was never written (it still holds the NaN it had before the call); "
                        "expected a[%d] * b[%d] = %.9g * %.9g = %.9g. Do the threads cover every element?",
@@ -223,8 +232,7 @@ GRADE_ITEM(products_many_blocks, 5, GRADE_CORRECTNESS, 60, "1,4", "vector_mult: 
         float want = a[i] * b[i];
         if (same_bits(c[i], want))
             continue;
-        picture_around("result", c, n, i);
-        figure_around("c", c, a, b, n, i);
+        show_around("result", "c", c, a, b, n, i);
         if (i == capped_end)
             grade_fail("%s: element %d is %.9g, expected a[%d] * b[%d] = %.9g, where those checked before it are right: "
                        "no thread computed it (a device array starts out as it is, often 0). 65,535 blocks of 256 "
@@ -276,8 +284,7 @@ static void check_in_place(int n, int blocks, uint64_t seed, const char *order)
         float want = original[i] * b[i];
         if (same_bits(a[i], want))
             continue;
-        picture_around("a", a, n, i);
-        figure_around("a", a, original, b, n, i);
+        show_around("a", "a", a, original, b, n, i);
         if (same_bits(a[i], original[i]))
             grade_fail("%s: a[%d] is unchanged (%.9g): no thread reached element %d. With %d threads in the grid, "
                        "each thread must step on by the whole grid, gridDim.x * blockDim.x, until it passes n",
