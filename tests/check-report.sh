@@ -127,9 +127,10 @@ one_case() {
         rm -f "$dir/$replaces.before"
     done
     make -s --no-print-directory BACKEND=cpu "build/cpu/$lab/reference-runner" build/host/grader >/dev/null 2>&1
+    # Its own report folder: other checks grade the same lab in this tree at the same time.
     ./grader "$short" --backend=cpu --seed=7 --student-dir="$dir" --only="$item" --format=html \
-        --out="$dir/report.html" > "$dir/log" 2>&1
-    page="build/report/$short.html"
+        --out="$dir/report.html" --report-dir="$dir/report" > "$dir/log" 2>&1
+    page="$dir/report/$short.html"
     last=$(tail -n 1 "$dir/log")
     if [ "$last" = "report: $page" ] && cmp -s "$page" "$dir/report.html"; then
         ok "$lab/$mutant: the last line names $page, and --format=html wrote the same page"
@@ -198,8 +199,8 @@ patch -s -o "$dir/hello.cu" solutions/lab1-hello/hello.cu < grading/lab1-hello/m
 perl -0 -i -pe 's/(void fill_global_indices\(int \*out, int n, lab1_shape grid, lab1_shape block\)\n\{\n)/$1    fprintf(stderr, "<\/pre><script>alert(1)<\/script>\\xff\\xfe\\xc0\\xaf <img src=x onerror=alert(2)>\\n");\n/' \
     "$dir/hello.cu"
 grep -q 'alert(1)' "$dir/hello.cu" || not_ok "the hostile submission is made"
-./grader lab1 --backend=cpu --seed=7 --student-dir="$dir" --only=global_index_bounds > "$dir/log" 2>&1
-page=build/report/lab1.html
+./grader lab1 --backend=cpu --seed=7 --student-dir="$dir" --only=global_index_bounds --report-dir="$dir/report" > "$dir/log" 2>&1
+page=$dir/report/lab1.html
 if well_formed "$page" && grep -q '&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;' "$page" \
     && ! grep -qi '<img' "$page" && perl -MEncode -e 'local $/; open my $f, "<", $ARGV[0]; my $b = <$f>;
         Encode::decode("UTF-8", $b, Encode::FB_CROAK)' "$page" 2>/dev/null; then
@@ -207,6 +208,16 @@ if well_formed "$page" && grep -q '&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script
 else
     not_ok "a submission printing </pre><script>, an <img> and invalid UTF-8 gets an escaped, valid UTF-8 page with no script"
     grep -n 'alert' "$page" | head -3 | sed 's/^/    /'
+fi
+
+# With no --report-dir the page goes to build/report/labN.html, named on the last line.
+dir="$work/default-dir"
+mkdir -p "$dir"
+./grader lab1 --backend=cpu --seed=7 --solution --only=global_index_bounds > "$dir/log" 2>&1
+if [ "$(tail -n 1 "$dir/log")" = "report: build/report/lab1.html" ] && [ -s build/report/lab1.html ]; then
+    ok "with no --report-dir, the last line names build/report/lab1.html, and it is written"
+else
+    not_ok "with no --report-dir, the last line names build/report/lab1.html ('$(tail -n 1 "$dir/log")'), and it is written"
 fi
 
 # ---- in a real browser -------------------------------------------------------------------------

@@ -154,9 +154,10 @@ int formats_known(const char *format);
 /* html.c: the report a person opens in a browser, one self-contained page
  * (its figures drawn by svg.c): every lab of the run, or only run->labs[lab]. */
 void html_report(FILE *out, const grade_run *run, int lab);
-/* After a run: build/report/labN.html for each lab graded; the paths, or
- * why not, in one line on `live` ("report: build/report/lab3.html"). */
-void html_write_lab_reports(FILE *live, const grade_run *run);
+/* After a run: DIR/labN.html for each lab graded (DIR: `dir`, made if
+ * missing; NULL for build/report); the paths, or why not, in one line on
+ * `live` ("report: build/report/lab3.html"). */
+void html_write_lab_reports(FILE *live, const grade_run *run, const char *dir);
 
 /* text helpers shared by the reports */
 char *str_dup(const char *s);

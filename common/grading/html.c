@@ -159,18 +159,21 @@ static int write_page(FILE *out, const void *context)
     return 0;
 }
 
-void html_write_lab_reports(FILE *live, const grade_run *run)
+void html_write_lab_reports(FILE *live, const grade_run *run, const char *dir)
 {
     if (run->lab_count == 0)
         return;
-    mkdir("build", 0755);
-    if (mkdir("build/report", 0755) != 0 && errno != EEXIST) {
-        fprintf(live, "report: not written (build/report: %s)\n", strerror(errno));
+    if (!dir) {
+        dir = "build/report";
+        mkdir("build", 0755);
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(live, "report: not written (%s: %s)\n", dir, strerror(errno));
         return;
     }
     char *line = str_dup("report:");
     for (int i = 0; i < run->lab_count; i++) {
-        char *path = str_printf("build/report/lab%d.html", run->labs[i].lab->number);
+        char *path = str_printf("%s/lab%d.html", dir, run->labs[i].lab->number);
         page p = {run, i};
         char *next = write_file_whole(path, write_page, &p) == 0 ? str_printf("%s %s", line, path)
                                                     : str_printf("%s (%s not written: %s)", line, path, strerror(errno));

@@ -51,6 +51,8 @@ static void usage(FILE *out)
           "  --verbose            show notes of passing items and your code's output (on stderr)\n"
           "  --format=F           also write results as text, tap, junit, json, gradescope, prairielearn or html\n"
           "  --out=FILE           write the results there (default: stdout; the report then goes to stderr)\n"
+          "  --report-dir=DIR     write the HTML report labN.html there (default: build/report; one per grading\n"
+          "                       run when several run in one copy of the kit at once)\n"
           "  --student-dir=DIR    grade the lab's .cu files found anywhere in DIR (a submission) instead of labs/LAB/;\n"
           "                       each once, as regular files (a link or a second copy is refused)\n"
           "  --color=auto|always|never\n"
@@ -291,7 +293,7 @@ static int write_results(const char *path, const char *format, const grade_run *
 /* ---- the command line ---------------------------------------------------------------- */
 
 typedef struct {
-    const char *format, *out_path, *color, *only, *seed;
+    const char *format, *out_path, *report_dir, *color, *only, *seed;
     const char *runner_user, *student_dir, *backend;
     int devices; /* --devices=N, 0: as the machine (or CUDAEMU_DEVICES) has it */
     const char *const *hidden_items;
@@ -368,6 +370,8 @@ static int value_option(options *o, const char *start, const char *a)
         o->format = v;
     } else if ((v = OPTION("--out"))) {
         o->out_path = from_start(start, v);
+    } else if ((v = OPTION("--report-dir"))) {
+        o->report_dir = from_start(start, v);
     } else if ((v = OPTION("--color")) || (v = OPTION("--colour"))) {
         if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
             usage_error("--color is auto, always or never, not %s", v);
@@ -790,7 +794,7 @@ int main(int argc, char **argv)
     build_remove_tree(scratch);
     build_cleanup();
     text_run_total(run.live, &run, run.color);
-    html_write_lab_reports(run.live, &run); /* the report's path, the last line */
+    html_write_lab_reports(run.live, &run, o.report_dir); /* the report's path, the last line */
 
     if (strcmp(o.format, "text") != 0 || o.out_path) {
         if (write_results(o.out_path, o.format, &run) != 0) {
