@@ -590,7 +590,7 @@ else
 fi
 
 # ---- the micro-benchmark runs (its numbers are only printed) ------------------------------------
-if timeout 60 $T/bench 14 256 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 6
+if timeout 60 $T/bench 14 256 7 1 > "$log/out" 2>&1; then ok "micro-benchmark runs"; show "$log/out" 7
 else not_ok "micro-benchmark"; show "$log/out"; fi
 # ---- programs in the style of textbooks and the vendor's samples ----------------------------------
 # Each checks itself (exits nonzero when wrong) and runs built with cucc

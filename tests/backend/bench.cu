@@ -1,11 +1,15 @@
 /* bench.cu: what the cpu backend's fibers cost (a measurement, not a test).
- *   bench [threads-log2 [matrix-size [runs]]]   defaults 20, 1024 and 7
+ *   bench [threads-log2 [matrix-size [runs [sample-launches]]]]   defaults 20, 1024, 7 and 301
  * Prints: the cost of one context switch (two threads passing a barrier back
  * and forth), the cost per thread per __syncthreads() in a block of 1024,
  * launches of 2^N threads in blocks of 256 with no barrier, one and 8
  * barriers each, and a GPU-sized program: a shared-memory tiled matrix
  * multiply of two size x size matrices (16 x 16 threads a block, two
- * barriers per tile), whose result is checked.  Each launch of 2^N threads
+ * barriers per tile), whose result is checked; and the shape of NVIDIA's
+ * matrixMul sample at its default size (sample-launches launches of 20 x 10
+ * blocks of 32 x 32 threads, A 320 x 320 times B 640 x 320, 10 tiles of two
+ * barriers each per thread; 0 leaves it out), the whole run's time.  Each
+ * launch of 2^N threads
  * is timed `runs` times, and the median is printed, in CPU time (the
  * process's, every core it used added up: what the launch cost, whatever
  * else the machine was doing) and on the clock.  make bench-cpu runs it
@@ -122,6 +126,54 @@ static void matmul_bench(int size)
     cudaFree(a), cudaFree(b), cudaFree(c);
 }
 
+/* The sample's kernel shape, written here: a block of WIDE x WIDE threads
+ * makes a WIDE x WIDE tile of c = a b, a being rows x inner and b inner x
+ * cols, stepping through `inner` a tile at a time. */
+enum { WIDE = 32 };
+static __global__ void matmul_wide(const float *a, const float *b, float *c, int inner, int cols)
+{
+    __shared__ float a_tile[WIDE][WIDE], b_tile[WIDE][WIDE];
+    int row = blockIdx.y * WIDE + threadIdx.y, col = blockIdx.x * WIDE + threadIdx.x;
+    float sum = 0.0f;
+    for (int k0 = 0; k0 < inner; k0 += WIDE) {
+        a_tile[threadIdx.y][threadIdx.x] = a[row * inner + k0 + threadIdx.x];
+        b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * cols + col];
+        __syncthreads();
+        for (int k = 0; k < WIDE; k++)
+            sum += a_tile[threadIdx.y][k] * b_tile[k][threadIdx.x];
+        __syncthreads();
+    }
+    c[row * cols + col] = sum;
+}
+
+/* `launches` launches of the sample's default size, as its timing loop makes
+ * them (one to warm up, then 300); a = 1, b = 0.01 as the sample fills
+ * them, so every element of c is inner * 0.01. */
+static void sample_shape(int launches)
+{
+    const int rows = 320, inner = 320, cols = 640;
+    float *a, *b, *c;
+    EXPECT_OK(cudaMallocManaged(&a, (size_t)rows * inner * sizeof(float)));
+    EXPECT_OK(cudaMallocManaged(&b, (size_t)inner * cols * sizeof(float)));
+    EXPECT_OK(cudaMallocManaged(&c, (size_t)rows * cols * sizeof(float)));
+    for (int i = 0; i < rows * inner; i++)
+        a[i] = 1.0f;
+    for (int i = 0; i < inner * cols; i++)
+        b[i] = 0.01f;
+    double t0 = now_s(), c0 = cpu_s();
+    for (int i = 0; i < launches; i++)
+        matmul_wide<<<dim3(cols / WIDE, rows / WIDE), dim3(WIDE, WIDE)>>>(a, b, c, inner, cols);
+    EXPECT_OK(cudaDeviceSynchronize());
+    double t1 = now_s(), c1 = cpu_s();
+    int wrong = 0;
+    for (int i = 0; i < rows * cols; i++)
+        wrong += fabsf(c[i] - inner * 0.01f) > 1e-3f;
+    EXPECT(wrong == 0, "%d elements of the sample-shaped product are wrong", wrong);
+    printf("matrixMul's shape, %d launches:     %6.3f s CPU, %.3f s on the clock (200 blocks of 1024 threads, 20 barriers each)\n",
+           launches, c1 - c0, t1 - t0);
+    cudaFree(a), cudaFree(b), cudaFree(c);
+}
+
 int main(int argc, char **argv)
 {
     int log2n = argc > 1 ? atoi(argv[1]) : 20, n = 1 << log2n, rounds = n < 1024 ? 1000 : 200000;
@@ -155,5 +207,8 @@ int main(int argc, char **argv)
     int size = argc > 2 ? atoi(argv[2]) : 1024;
     if (size >= TILE && size % TILE == 0)
         matmul_bench(size);
+    int launches = argc > 4 ? atoi(argv[4]) : 301;
+    if (launches > 0)
+        sample_shape(launches);
     return check_result();
 }
