@@ -77,22 +77,26 @@ static void launch_no_barriers(int n, const float *in, float *out) { no_barriers
 static void launch_one_barrier(int n, const float *in, float *out) { one_barrier<<<n / block_of(n), block_of(n)>>>(in, out); }
 static void launch_eight(int n, const float *in, float *out) { eight_barriers<<<n / block_of(n), block_of(n)>>>(in, out); }
 
-enum { TILE = 16 };
-static __global__ void matmul_tiled(const float *a, const float *b, float *c, int size)
+/* c = a b, a being rows x inner and b inner x cols: a block of W x W
+ * threads makes a W x W tile of c, stepping through `inner` a tile at a
+ * time, with two barriers a step. */
+template <int W>
+static __global__ void matmul_tiled(const float *a, const float *b, float *c, int inner, int cols)
 {
-    __shared__ float a_tile[TILE][TILE], b_tile[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    __shared__ float a_tile[W][W], b_tile[W][W];
+    int row = blockIdx.y * W + threadIdx.y, col = blockIdx.x * W + threadIdx.x;
     float sum = 0.0f;
-    for (int k0 = 0; k0 < size; k0 += TILE) {
-        a_tile[threadIdx.y][threadIdx.x] = a[row * size + k0 + threadIdx.x];
-        b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * size + col];
+    for (int k0 = 0; k0 < inner; k0 += W) {
+        a_tile[threadIdx.y][threadIdx.x] = a[row * inner + k0 + threadIdx.x];
+        b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * cols + col];
         __syncthreads();
-        for (int k = 0; k < TILE; k++)
+        for (int k = 0; k < W; k++)
             sum += a_tile[threadIdx.y][k] * b_tile[k][threadIdx.x];
         __syncthreads();
     }
-    c[row * size + col] = sum;
+    c[row * cols + col] = sum;
 }
+enum { TILE = 16, WIDE = 32 };
 
 /* a[i][k] = (i + k) % 7, b[k][j] = (k + 2j) % 5: small integers, so every
  * sum is exact in a float and c can be checked element by element. */
@@ -109,7 +113,7 @@ static void matmul_bench(int size)
             b[(size_t)i * size + j] = (float)((i + 2 * j) % 5);
         }
     double t0 = now_s(), c0 = cpu_s();
-    matmul_tiled<<<dim3(size / TILE, size / TILE), dim3(TILE, TILE)>>>(a, b, c, size);
+    matmul_tiled<TILE><<<dim3(size / TILE, size / TILE), dim3(TILE, TILE)>>>(a, b, c, size, size);
     EXPECT_OK(cudaDeviceSynchronize());
     double t1 = now_s(), c1 = cpu_s();
     int wrong = 0;
@@ -124,26 +128,6 @@ static void matmul_bench(int size)
     printf("tiled matmul %dx%d:               %6.3f s CPU, %.3f s on the clock (%.1f ns CPU per thread and tile)\n",
            size, size, c1 - c0, t1 - t0, (c1 - c0) / ((double)n * (size / TILE)) * 1e9);
     cudaFree(a), cudaFree(b), cudaFree(c);
-}
-
-/* The sample's kernel shape, written here: a block of WIDE x WIDE threads
- * makes a WIDE x WIDE tile of c = a b, a being rows x inner and b inner x
- * cols, stepping through `inner` a tile at a time. */
-enum { WIDE = 32 };
-static __global__ void matmul_wide(const float *a, const float *b, float *c, int inner, int cols)
-{
-    __shared__ float a_tile[WIDE][WIDE], b_tile[WIDE][WIDE];
-    int row = blockIdx.y * WIDE + threadIdx.y, col = blockIdx.x * WIDE + threadIdx.x;
-    float sum = 0.0f;
-    for (int k0 = 0; k0 < inner; k0 += WIDE) {
-        a_tile[threadIdx.y][threadIdx.x] = a[row * inner + k0 + threadIdx.x];
-        b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * cols + col];
-        __syncthreads();
-        for (int k = 0; k < WIDE; k++)
-            sum += a_tile[threadIdx.y][k] * b_tile[k][threadIdx.x];
-        __syncthreads();
-    }
-    c[row * cols + col] = sum;
 }
 
 /* `launches` launches of the sample's default size, as its timing loop makes
@@ -162,7 +146,7 @@ static void sample_shape(int launches)
         b[i] = 0.01f;
     double t0 = now_s(), c0 = cpu_s();
     for (int i = 0; i < launches; i++)
-        matmul_wide<<<dim3(cols / WIDE, rows / WIDE), dim3(WIDE, WIDE)>>>(a, b, c, inner, cols);
+        matmul_tiled<WIDE><<<dim3(cols / WIDE, rows / WIDE), dim3(WIDE, WIDE)>>>(a, b, c, inner, cols);
     EXPECT_OK(cudaDeviceSynchronize());
     double t1 = now_s(), c1 = cpu_s();
     int wrong = 0;
