@@ -81,13 +81,6 @@ else
 fi
 toolkits="$toolkits ${NVCCS:-}"
 
-# kit_built: returns once the kit's own build is done where make test
-# started this check beside it (KIT_BUILT, tests/run.sh): the gpu part of
-# make dist and the grader below build in the kit's build/host too.
-kit_built() {
-    while [ -n "${KIT_BUILT:-}" ] && [ ! -e "$KIT_BUILT" ]; do sleep 2; done
-}
-
 # release NVCC: "11.8"
 release() { "$1" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
 
@@ -149,7 +142,6 @@ dist_part() {
     gencode=$(for c in $archs; do printf -- '-gencode arch=compute_%s,code=sm_%s ' "$c" "$c"; done)
     gencode="$gencode-gencode arch=compute_$newest,code=compute_$newest"
     failed=""
-    kit_built
     for dir in solutions/lab*/; do
         lab=$(basename "$dir")
         targets="$build/$lab/reference-runner"
@@ -258,7 +250,6 @@ fi
 # What g++ accepts and nvcc does not (a host function called from a kernel)
 # must not build on the cpu backend either, and the student sees nvcc's words.
 if [ -n "$path_nvcc" ]; then
-    kit_built
     sub="$out/host-call-in-kernel"
     mkdir -p "$sub"
     { cat solutions/lab3-folding/fold.cu

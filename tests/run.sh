@@ -9,8 +9,7 @@
 # graders' time limits, hangs being stopped, compilers), from the longest
 # to the shortest, once every lab, the grader and the sanitizer builds are
 # built: so that no two checks build the same files in the same build
-# folder at once.  check-nvcc alone starts with that build, since most of
-# what it does needs none of it (it waits for KIT_BUILT before the rest).
+# folder at once.
 #   TEST_JOBS=N        checks at a time on the cpu pass (default 3: CI has
 #                      2 cores, and the checks wait more than they compute)
 #   TEST_GPU_JOBS=N    on the gpu pass (default 1: performance items time
@@ -162,22 +161,8 @@ report() {
 for backend in $backends; do
     jobs=${TEST_JOBS:-3}
     [ "$backend" = gpu ] && jobs=${TEST_GPU_JOBS:-1}
-    waiting=$checks running="" busy_groups=" "
-    # check-nvcc compiles in folders of its own and starts with the build
-    # (a lower priority than it, as ever): most of its work is nvcc, which
-    # needs nothing built, and it fills the cores where the build leaves
-    # them idle; it waits for KIT_BUILT before it runs make or the grader.
-    export KIT_BUILT="$logs/built-$backend"
-    case " $waiting " in *" check-nvcc "*)
-        if [ "$backend" = cpu ] && [ -z "$(group_of check-nvcc)" ]; then
-            echo "# check-nvcc [$backend]: started (beside the build)"
-            launch check-nvcc "$backend"
-            running=check-nvcc
-            waiting=$(echo " $waiting " | sed 's/ check-nvcc / /')
-        fi ;;
-    esac
     prebuild "$backend"
-    : > "$KIT_BUILT"
+    waiting=$checks running="" busy_groups=" "
     while [ -n "$waiting$running" ]; do
         # the ones that ended: printed, their slot and group freed
         still=""
