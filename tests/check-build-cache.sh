@@ -6,8 +6,9 @@
 # PATH that finds the same compilers shares the kept build.  nvcc's front
 # check (where nvcc is here): its pass on files built in the walls is kept,
 # and spares nvcc to the same files built again without Landlock, which are
-# still built; a file nvcc rejects is never kept as passed.  Lab 3 on the
-# cpu backend.
+# still built; a file nvcc rejects is never kept as passed; with
+# CUDALABS_NVCC_CHECK=no there is no check, and that build is kept apart.
+# Lab 3 on the cpu backend.
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 [ "$BACKEND" = cpu ] || { echo "# (the same on every backend: run on the cpu pass)"; finish; }
@@ -150,5 +151,22 @@ if same_grade first plain; then
 else
     not_ok "without CUDALABS_BUILD_CACHE every build is made anew"
     sed 's/^/    /' "$work/plain.out" | head -n 20
+fi
+
+# CUDALABS_NVCC_CHECK=no (check-mutants, whose files check-nvcc compiles
+# with nvcc): no front check, so a file only nvcc refuses builds with g++
+# and is graded; that build is kept apart from one with the check, so the
+# same file graded without the setting is refused by nvcc again.
+if [ -n "$front_checked" ]; then
+    before=$(kept)
+    grade unchecked "$work/host-call/$lab" CUDALABS_NVCC_CHECK=no
+    grade checked-again "$work/host-call/$lab"
+    if [ -n "$(json_items "$work/unchecked.json")" ] && ! grep -q "__host__ function" "$work/unchecked.out" \
+       && grep -q "__host__ function" "$work/checked-again.out" && [ "$(kept)" -eq $((before + 1)) ]; then
+        ok "CUDALABS_NVCC_CHECK=no leaves nvcc's check out, and its build is never taken by a grade with the check"
+    else
+        not_ok "CUDALABS_NVCC_CHECK=no leaves nvcc's check out, and its build is never taken by a grade with the check (kept: $before, then $(kept))"
+        sed 's/^/    /' "$work/unchecked.out" "$work/checked-again.out" | head -n 20
+    fi
 fi
 finish
