@@ -71,6 +71,7 @@
 #   - the micro-benchmark builds and runs (its numbers are not checked);
 #   - the feature tests again with ASan and with TSan: the same results, no
 #     report (TSan: also at -O0, and races it must still name);
+#   - cucc includes cuda_runtime.h precompiled (the text with other flags: -G);
 #   - programs/*.cu, self-checking programs in the style of textbooks and the
 #     vendor's samples, built with cucc plain, with ASan and with TSan: each
 #     exits 0 with no report, and prints what it printed on a GPU where
@@ -401,6 +402,20 @@ if common/cpu/cucc -O2 -arch=sm_90 -lineinfo --relocatable-device-code true -rdc
 else
     not_ok "cucc"; show "$log/out"; show "$log/out2" 2>/dev/null
 fi
+# cucc includes cuda_runtime.h precompiled (g++ -H marks a header it took
+# precompiled with "!"); with -G (other flags) it reads the text, and the
+# program still builds and runs
+for opt in "" -G; do
+    if common/cpu/cucc $opt -Xcompiler -H -o "$log/pch$opt" tests/backend/programs/dot_shared.cu > "$log/out" 2>&1 \
+       && timeout 60 "$log/pch$opt" > "$log/out2" 2>&1; then
+        used=$(grep -c '^! .*/pch-cucc/cuda_runtime\.h\.gch' "$log/out")
+        if [ "$opt" = "" ] && [ "$used" = 1 ]; then ok "cucc includes cuda_runtime.h precompiled"
+        elif [ "$opt" = -G ] && [ "$used" = 0 ]; then ok "cucc -G reads cuda_runtime.h as text (other flags), and the program runs"
+        else not_ok "cucc $opt: the precompiled cuda_runtime.h taken $used times"; show "$log/out"; fi
+    else
+        not_ok "cucc $opt -Xcompiler -H builds and runs programs/dot_shared.cu"; show "$log/out"; show "$log/out2"
+    fi
+done
 # a program guarded as the CUDA samples' helper_cuda.h is: without CUDA's
 # include guards it has no main
 cat > "$log/guards.cu" <<'EOF'
