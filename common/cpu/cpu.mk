@@ -67,9 +67,10 @@ $(EMU_LIB): $(EMU_OBJS)
 # compiler's macros alone (a macro's expansion may name a macro).
 EMU_COMPILE_FLAGS = $(EMU_CXXFLAGS) $(EMU_CHECKS) $(EMU_STACK_CHECK) $(EMU_SANITIZE_FLAGS)
 EMU_PCH_HEADER := $(B)/pch/cuda_runtime.h
+CUCC_PCH_HEADER := $(B)/pch-cucc/cuda_runtime.h
 EMU_PCH := $(EMU_PCH_HEADER).gch
 EMU_PCH_UNDEF := $(B)/pch/undef-macros.h
-$(EMU_PCH_HEADER):
+$(EMU_PCH_HEADER) $(CUCC_PCH_HEADER):
 	@mkdir -p $(@D)
 	echo '#include <cuda_runtime.h>' > $@
 $(EMU_PCH): $(EMU_PCH_HEADER) $(EMU_HEADERS)
@@ -81,19 +82,12 @@ $(EMU_PCH_UNDEF): $(EMU_PCH_HEADER) $(EMU_HEADERS)
 	comm -13 $@.compiler $@.header | sed 's/^/\#undef /' > $@
 	@rm -f $@.compiler $@.header
 
-# The same for cucc (a program of one's own), with cucc's flags: no
-# alignment check and no kit headers; the macros to undefine after it are
-# EMU_PCH_UNDEF's.  A compile whose flags differ (-G, another -std) reads
-# the header's text instead, as above.
-CUCC_PCH_FLAGS = -std=c++17 -fPIC -ftls-model=initial-exec -O2 -g -gdwarf-4 -D__CUDAEMU__=1 -I$(EMU_DIR)/include \
-                 -fstack-clash-protection $(EMU_SANITIZE_FLAGS)
-CUCC_PCH_HEADER := $(B)/pch-cucc/cuda_runtime.h
+# The same for cucc (a program of one's own), whose flags leave out the
+# alignment check; the macros to undefine after it are EMU_PCH_UNDEF's.  A
+# compile whose flags differ (-G, another -std) reads the text, as above.
 CUCC_PCH := $(CUCC_PCH_HEADER).gch
-$(CUCC_PCH_HEADER):
-	@mkdir -p $(@D)
-	echo '#include <cuda_runtime.h>' > $@
 $(CUCC_PCH): $(CUCC_PCH_HEADER) $(EMU_HEADERS)
-	$(EMU_CXX) -x c++-header $(CUCC_PCH_FLAGS) $< -o $@
+	$(EMU_CXX) -x c++-header $(EMU_CXXFLAGS) $(EMU_STACK_CHECK) $(EMU_SANITIZE_FLAGS) $< -o $@
 
 BACKEND_DEPS := $(EMU_LIB) $(EMU_DIR)/rewrite.pl $(EMU_HEADERS) $(EMU_PCH) $(EMU_PCH_UNDEF)
 
