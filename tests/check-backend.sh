@@ -53,7 +53,13 @@
 #     a race between lanes of one warp on shared memory that the code relies
 #     on warp-synchronous execution and needs __syncwarp();
 #   - fill: device and managed memory start zeroed in every build;
+#   - coroutines: a kernel with barriers only in its own body runs as
+#     coroutines (cudaemu/coroutine.h) in every schedule order, with the
+#     results and barrier counts of fibers (those of __syncthreads_count,
+#     _and, _or included); one calling a function with a barrier, one with a
+#     warp operation, and any with CUDAEMU_COROUTINES=0 run on fibers;
 #   - asan: out-of-bounds global and shared accesses and a leak, in the ASan build;
+#   - a compile error in a kernel with barriers (which has a twin) is said once;
 #   - rewrite/*.cu: CUDA forms the rewrite step must read (long comments before
 #     a kernel's body, one kernel name in two namespaces, aligned and struct
 #     __shared__ variables, braced launch configurations, '>' in template
@@ -108,7 +114,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill coroutines; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -171,7 +177,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill coroutines; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -588,6 +594,28 @@ for src in tests/backend/rewrite/*.cu; do
         not_ok "rewrite: $src has no '/* expect: runs' or '/* expect error: ... */' first line"
     fi
 done
+
+# ---- a compile error in a kernel with a twin is said once ---------------------------------------
+# (a kernel with barriers is compiled twice, itself and its twin: where the
+# file does not compile it is compiled again without twins, for messages
+# that are the code's own, cpu.mk's cu_compile)
+cat > "$log/typo.cu" <<'EOF_TYPO'
+__global__ void mirror(int *out)
+{
+    __shared__ int s[32];
+    s[threadIdx.x] = (int)threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIx.x];
+}
+int main(void) { return 0; }
+EOF_TYPO
+if ! common/cpu/cucc -o "$log/typo" "$log/typo.cu" > "$log/out" 2>&1 &&
+   [ "$(grep -c "typo.cu:6:.*error: .threadIx. was not declared" "$log/out")" = 1 ] &&
+   [ "$(grep -c 'error' "$log/out")" = 1 ]; then
+    ok "a compile error in a kernel with barriers is reported once, at its line"
+else
+    not_ok "a compile error in a kernel with barriers is reported once, at its line"; show "$log/out"
+fi
 
 # ---- the kit's builds take cuda_runtime.h precompiled ---------------------------------------------
 # (cpu.mk: where g++ cannot use build/cpu/pch's header it reads the text

@@ -30,8 +30,9 @@ use strict;
 use warnings;
 
 my $after_pch = @ARGV && $ARGV[0] eq '--after-pch' ? shift @ARGV : undef;
+my $no_twins = @ARGV && $ARGV[0] eq '--no-twins' ? shift @ARGV : undef;
 my ($in, $out) = @ARGV;
-die "usage: rewrite.pl [--after-pch] IN.ii OUT.cpp\n" unless defined $out && defined $in;
+die "usage: rewrite.pl [--after-pch] [--no-twins] IN.ii OUT.cpp\n" unless defined $out && defined $in;
 open(my $fh, '<', $in) or die "rewrite.pl: cannot read $in: $!\n";
 my $src = do { local $/; <$fh> };
 close $fh;
@@ -104,6 +105,7 @@ sub flat { my ($s) = @_; $s =~ s/\s+/ /g; $s =~ s/^ | $//g; return $s; }
 # For each '{': 'ns' (namespace NAME), 'anon', 'linkage' (extern "C"), 'code'
 # (a function body or anything inside one), 'other' (class, enum, init list).
 my @events;     # [position, kind, scope snapshot]
+my @bodies;     # the '{' of each function body outside any other (the twins below read them)
 {
     my @stack;
     while ($mask =~ /(\{|\}|\b__shared__\b|\b__global__\b)/g) {
@@ -122,6 +124,7 @@ my @events;     # [position, kind, scope snapshot]
                 $kind = 'linkage';
             } elsif ($before =~ /\)\s*(?:(?:const|noexcept|mutable|override|final|volatile)\s*|->[^;{}()]*|__attribute__\s*\(\(.*?\)\)\s*)*$/s) {
                 $kind = 'code';
+                push @bodies, $p;
             }
             push @stack, [$kind, $name, $p];
         } elsif ($tok eq '}') {
@@ -179,7 +182,7 @@ for my $e (grep { $_->[1] eq '__global__' } @events) {
     my $is_template = $head =~ /\btemplate\b/ ? 1 : 0;
     pos($mask) = $p;
     next unless $mask =~ /\G__global__[^;{(]*?((?:\b[A-Za-z_]\w*\s*::\s*)*)\b([A-Za-z_]\w*)\s*\(/g;
-    my ($qualifier, $name) = (flat($1), $2);
+    my ($qualifier, $name, $name_pos) = (flat($1), $2, $-[2]);
     $qualifier =~ s/\s+//g;
     my $open = pos($mask) - 1;
     my $close = matching($open);
@@ -196,7 +199,7 @@ for my $e (grep { $_->[1] eq '__global__' } @events) {
     # overloads (one name, one namespace) are not registered: &ns::k would be ambiguous
     $definitions{($ns // '') . $name}++;
     push @kernels, { name => $name, ns => $ns, scope_ns => namespace_path($scopes), head_start => $head_start,
-                     template => $is_template,
+                     template => $is_template, name_pos => $name_pos, qualifier => $qualifier,
                      body_start => $body_start, body_end => $body_end, pos => $p, shared => [] };
 }
 sub kernel_at {
@@ -204,6 +207,92 @@ sub kernel_at {
     for my $k (@kernels) { return $k if $p > $k->{body_start} && $p < $k->{body_end}; }
     return undef;
 }
+
+
+# ---- kernels that can run as coroutines (cudaemu/coroutine.h) ---------------------------
+# A kernel whose only waits are __syncthreads() (and its _count, _and, _or
+# forms) written in its own body gets a twin, a copy that is a coroutine:
+# each such call a co_await, each return a co_return.  Not when anything
+# else in it may wait: another wait of the backend (warp operations,
+# cooperative groups, pipelines), a function of this file that waits or
+# calls one that does, a __device__ function only declared here (its body
+# is elsewhere), a lambda or a local class (a co_await cannot be in one),
+# or a static local (the twin would have its own).  Then, and for a kernel
+# defined twice or outside its namespace, the threads run on fibers.
+my $barrier_re = qr/\b__syncthreads(?:_count|_and|_or)?\b/;
+my $other_wait_re = qr/\b(?:__syncwarp|__shfl\w*|__ballot\w*|__any_sync|__all_sync|__any|__all|__activemask|__match_\w+|
+    __reduce_\w+_sync|__pipeline\w*|cooperative_groups|cg|this_thread_block|this_grid|this_multi_grid|tiled_partition|
+    coalesced_threads|thread_block\w*|thread_group|grid_group|memcpy_async|co_await|co_return|co_yield)\b|
+    (?:\.|->)\s*(?:sync|wait|arrive\w*)\s*\(/x;
+sub matching_back {
+    my ($p) = @_;    # the '(' that matches the ')' at $p
+    my $depth = 0;
+    for (my $i = $p; $i >= 0; $i--) {
+        my $c = substr($mask, $i, 1);
+        $depth++ if $c eq ')';
+        $depth-- if $c eq '(';
+        return $i if $depth == 0;
+    }
+    return -1;
+}
+my %waits;    # names of this file's functions that may wait
+if (grep { defined $_->{body_end} && $_->{body_end} > 0 &&
+           substr($mask, $_->{body_start}, $_->{body_end} - $_->{body_start}) =~ $barrier_re } @kernels) {
+    my @functions;    # [name, body text]
+    for my $b (@bodies) {
+        my $end = matching($b);
+        next if $end < 0;
+        my $from = $b > 4000 ? $b - 4000 : 0;
+        my $before = substr($flat_mask, $from, $b - $from);
+        next unless $before =~ /\)[^()]*$/;
+        my $open = matching_back($from + $-[0]);
+        next if $open < 0;
+        $from = $open > 400 ? $open - 400 : 0;
+        next unless substr($flat_mask, $from, $open - $from) =~ /([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*$/;
+        push @functions, [$1, substr($flat_mask, $b, $end - $b + 1)];
+    }
+    my %defined = map { $_->[0] => 1 } @functions;
+    while ($flat_mask =~ /\b__device__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;/g) {
+        $waits{$1} = 1 unless $defined{$1};
+    }
+    for my $f (@functions) {
+        $waits{$f->[0]} = 1 if $f->[1] =~ $barrier_re || $f->[1] =~ $other_wait_re;
+    }
+    for (my $more = 1; $more;) {
+        $more = 0;
+        for my $f (@functions) {
+            next if $waits{$f->[0]};
+            while ($f->[1] =~ /\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(/g) {
+                next unless $waits{$1};
+                $waits{$f->[0]} = $more = 1;
+                last;
+            }
+        }
+    }
+}
+my %kernels_named;
+$kernels_named{$_->{name}}++ for @kernels;
+for my $k (@kernels) {
+    next if $no_twins;
+    next if !defined $k->{body_end} || $k->{body_end} < 0 || $k->{qualifier} ne '' || !defined $k->{scope_ns};
+    next if $kernels_named{$k->{name}} > 1;
+    my $body = substr($flat_mask, $k->{body_start}, $k->{body_end} - $k->{body_start} + 1);
+    next unless $body =~ $barrier_re;
+    next if $body =~ $other_wait_re;
+    next if $body =~ /\]\s*(?:\([^()]*\)\s*)?(?:(?:mutable|constexpr|noexcept)\s*|->[^;{}]*)*\{/;   # a lambda
+    next if $body =~ /\b(?:struct|class|union)\b[^;{}()]*\{/;                                         # a local class
+    next if grep { !/\b__shared__\b/ } ($body =~ /\bstatic\b[^;]*;/g);                                 # a static local
+    my $calls_waiting = 0;
+    while ($body =~ /\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(/g) {
+        $calls_waiting = 1 if $waits{$1} && $1 ne $k->{name} && $1 !~ /^__syncthreads/;
+    }
+    next if $calls_waiting;
+    my $head = substr($mask, $k->{head_start}, $k->{name_pos} - $k->{head_start});
+    next unless $head =~ /.*\bvoid\b/s;
+    $k->{void_pos} = $k->{head_start} + $+[0] - 4;
+    $k->{twin} = 1;
+}
+my %twin_of = map { $_->{name} => $_ } grep { $_->{twin} } @kernels;
 
 my @edits;    # [start, end, replacement]
 
@@ -368,8 +457,14 @@ for my $start (sort { $a <=> $b } keys %launch_starts) {
                   . "[&](auto &&cudaemu_sink) { cudaemu_sink$args_text; }, "
                   . "[&](auto &&...cudaemu_args) { $name$targs(cudaemu_args...); })";
         } else {
+            my $twin = '';
+            if (my $k = $twin_of{$short}) {
+                # defined above this launch, so that the twin's name is known here
+                (my $twin_name = $name) =~ s/(\w+)$/__cudaemu_co_$1/;
+                $twin = ", $twin_name$targs" if $s > $k->{body_end};
+            }
             $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
-                  . "::cudaemu::kernel_args<decltype($name$targs)>$args_text)";
+                  . "::cudaemu::kernel_args<decltype($name$targs)>$args_text$twin)";
         }
         $call .= "\n" x $lost;
         push @edits, [$s, $e, $call];
@@ -414,6 +509,40 @@ for my $start (sort { $a <=> $b } keys %launch_starts) {
 pos($mask) = undef;
 while ($mask =~ /\bcudaLaunch(?:Cooperative)?Kernel\s*\(\s*(\(\s*(?:const\s+)?void\s*\*\s*\))/g) {
     push @edits, [$-[1], $+[1], ' ' x ($+[1] - $-[1])];
+}
+
+# ---- the twins: each a copy of its kernel (its edits above included) as a coroutine --------
+# After the kernel's last line, between line markers that give the copy the
+# kernel's own lines (the compiler's messages and __LINE__ name them) and
+# give the lines after it theirs back.
+for my $k (grep { $_->{twin} } @kernels) {
+    my ($from, $to) = ($k->{head_start}, $k->{body_end} + 1);
+    # not from before an #include's end (a line marker with flags): the copy would end it twice
+    $from += $+[0] if substr($src, $from, $k->{name_pos} - $from) =~ /.*^#\s*\d+\s+"[^"\n]*"[ \d]+\n/ms;
+    my @mine = grep { $_->[0] >= $from && $_->[1] <= $to && !($_->[0] == $from && $_->[1] == $from) } @edits;
+    push @mine, [$k->{name_pos}, $k->{name_pos} + length($k->{name}), "__cudaemu_co_$k->{name}"];
+    push @mine, [$k->{void_pos}, $k->{void_pos} + 4, '::cudaemu::co_thread'];
+    my $body = substr($mask, $k->{body_start}, $to - $k->{body_start});
+    while ($body =~ /\b(__syncthreads(?:_count|_and|_or)?)\b/g) {
+        my ($at, $call) = ($k->{body_start} + $-[1], $1);
+        (my $co = $call) =~ s/^__syncthreads/::cudaemu::co_syncthreads/;
+        push @mine, [$at, $at + length($call), "co_await $co"];
+    }
+    while ($body =~ /\breturn\b/g) {
+        my $at = $k->{body_start} + $-[0];
+        push @mine, [$at, $at + 6, 'co_return'];
+    }
+    my $copy = substr($src, $from, $to - $from);
+    my $last_edit = $to + 1;
+    for my $ed (sort { $b->[0] <=> $a->[0] } @mine) {
+        my ($s, $e, $r) = @$ed;
+        fail_at($s, "cannot rewrite overlapping CUDA constructs here") if $e > $last_edit;
+        substr($copy, $s - $from, $e - $s) = $r;
+        $last_edit = $s;
+    }
+    my ($file, $line) = origin($from);
+    my (undef, $end_line) = origin($k->{body_end});
+    push @edits, [$to, $to, "\n# $line \"$file\"\n$copy\n# $end_line \"$file\"\n"];
 }
 
 # ---- apply, from the end so that positions stay valid ------------------------------------

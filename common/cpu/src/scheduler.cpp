@@ -168,7 +168,12 @@ struct block_state {
     unsigned long long serial;   /* this block's run on its worker (thread_state::serial) */
     unsigned bar_generation;     /* barriers completed: which of tsan_sync the current one uses */
     char tsan_sync[2];
+    /* Run as coroutines (co_run_block): each thread's frame, null until it
+     * starts; null when the block runs on fibers. */
+    void **co_frames;
+    unsigned co_running;         /* the thread in a step now, or CO_NONE */
 };
+enum { CO_NONE = ~0u };
 
 /* The launch, as every host thread running its blocks sees it. */
 static struct {
@@ -177,6 +182,7 @@ static struct {
     dim3 grid, block;
     size_t shmem;
     thread_body body;
+    thread_co_body co_body;            /* null: the threads run on fibers */
     void *context;
     bool cooperative;
     volatile bool failed;              /* stop: every worker leaves at its next chance */
@@ -205,6 +211,12 @@ struct worker {
     printf_log log;
     unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
     unsigned long long block_serial;   /* blocks set up so far */
+    std::vector<void *> co_frames;     /* a block's threads' frames, run as coroutines */
+    std::vector<unsigned char> co_recorded; /* which of them has a record (thread_record) */
+    std::vector<uint3> co_idx;         /* each rank's threadIdx, for the launch co_idx_launch */
+    unsigned long long co_idx_launch;
+    std::vector<std::pair<char *, size_t>> co_pieces; /* the memory they are cut from */
+    size_t co_piece;                   /* the piece cut from now */
 };
 static worker workers[POOL_MAX];    /* [0]: the launching thread's */
 static __thread worker *W;             /* this host thread's */
@@ -377,6 +389,10 @@ static void recorded_thread_ends(fiber *self)
     self->thread = 0;
 }
 
+#if __cpp_impl_coroutine
+static void co_run_block(block_state *b, fiber *self);
+#endif
+
 /* What a worker fiber does: start the next unstarted thread and run it to
  * its end, then the next, on this same stack, with no switch: a thread
  * that never waits (every thread of a barrier-free kernel, and each
@@ -408,6 +424,17 @@ void worker_main(void)
         self->lazy_block = b;
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
+#if __cpp_impl_coroutine
+        if (L.co_body) {
+            co_run_block(b, self);
+            self->lazy_block = 0;
+            self->thread = 0;
+            if (L.failed)
+                break;
+            __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+#endif
         const unsigned *order = b->start_order;
         for (unsigned pos; (pos = b->started) < n;) {
             unsigned rank = order ? order[pos] : pos;
@@ -595,8 +622,13 @@ static std::string describe_site(const site &s)
  * do those that ran to their end without a record of this block
  * (worker_main writes none for them).  Only b's own host thread calls it,
  * and none of those threads runs anywhere. */
+static void co_settle(block_state *b);
 static void settle_records(block_state *b)
 {
+    if (b->co_frames) {
+        co_settle(b);
+        return;
+    }
     (void)current_thread(); /* the running thread's record, if it has none yet */
     for (unsigned i = 0; i < L.threads_per_block; i++) {
         thread_state *t = &b->threads[b->start_order ? b->start_order[i] : i];
@@ -714,6 +746,197 @@ static void diagnose_stuck(void)
     fail_launch(cudaErrorLaunchFailure, L.file, L.line, "the kernel's threads wait for each other forever (deadlock)");
 }
 
+/* ---- a block's threads as coroutines (coroutine.h) -------------------------------------------
+ * Each thread is a step at a time: started (its twin called) or resumed, it
+ * runs to its next barrier or its end and returns here.  The threads start
+ * in the schedule's order and are resumed, barrier after barrier, in the
+ * order its release would put them on the ready list: the interleaving is
+ * the one the fibers give.  What fibers find at a barrier is found here
+ * after each round: threads at different barriers, or some waiting while
+ * others have returned, is the same diagnosis with the same message. */
+__thread co_arena co_frames;
+__thread int co_barrier_result;
+
+/* CUDAEMU_COROUTINES=0 runs every kernel on fibers, as the sanitizer builds do. */
+static bool coroutines_on(void)
+{
+#if __cpp_impl_coroutine && !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
+    const char *env = getenv("CUDAEMU_COROUTINES");
+    return !env || strcmp(env, "0");
+#else
+    return false;
+#endif
+}
+
+#if __cpp_impl_coroutine
+typedef std::coroutine_handle<co_thread::promise_type> co_handle;
+
+/* The next piece of the worker's memory for frames, with room for `bytes`. */
+void *co_frame_more(size_t bytes)
+{
+    worker *w = W;
+    for (;;) {
+        if (w->co_piece == w->co_pieces.size()) {
+            size_t size = bytes > (4u << 20) ? bytes : (4u << 20);
+            char *p = (char *)aligned_alloc(64, (size + 63) & ~(size_t)63);
+            if (!p)
+                kernel_fail(cudaErrorMemoryAllocation, L.file, L.line, "no memory for the threads' frames");
+            w->co_pieces.push_back({p, size});
+        }
+        std::pair<char *, size_t> piece = w->co_pieces[w->co_piece++];
+        if (piece.second >= bytes) {
+            co_frames.next = piece.first + bytes;
+            co_frames.end = piece.first + piece.second;
+            return piece.first;
+        }
+    }
+}
+
+/* One step of thread `rank`: its start, or its resumption after a barrier.
+ * What it touches besides the thread's frame is a few bytes a thread in
+ * the worker's tables, not the thread's record (a line each). */
+static inline __attribute__((always_inline)) void co_step(block_state *b, fiber *self, unsigned rank)
+{
+    worker *w = W;
+    self->lazy_rank = rank;
+    if (__builtin_expect(w->co_recorded[rank], 0)) { /* a call into the runtime wrote its record */
+        self->thread = &b->threads[rank];
+        self->thread->status = T_RUNNING;
+    }
+    emu_thread_idx = w->co_idx[rank];
+    b->co_running = rank;
+    void *&frame = b->co_frames[rank];
+    runtime_busy = 0; /* the kernel's own code from here */
+    if (!frame)
+        frame = L.co_body(L.context);
+    else
+        co_handle::from_address(frame).resume();
+    runtime_busy = 1;
+    b->co_running = CO_NONE;
+    if (__builtin_expect(self->thread != 0, 0)) {
+        w->co_recorded[rank] = 1;
+        self->thread = 0;
+    }
+}
+
+/* After thread rank's step: whether it waits at a barrier, and at which. */
+struct co_round {
+    unsigned waiting;
+    co_wait first;
+    bool mismatch;
+    long long acc;
+};
+static inline __attribute__((always_inline)) void co_note(block_state *b, unsigned rank, co_round *r)
+{
+    co_handle h = co_handle::from_address(b->co_frames[rank]);
+    if (h.done()) {
+        b->done++;
+        return;
+    }
+    const co_wait &w = *h.promise().wait;
+    if (!r->waiting++) {
+        r->first = w;
+        r->acc = w.kind == BARRIER_AND ? 1 : 0;
+    } else if (w.kind != r->first.kind || !same_site(w.file, w.line, r->first.file, r->first.line)) {
+        r->mismatch = true;
+    }
+    if (w.kind == BARRIER_COUNT)
+        r->acc += w.predicate != 0;
+    else if (w.kind == BARRIER_AND)
+        r->acc = r->acc && w.predicate;
+    else if (w.kind == BARRIER_OR)
+        r->acc = r->acc || w.predicate;
+}
+
+static void co_run_block(block_state *b, fiber *self)
+{
+    worker *w = W;
+    const unsigned n = L.threads_per_block;
+    if (w->co_idx_launch != current_launch_id) {
+        w->co_idx.resize(n);
+        for (unsigned rank = 0; rank < n; rank++)
+            w->co_idx[rank] = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+        w->co_idx_launch = current_launch_id;
+    }
+    w->co_piece = 0;
+    co_frames.next = co_frames.end = 0;
+    w->co_frames.assign(n, nullptr);
+    w->co_recorded.assign(n, 0);
+    b->co_frames = w->co_frames.data();
+    co_round r = {};
+    for (unsigned pos = 0; pos < n; pos++) {
+        unsigned rank = b->start_order ? b->start_order[pos] : pos;
+        b->started = pos + 1;
+        co_step(b, self, rank);
+        co_note(b, rank, &r);
+    }
+    counts_here->coroutine_blocks++;
+    while (r.waiting) {
+        if (b->done || r.mismatch) {
+            /* (the same diagnosis as a barrier that never completes on fibers) */
+            self->lazy_block = 0;
+            diagnose_stuck();
+            return;
+        }
+        counts_here->barriers += n;
+        b->bar_generation++;
+        co_barrier_result = r.first.kind == BARRIER_COUNT ? (int)r.acc
+                          : r.first.kind == BARRIER_PLAIN ? 0 : (int)(r.acc != 0);
+        r = co_round{};
+        const unsigned *order = 0;
+        if (schedule_mode == SCHEDULE_RANDOM) {
+            unsigned *o = &w->orders[(size_t)b->slot * n];
+            schedule_order(o, n);
+            order = o;
+        }
+        const bool reverse = schedule_mode == SCHEDULE_REVERSE;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned rank = order ? order[i] : reverse ? n - 1 - i : i;
+            co_step(b, self, rank);
+            co_note(b, rank, &r);
+        }
+    }
+    b->co_frames = 0;
+}
+
+/* Every record of b written from the frames: where each thread is. */
+static void co_settle(block_state *b)
+{
+    for (unsigned rank = 0; rank < L.threads_per_block; rank++) {
+        thread_state *t = &b->threads[rank];
+        t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+        t->rank = rank;
+        t->block = b;
+        t->fib = current_fiber;
+        t->serial = b->serial;
+        void *frame = b->co_frames[rank];
+        if (rank == b->co_running) {
+            t->status = T_RUNNING;
+        } else if (!frame) {
+            t->status = T_UNSTARTED;
+        } else if (co_handle::from_address(frame).done()) {
+            t->status = T_DONE;
+        } else {
+            const co_wait &w = *co_handle::from_address(frame).promise().wait;
+            wait_at(t, T_BARRIER, w.what, w.file, w.line);
+        }
+    }
+}
+#else
+static void co_settle(block_state *) {}
+#endif
+
+/* A wait reached in a function the kernel calls, while the kernel runs as
+ * coroutines (the build saw barriers only in its own body): it cannot
+ * wait here, so it says how to run the kernel. */
+static void co_refuse(const char *what, const char *file, int line)
+{
+    kernel_fail(cudaErrorNotSupported, file, line,
+                "%s in a function the kernel calls, while the kernel's threads run as coroutines split at the "
+                "barriers of its own body: the build did not see this wait; run with CUDAEMU_COROUTINES=0 "
+                "(every kernel on fibers)", what);
+}
+
 /* ---- barriers ------------------------------------------------------------------------------------ */
 static void release_barrier(block_state *b)
 {
@@ -739,6 +962,8 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
     block_state *b = t->block;
+    if (b->co_frames)
+        co_refuse(what, file, line);
     counts_here->barriers++;
     if (b->at_barrier == 0) {
         b->bar_what = what;
@@ -850,6 +1075,8 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
     block_state *b = t->block;
+    if (b->co_frames)
+        co_refuse(what, file, line);
     unsigned warp = t->rank / 32, lane = t->rank % 32, present = lanes_present(warp);
     if (!(mask >> lane & 1))
         kernel_fail(cudaErrorLaunchFailure, file, line,
@@ -1379,6 +1606,8 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
         b->warps[w].count = 0;
     b->shared = shared_block_arena(w->arena + slot);
     b->start_order = 0;
+    b->co_frames = 0;
+    b->co_running = CO_NONE;
     if (schedule_mode != SCHEDULE_FORWARD) {
         b->start_order = &w->orders[(size_t)slot * L.threads_per_block];
         schedule_order(b->start_order, L.threads_per_block);
@@ -1591,6 +1820,7 @@ static void gather_results(unsigned spread, const void *kernel, kernel_info *inf
         counts.atomics += workers[s].counts.atomics;
         counts.shuffles += workers[s].counts.shuffles;
         counts.barriers += workers[s].counts.barriers;
+        counts.coroutine_blocks += workers[s].counts.coroutine_blocks;
     }
     if (spread > 1) {
         printf_log logs[POOL_MAX];
@@ -1655,7 +1885,7 @@ static bool foreign_argument(const launch_args &args, unsigned *which, size_t *o
 }
 
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
-                   thread_body body, void *context, bool cooperative, const launch_args &args)
+                   thread_body body, void *context, bool cooperative, const launch_args &args, thread_co_body co_body)
 {
     if (current_fiber)
         kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
@@ -1675,6 +1905,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         return err;
 
     launch_record(file, line, name, c, body, context, cooperative);
+    L.co_body = cooperative || !coroutines_on() ? 0 : co_body;
     unsigned which;
     size_t offset;
     const void *pointer;

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "coroutine.h"
 #include "device.h"
 #include "runtime_api.h"
 
@@ -67,7 +68,7 @@ template <class... T> static inline tuple_args<T...> args_of(std::tuple<T...> &t
  * cudaGetLastError() reports. */
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &config,
                    thread_body body, void *context, bool cooperative,
-                   const launch_args &args = launch_args{0, 0, 0}) CUDAEMU_HIDDEN;
+                   const launch_args &args = launch_args{0, 0, 0}, thread_co_body co_body = 0) CUDAEMU_HIDDEN;
 
 /* ---- CUDA graphs (src/graph.cpp) ----
  * A node's work, kept until the graph and every instance of it are gone.
@@ -278,9 +279,25 @@ static inline graph_work *record_from_pointers(void (*kernel)(P...), const launc
                                      std::tuple<std::decay_t<P>...>(*(const std::decay_t<P> *)args[I]...));
 }
 
-template <class... P, size_t... I>
+#if __cpp_impl_coroutine
+/* The same with the kernel's twin (coroutine.h), whose call starts a
+ * thread and returns its frame. */
+template <class Twin, class... P> struct thread_call_twin : thread_call_values<P...> {
+    Twin twin;
+    template <size_t... I> CUDAEMU_NO_TSAN void *start(std::index_sequence<I...>) const
+    {
+        return twin(std::get<I>(this->values)...).handle.address();
+    }
+    static CUDAEMU_NO_TSAN void *run_twin(void *p)
+    {
+        return ((const thread_call_twin *)p)->start(std::index_sequence_for<P...>{});
+    }
+};
+#endif
+
+template <class... P, size_t... I, class Twin = std::nullptr_t>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
-                                std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>)
+                                std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>, Twin twin = nullptr)
 {
     if (capturing(cfg.stream)) {
         capture(cfg.stream, new recorded_launch<P...>(file, line, name, kernel, cfg, false, args), 0);
@@ -290,6 +307,15 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
     thread_call<P...>::reserve();
     if constexpr ((copied_as_in_a_call<std::decay_t<P>>::value && ...)) {
         thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
+#if __cpp_impl_coroutine
+        if constexpr (!std::is_same<Twin, std::nullptr_t>::value) {
+            thread_call_twin<Twin, P...> both = {call, twin}; /* (run reads its first part) */
+            launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &both, false,
+                   argument_sizes<P...>::of(addresses), &thread_call_twin<Twin, P...>::run_twin);
+            return;
+        }
+#endif
+        (void)twin;
         launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
                argument_sizes<P...>::of(addresses));
     } else {
@@ -300,11 +326,11 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
 }
 /* The host's copy of the arguments (args) is made once, and destroyed once
  * when the launch returns, as nvcc's host stub makes and destroys it. */
-template <class... P>
+template <class... P, class Twin = std::nullptr_t>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
-                                std::tuple<std::decay_t<P>...> args)
+                                std::tuple<std::decay_t<P>...> args, Twin twin = nullptr)
 {
-    launch_typed(file, line, name, kernel, cfg, args, std::index_sequence_for<P...>{});
+    launch_typed(file, line, name, kernel, cfg, args, std::index_sequence_for<P...>{}, twin);
 }
 
 /* Launches through an array of argument addresses (cudaLaunchKernel and

@@ -134,6 +134,7 @@ long long cudaemuBytesInUse(void);
 typedef struct {
     long long atomics, shuffles, barriers;
     size_t static_shared;
+    long long coroutine_blocks; /* blocks whose threads ran as coroutines (cudaemu/coroutine.h) */
 } cudaemuLaunchCounts;
 void cudaemuLastLaunchCounts(cudaemuLaunchCounts *counts);
 }
