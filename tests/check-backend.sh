@@ -621,12 +621,12 @@ fi
 # (cpu.mk: where g++ cannot use build/cpu/pch's header it reads the text
 # instead, correct but three times slower, and says nothing.)  The command
 # that builds lab 3's reference fold.o, into a folder of this test's own,
-# with -H: g++ marks a precompiled header it used with "!", one it could
-# not use with "x" (as with -fno-exceptions added).
+# with -H in its compiles: g++ marks a precompiled header it used with
+# "!", one it could not use with "x" (as with -fno-exceptions added).
 pch_cmd=$(make -s -B -n BACKEND=cpu build/cpu/lab3-folding/reference/fold.o 2>/dev/null \
           | grep -- '-include build/cpu/pch/cuda_runtime.h' | tail -n 1 \
-          | sed "s|build/cpu/lab3-folding/reference/|$log/pch-|g")
-if [ -n "$pch_cmd" ] && sh -c "$pch_cmd -H" > "$log/out" 2>&1 && grep -q '^! .*build/cpu/pch/cuda_runtime.h.gch' "$log/out"; then
+          | sed "s|build/cpu/lab3-folding/reference/|$log/pch-|g; s|-include build/cpu/pch/cuda_runtime.h|-H &|g")
+if [ -n "$pch_cmd" ] && sh -c "$pch_cmd" > "$log/out" 2>&1 && grep -q '^! .*build/cpu/pch/cuda_runtime.h.gch' "$log/out"; then
     ok "the kit's build of a .cu takes cuda_runtime.h precompiled"
 else
     not_ok "the kit's build of a .cu takes cuda_runtime.h precompiled"; show "$log/out" 10
