@@ -19,7 +19,11 @@
 #                      each other (one group per word, names without
 #                      check-/.sh); see `apart` below for today's
 #   TEST_NICE="nvcc"   checks run at a lower priority, so that those whose
-#                      grades have time limits get the cores first
+#                      grades have time limits get the cores first; such a
+#                      check takes none of the TEST_JOBS slots (it runs on
+#                      what the others leave: check-nvcc waits minutes for
+#                      its CUDA 11.8 install, and in a slot it kept the
+#                      short checks queued behind it)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -180,7 +184,12 @@ for backend in $backends; do
         left=""
         for check in $waiting; do
             group=$(group_of "$check")
-            if [ "$(echo $running | wc -w)" -lt "$jobs" ] \
+            slots=0
+            for other in $running; do
+                case "$nice_checks" in *" ${other#check-} "*) ;; *) slots=$((slots + 1)) ;; esac
+            done
+            case "$nice_checks" in *" ${check#check-} "*) slots=-1 ;; esac
+            if [ "$slots" -lt "$jobs" ] \
                 && { [ -z "$group" ] || case "$busy_groups" in *" $group "*) false ;; *) true ;; esac; }; then
                 echo "# $check [$backend]: started"
                 rm -f "$logs/$check" "$logs/$check.rc" "$logs/$check.cpu"
