@@ -79,6 +79,17 @@ static __global__ void wait_for_the_others(int *flag)
         *flag = 1;
 }
 
+/* Thread 3 spins after the first barrier: 0-2 wait at the second, and 4-7,
+ * released from the first, have not run since (ready: "running"). */
+enum { SECOND_BARRIER_LINE = __LINE__ + 6 };
+static __global__ void spin_between_barriers(int *flag)
+{
+    __syncthreads();
+    if (threadIdx.x == 3)
+        while (*(volatile int *)flag == 0) {}
+    __syncthreads();
+}
+
 static double seconds(void)
 {
     struct timespec ts;
@@ -174,6 +185,15 @@ int main(int argc, char **argv)
                  (int)BARRIER_LINE);
         const char *waiting[] = {"wait_for_the_others", "1 thread still running (31:", barrier};
         expect_timeout(start, wait_line, waiting, 3);
+
+        EXPECT_OK(cudaMalloc(&flag, sizeof(int)));
+        EXPECT_OK(cudaMemset(flag, 0, sizeof(int)));
+        start = seconds();
+        spin_between_barriers<<<1, 8>>>(flag); int between_line = __LINE__;
+        snprintf(barrier, sizeof barrier, "3 waiting at __syncthreads() at tests/backend/exposure.cu:%d (0-2)",
+                 (int)SECOND_BARRIER_LINE);
+        const char *between[] = {"spin_between_barriers", "5 threads still running (3-7:", barrier};
+        expect_timeout(start, between_line, between, 3);
 
         /* the backend runs kernels again after a reset */
         EXPECT_OK(cudaMalloc(&flag, sizeof(int)));

@@ -172,6 +172,7 @@ struct block_state {
      * starts; null when the block runs on fibers. */
     void **co_frames;
     unsigned co_running;         /* the thread in a step now, or CO_NONE */
+    unsigned co_round;           /* barriers released so far: a thread that waits in an earlier round is ready */
 };
 enum { CO_NONE = ~0u };
 
@@ -774,6 +775,7 @@ typedef std::coroutine_handle<co_thread::promise_type> co_handle;
 /* The next piece of the worker's memory for frames, with room for `bytes`. */
 void *co_frame_more(size_t bytes)
 {
+    busy_scope busy; /* (called from a kernel's thread: the watchdog must not stop it in malloc) */
     worker *w = W;
     for (;;) {
         if (w->co_piece == w->co_pieces.size()) {
@@ -820,13 +822,13 @@ static inline __attribute__((always_inline)) void co_step(block_state *b, fiber 
 }
 
 /* After thread rank's step: whether it waits at a barrier, and at which. */
-struct co_round {
+struct co_tally {
     unsigned waiting;
     co_wait first;
     bool mismatch;
     long long acc;
 };
-static inline __attribute__((always_inline)) void co_note(block_state *b, unsigned rank, co_round *r)
+static inline __attribute__((always_inline)) void co_note(block_state *b, unsigned rank, co_tally *r)
 {
     co_handle h = co_handle::from_address(b->co_frames[rank]);
     if (h.done()) {
@@ -834,6 +836,7 @@ static inline __attribute__((always_inline)) void co_note(block_state *b, unsign
         return;
     }
     const co_wait &w = *h.promise().wait;
+    h.promise().round = b->co_round;
     if (!r->waiting++) {
         r->first = w;
         r->acc = w.kind == BARRIER_AND ? 1 : 0;
@@ -863,7 +866,8 @@ static void co_run_block(block_state *b, fiber *self)
     w->co_frames.assign(n, nullptr);
     w->co_recorded.assign(n, 0);
     b->co_frames = w->co_frames.data();
-    co_round r = {};
+    b->co_round = 0;
+    co_tally r = {};
     for (unsigned pos = 0; pos < n; pos++) {
         unsigned rank = b->start_order ? b->start_order[pos] : pos;
         b->started = pos + 1;
@@ -880,9 +884,10 @@ static void co_run_block(block_state *b, fiber *self)
         }
         counts_here->barriers += n;
         b->bar_generation++;
+        b->co_round++;
         co_barrier_result = r.first.kind == BARRIER_COUNT ? (int)r.acc
                           : r.first.kind == BARRIER_PLAIN ? 0 : (int)(r.acc != 0);
-        r = co_round{};
+        r = co_tally{};
         const unsigned *order = 0;
         if (schedule_mode == SCHEDULE_RANDOM) {
             unsigned *o = &w->orders[(size_t)b->slot * n];
@@ -916,6 +921,8 @@ static void co_settle(block_state *b)
             t->status = T_UNSTARTED;
         } else if (co_handle::from_address(frame).done()) {
             t->status = T_DONE;
+        } else if (co_handle::from_address(frame).promise().round != b->co_round) {
+            t->status = T_READY; /* its barrier released, it is not resumed yet */
         } else {
             const co_wait &w = *co_handle::from_address(frame).promise().wait;
             wait_at(t, T_BARRIER, w.what, w.file, w.line);

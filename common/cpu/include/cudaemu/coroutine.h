@@ -45,6 +45,7 @@ struct co_wait {
 struct co_thread {
     struct promise_type {
         const co_wait *wait;
+        unsigned round; /* the block's barrier round it waits in (the block's loop writes it) */
         static void *operator new(size_t bytes)
         {
             bytes = (bytes + 15) & ~(size_t)15;
