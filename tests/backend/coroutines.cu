@@ -97,6 +97,18 @@ static __global__ void prints_between(int *out)
     out[threadIdx.x] = tile[(threadIdx.x + 1) % BLOCK];
 }
 
+/* A barrier the build cannot see: reached through a function pointer, from
+ * a kernel with a barrier of its own.  As coroutines it cannot wait there,
+ * and the launch stops with a message that says how to run it. */
+static __device__ void barrier_of_a_callee(void) { __syncthreads(); }
+static __device__ void (*hidden_barrier)(void) = barrier_of_a_callee;
+static __global__ void through_a_pointer(int *out)
+{
+    __syncthreads();
+    hidden_barrier();
+    out[threadIdx.x] = 1;
+}
+
 static long long coroutine_blocks(void)
 {
     cudaemuLaunchCounts counts;
@@ -186,6 +198,14 @@ int main(void)
     EXPECT(coroutine_blocks() == (coroutines_here() ? 2 : 0), "prints_between: %lld blocks ran as coroutines", coroutine_blocks());
     for (int t = 0; t < BLOCK; t++)
         EXPECT(out[t] == (t + 1) % BLOCK, "prints_between: out[%d] = %d", t, out[t]);
+
+    through_a_pointer<<<1, 32>>>(out);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (coroutines_here())
+        EXPECT(err == cudaErrorNotSupported && strstr(cudaGetErrorString(err), "CUDAEMU_COROUTINES=0"),
+               "through_a_pointer gave %s: %s", cudaGetErrorName(err), cudaGetErrorString(err));
+    else
+        EXPECT(err == cudaSuccess, "through_a_pointer on fibers gave %s", cudaGetErrorName(err));
 
     cudaFree(in), cudaFree(out), cudaFree(votes);
     return check_result();
