@@ -293,6 +293,12 @@ for my $k (@kernels) {
     $k->{twin} = 1;
 }
 my %twin_of = map { $_->{name} => $_ } grep { $_->{twin} } @kernels;
+# Any other kernel defined once here is named to its launches as a constant
+# (cudaemu::inline_kernel<&k>), so that the loop starting a block's threads
+# has its calls inlined (launch.h's thread_loop).
+my %inline_of = map { $_->{name} => $_ }
+                grep { !$_->{twin} && defined $_->{body_end} && $_->{body_end} > 0 && $kernels_named{$_->{name}} == 1 }
+                @kernels;
 
 my @edits;    # [start, end, replacement]
 
@@ -462,6 +468,8 @@ for my $start (sort { $a <=> $b } keys %launch_starts) {
                 # defined above this launch, so that the twin's name is known here
                 (my $twin_name = $name) =~ s/(\w+)$/__cudaemu_co_$1/;
                 $twin = ", $twin_name$targs" if $s > $k->{body_end};
+            } elsif ($k = $inline_of{$short}) {
+                $twin = ", ::cudaemu::inline_kernel<&$name$targs>()" if $s > $k->{body_end};
             }
             $call = "::cudaemu::launch_typed(__FILE__, __LINE__, \"$name$targs\", $name$targs, ::cudaemu::config($cfg_text), "
                   . "::cudaemu::kernel_args<decltype($name$targs)>$args_text$twin)";

@@ -184,6 +184,7 @@ static struct {
     size_t shmem;
     thread_body body;
     thread_co_body co_body;            /* null: the threads run on fibers */
+    thread_loop_body loop_body;        /* null: worker_main calls body for each thread */
     void *context;
     bool cooperative;
     volatile bool failed;              /* stop: every worker leaves at its next chance */
@@ -393,6 +394,15 @@ static void recorded_thread_ends(fiber *self)
 #if __cpp_impl_coroutine
 static void co_run_block(block_state *b, fiber *self);
 #endif
+/* Each rank's threadIdx for this launch, in the worker's table. */
+static void co_index_table(worker *w)
+{
+    const unsigned n = L.threads_per_block;
+    w->co_idx.resize(n);
+    for (unsigned rank = 0; rank < n; rank++)
+        w->co_idx[rank] = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+    w->co_idx_launch = current_launch_id;
+}
 
 /* What a worker fiber does: start the next unstarted thread and run it to
  * its end, then the next, on this same stack, with no switch: a thread
@@ -437,6 +447,25 @@ void worker_main(void)
         }
 #endif
         const unsigned *order = b->start_order;
+        if (L.loop_body) {
+            /* the same loop, with the kernel inlined in it (launch.h's thread_loop) */
+            if (!flat && w->co_idx_launch != current_launch_id)
+                co_index_table(w);
+            thread_range range = {&b->started, &b->done, n, order, flat ? 0 : w->co_idx.data(), &self->lazy_rank,
+                                  (void *const *)&self->thread, &L.blocks_done};
+            while (b->started < n) {
+                L.loop_body(context, &range);
+                if (self->thread) {
+                    recorded_thread_ends(self);
+                    emu_block_idx = b->idx;
+                    current_shared_base = b->shared;
+                    if (++b->done == n)
+                        __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+                }
+            }
+            self->lazy_block = 0;
+            continue;
+        }
         for (unsigned pos; (pos = b->started) < n;) {
             unsigned rank = order ? order[pos] : pos;
             b->started = pos + 1;
@@ -855,12 +884,8 @@ static void co_run_block(block_state *b, fiber *self)
 {
     worker *w = W;
     const unsigned n = L.threads_per_block;
-    if (w->co_idx_launch != current_launch_id) {
-        w->co_idx.resize(n);
-        for (unsigned rank = 0; rank < n; rank++)
-            w->co_idx[rank] = thread_index(rank, L.block.y == 1 && L.block.z == 1);
-        w->co_idx_launch = current_launch_id;
-    }
+    if (w->co_idx_launch != current_launch_id)
+        co_index_table(w);
     w->co_piece = 0;
     co_frames.next = co_frames.end = 0;
     w->co_frames.assign(n, nullptr);
@@ -1892,7 +1917,8 @@ static bool foreign_argument(const launch_args &args, unsigned *which, size_t *o
 }
 
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
-                   thread_body body, void *context, bool cooperative, const launch_args &args, thread_co_body co_body)
+                   thread_body body, void *context, bool cooperative, const launch_args &args, thread_co_body co_body,
+                   thread_loop_body loop_body)
 {
     if (current_fiber)
         kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
@@ -1913,6 +1939,11 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
 
     launch_record(file, line, name, c, body, context, cooperative);
     L.co_body = cooperative || !coroutines_on() ? 0 : co_body;
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
+    L.loop_body = 0; /* (every thread's start is told to the sanitizers) */
+#else
+    L.loop_body = loop_body;
+#endif
     unsigned which;
     size_t offset;
     const void *pointer;

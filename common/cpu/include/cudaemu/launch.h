@@ -66,9 +66,25 @@ template <class... T> static inline tuple_args<T...> args_of(std::tuple<T...> &t
 }
 /* Runs the whole grid before it returns; the result is also what the next
  * cudaGetLastError() reports. */
+/* A block's threads started one after another by a loop with the kernel
+ * inlined in it (thread_loop below), instead of a call through `body` each:
+ * what the scheduler's worker_main does per thread, on its fields. */
+struct thread_range {
+    unsigned *started, *done;    /* the block's counts */
+    unsigned n;                  /* its threads */
+    const unsigned *order;       /* the schedule's start order, or null */
+    const uint3 *idx;            /* threadIdx by rank, or null for a 1-D block */
+    unsigned *lazy_rank;         /* the worker fiber's note of the thread it runs */
+    void *const *record;         /* the worker fiber's thread record: set by a call into the runtime */
+    unsigned long long *blocks_done;
+};
+typedef void (*thread_loop_body)(void *context, thread_range *range);
+extern __thread volatile int runtime_busy CUDAEMU_HIDDEN; /* (internal.h) */
+
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &config,
                    thread_body body, void *context, bool cooperative,
-                   const launch_args &args = launch_args{0, 0, 0}, thread_co_body co_body = 0) CUDAEMU_HIDDEN;
+                   const launch_args &args = launch_args{0, 0, 0}, thread_co_body co_body = 0,
+                   thread_loop_body loop_body = 0) CUDAEMU_HIDDEN;
 
 /* ---- CUDA graphs (src/graph.cpp) ----
  * A node's work, kept until the graph and every instance of it are gone.
@@ -295,6 +311,53 @@ template <class Twin, class... P> struct thread_call_twin : thread_call_values<P
 };
 #endif
 
+/* The kernel K itself, known where it is launched (rewrite.pl names it so
+ * where it is defined above the launch): its calls are inlined in the loop
+ * that starts a block's threads.  The loop is worker_main's, store for
+ * store: a thread that calls into the runtime (a record, a wait, a fault's
+ * note) ends it, and the scheduler does the rest as for any thread. */
+template <auto K> struct inline_kernel {};
+template <auto K, class... P> struct thread_loop {
+    template <size_t... I>
+    static CUDAEMU_NO_TSAN void run(const thread_call_values<P...> *c, thread_range *r, std::index_sequence<I...>)
+    {
+        /* (the range's fields in locals: the kernel's stores might alias them) */
+        unsigned *const started = r->started, *const done = r->done, *const lazy_rank = r->lazy_rank;
+        const unsigned n = r->n, *const order = r->order;
+        const uint3 *const idx = r->idx;
+        void *const *const record = r->record;
+        uint3 &thread_idx = const_cast<uint3 &>(threadIdx); /* (read-only to kernels) */
+        for (unsigned pos; (pos = *started) < n;) {
+            runtime_busy = 1;
+            unsigned rank = order ? order[pos] : pos;
+            *started = pos + 1;
+            *lazy_rank = rank;
+            if (idx) {
+                thread_idx.x = idx[rank].x, thread_idx.y = idx[rank].y, thread_idx.z = idx[rank].z;
+            } else {
+                thread_idx.x = rank, thread_idx.y = 0, thread_idx.z = 0;
+            }
+            runtime_busy = 0; /* the kernel's own code from here */
+            K(std::get<I>(c->values)...);
+            if (__builtin_expect(*record != 0, 0))
+                return; /* the scheduler ends this thread, then calls again */
+            if (++*done == n)
+                __atomic_fetch_add(r->blocks_done, 1, __ATOMIC_RELAXED);
+        }
+        runtime_busy = 1;
+    }
+    static CUDAEMU_NO_TSAN void run_loop(void *p, thread_range *r)
+    {
+        run((const thread_call_values<P...> *)p, r, std::index_sequence_for<P...>{});
+    }
+};
+template <class T> struct is_inline_kernel : std::false_type {};
+template <auto K> struct is_inline_kernel<inline_kernel<K>> : std::true_type {};
+template <auto K, class... P> static thread_loop_body loop_of(inline_kernel<K>, void (*)(P...))
+{
+    return &thread_loop<K, P...>::run_loop;
+}
+
 template <class... P, size_t... I, class Twin = std::nullptr_t>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
                                 std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>, Twin twin = nullptr)
@@ -308,13 +371,18 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
     if constexpr ((copied_as_in_a_call<std::decay_t<P>>::value && ...)) {
         thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
 #if __cpp_impl_coroutine
-        if constexpr (!std::is_same<Twin, std::nullptr_t>::value) {
+        if constexpr (!std::is_same<Twin, std::nullptr_t>::value && !is_inline_kernel<Twin>::value) {
             thread_call_twin<Twin, P...> both = {call, twin}; /* (run reads its first part) */
             launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &both, false,
                    argument_sizes<P...>::of(addresses), &thread_call_twin<Twin, P...>::run_twin);
             return;
         }
 #endif
+        if constexpr (is_inline_kernel<Twin>::value) {
+            launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
+                   argument_sizes<P...>::of(addresses), 0, loop_of(twin, kernel));
+            return;
+        }
         (void)twin;
         launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
                argument_sizes<P...>::of(addresses));
