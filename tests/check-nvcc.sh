@@ -29,6 +29,10 @@ cd "$(dirname "$0")/.." || exit 2
 [ "$BACKEND" = cpu ] || { echo "# (the toolkits compile the same on either pass: run on the cpu pass)"; finish; }
 out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
 started=$(date +%s)
+# Where a toolkit's install leaves its log and verdict: make test starts
+# CUDA 11.8's before it builds the kit (CUDA_SETUP_DIR, --install-only
+# below), so that its minutes of download run beside the build.
+setup=${CUDA_SETUP_DIR:-$out}
 
 # ---- the toolkits ------------------------------------------------------------------------
 CUDA11_NVCC=/usr/lib/nvidia-cuda-toolkit/bin/nvcc
@@ -39,15 +43,16 @@ CUDA12_NVCC=/opt/cuda-labs/cuda-12/usr/lib/nvidia-cuda-toolkit/bin/nvcc
 # meanwhile.  have waits for it.
 install_start() {
     [ -x "$1" ] || [ "${CUDA_INSTALL:-yes}" = no ] || [ "$(id -u)" != 0 ] && return 0
-    : > "$out/setup-$2.log"   # (now: its being there says an install is under way)
+    [ -e "$setup/setup-$2.log" ] && return 0   # (under way already)
+    : > "$setup/setup-$2.log"   # (now: its being there says an install is under way)
     (t0=$(date +%s)
-     tools/setup.sh "$2" > "$out/setup-$2.log" 2>&1
-     echo "$? $(( $(date +%s) - t0 ))" > "$out/setup-$2.part" && mv "$out/setup-$2.part" "$out/setup-$2.done") &
+     tools/setup.sh "$2" > "$setup/setup-$2.log" 2>&1
+     echo "$? $(( $(date +%s) - t0 ))" > "$setup/setup-$2.part" && mv "$setup/setup-$2.part" "$setup/setup-$2.done") &
 }
 # have NAME NVCC SETUP: NVCC when it is here or its setup step makes it so
 # (as root, unless CUDA_INSTALL=no); else a SKIP that says why.
 have() {
-    [ -x "$2" ] && [ ! -e "$out/setup-$3.log" ] && return 0
+    [ -x "$2" ] && [ ! -e "$setup/setup-$3.log" ] && return 0
     if [ "${CUDA_INSTALL:-yes}" = no ]; then
         ok "$1 # SKIP not installed, and CUDA_INSTALL=no (tools/setup.sh $3 installs it)"
         return 1
@@ -56,16 +61,25 @@ have() {
         ok "$1 # SKIP not installed, and only root installs it (sudo tools/setup.sh $3)"
         return 1
     fi
-    [ -e "$out/setup-$3.log" ] || install_start "$2" "$3"
-    while [ ! -e "$out/setup-$3.done" ]; do sleep 2; done
-    read -r status took < "$out/setup-$3.done"
+    [ -e "$setup/setup-$3.log" ] || install_start "$2" "$3"
+    while [ ! -e "$setup/setup-$3.done" ]; do sleep 2; done
+    read -r status took < "$setup/setup-$3.done"
     if [ "$status" = 0 ] && [ -x "$2" ]; then
         echo "# tools/setup.sh $3 installed $1 in $took s"
         return 0
     fi
-    ok "$1 # SKIP tools/setup.sh $3 could not install it: $(tail -n 1 "$out/setup-$3.log")"
+    ok "$1 # SKIP tools/setup.sh $3 could not install it: $(tail -n 1 "$setup/setup-$3.log")"
     return 1
 }
+# tests/check-nvcc.sh --install-only: starts CUDA 11.8's install where it
+# is missing (in the background, its files in CUDA_SETUP_DIR) and returns.
+if [ "${1:-}" = --install-only ]; then
+    [ -n "${CUDA_SETUP_DIR:-}" ] || { echo "check-nvcc.sh --install-only needs CUDA_SETUP_DIR" >&2; exit 2; }
+    trap - EXIT
+    rm -rf "$out"
+    install_start "$CUDA11_NVCC" cuda11
+    exit 0
+fi
 path_nvcc=$(command -v nvcc 2>/dev/null)
 toolkits=""
 [ -n "$path_nvcc" ] && toolkits=$path_nvcc
@@ -230,22 +244,34 @@ compile_with() {
 # ended.  make dist's part is built with the oldest: CUDA 11.8 where it is
 # here or being installed; where its install fails, the oldest of the others.
 cuda11_coming=""
-[ -x "$CUDA11_NVCC" ] || [ -e "$out/setup-cuda11.log" ] && cuda11_coming=11.8
+[ -x "$CUDA11_NVCC" ] || [ -e "$setup/setup-cuda11.log" ] && cuda11_coming=11.8
 versions=$( { for nv in $toolkits; do release "$nv"; done; echo "$cuda11_coming"; } | grep . | sort -t . -k 1,1n -k 2,2n -u)
 oldest_version=$(echo "$versions" | head -n 1) newest_version=$(echo "$versions" | tail -n 1)
 done_versions=" " dist_done=""
-for nv in $toolkits; do compile_with "$nv"; done
-if have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11; then
-    compile_with "$CUDA11_NVCC"
-elif [ -z "$dist_done" ] && [ -n "$toolkits" ]; then
-    oldest_version=$( { for nv in $toolkits; do release "$nv"; done; } | grep . | sort -t . -k 1,1n -k 2,2n -u | head -n 1)
-    for nv in $toolkits; do
-        [ "$(release "$nv")" = "$oldest_version" ] || continue
-        dist_part "$nv" "nvcc $oldest_version" "$oldest_version" "$(NVCC=$nv tools/cuda-arch.sh --list)"
-        rm -rf "$out/dist-$oldest_version"
-        break
+# The toolkits here now and CUDA 11.8 side by side (in_parallel: one part
+# each; CUDA 11.8's waits for its install, then builds make dist's part):
+# each compiles in folders of its own.
+toolkit_part() {
+    if [ "$1" = here ]; then
+        for nv in $toolkits; do compile_with "$nv"; done
+        return
+    fi
+    for nv in $toolkits; do   # (CUDA 11.8 is one of those here: done above)
+        [ "$(release "$nv")" = 11.8 ] && { echo "# $CUDA11_NVCC: nvcc 11.8 is compiled with above"; return; }
     done
-fi
+    if have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11; then
+        compile_with "$CUDA11_NVCC"
+    elif [ -n "$toolkits" ]; then
+        oldest_version=$( { for nv in $toolkits; do release "$nv"; done; } | grep . | sort -t . -k 1,1n -k 2,2n -u | head -n 1)
+        for nv in $toolkits; do
+            [ "$(release "$nv")" = "$oldest_version" ] || continue
+            dist_part "$nv" "nvcc $oldest_version" "$oldest_version" "$(NVCC=$nv tools/cuda-arch.sh --list)"
+            rm -rf "$out/dist-$oldest_version"
+            break
+        done
+    fi
+}
+in_parallel toolkit_part here cuda11
 
 # What g++ accepts and nvcc does not (a host function called from a kernel)
 # must not build on the cpu backend either, and the student sees nvcc's words.

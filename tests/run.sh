@@ -162,6 +162,14 @@ report() {
     fi
 }
 
+# CUDA 11.8 for check-nvcc, where it is missing and may be installed:
+# its install (minutes of download and unpacking) starts now, beside the
+# build and the first checks, not when check-nvcc comes to it.
+if echo "$checks" | grep -q check-nvcc; then
+    mkdir -p "$logs/cuda-setup" && export CUDA_SETUP_DIR="$logs/cuda-setup"
+    BACKEND=cpu sh tests/check-nvcc.sh --install-only
+fi
+
 for backend in $backends; do
     jobs=${TEST_JOBS:-3}
     [ "$backend" = gpu ] && jobs=${TEST_GPU_JOBS:-1}
