@@ -1,11 +1,12 @@
 /* coroutines.cu: kernels whose threads run as coroutines split at their
  * barriers (common/cpu/include/cudaemu/coroutine.h), and those that must
  * not.  Each result is checked, and so is the way the launch ran
- * (cudaemuLastLaunchCounts' coroutine_blocks): a kernel with barriers only
- * in its own body runs as coroutines in every schedule order, with the
- * barriers' results and counts of the fibers; one that calls a function
- * with a barrier, uses a warp operation or is run with CUDAEMU_COROUTINES=0
- * runs on fibers, with the same results. */
+ * (cudaemuLastLaunchCounts' coroutine_blocks): with CUDAEMU_COROUTINES=1, a
+ * kernel with barriers only in its own body runs as coroutines in every
+ * schedule order, with the barriers' results and counts of the fibers; one
+ * that calls a function with a barrier or uses a warp operation, and any
+ * with CUDAEMU_COROUTINES=0, runs on fibers, with the same results.  Left
+ * unset, a kernel's first blocks run both ways in turn, then all one way. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -122,13 +123,13 @@ static long long barriers(void)
     return counts.barriers;
 }
 
-static void reversal(const char *order, bool coroutines, int *in, int *out, int *votes)
+static void reversal(const char *order, bool coroutines, int *in, int *out, int *votes, bool either_way = false)
 {
     cudaemuSetSchedule(order);
     int blocks = (N + BLOCK - 1) / BLOCK;
     reverse_and_vote<<<blocks, BLOCK>>>(in, out, votes, N);
     EXPECT_OK(cudaDeviceSynchronize());
-    EXPECT(coroutine_blocks() == (coroutines ? blocks : 0), "%s: %lld blocks ran as coroutines", order,
+    EXPECT(either_way || coroutine_blocks() == (coroutines ? blocks : 0), "%s: %lld blocks ran as coroutines", order,
            coroutine_blocks());
     EXPECT(barriers() == 4LL * blocks * BLOCK, "%s: %lld barriers counted", order, barriers());
     int wrong = 0;
@@ -160,13 +161,26 @@ int main(void)
     for (int i = 0; i < 4096; i++)
         in[i] = i;
 
+    /* left unset: the first launch's blocks both ways in turn (4 of each
+     * decide), the next ones all one way; the same results every time */
+    for (int launch = 0; launch < 3; launch++) {
+        reversal("fwd", false, in, out, votes, true);
+        long long co = coroutine_blocks(), all = (N + BLOCK - 1) / BLOCK;
+        if (launch == 0)
+            EXPECT(co == (coroutines_here() ? all / 2 : 0), "first launch: %lld of %lld blocks as coroutines", co, all);
+        else
+            EXPECT(co == 0 || (coroutines_here() && co == all), "launch %d: %lld of %lld blocks as coroutines", launch,
+                   co, all);
+    }
+
+    setenv("CUDAEMU_COROUTINES", "1", 1);
     const char *orders[] = {"fwd", "rev", "rand:1", "rand:2"};
     for (const char *order : orders)
         reversal(order, coroutines_here(), in, out, votes);
     setenv("CUDAEMU_COROUTINES", "0", 1);
     reversal("fwd", false, in, out, votes);
     reversal("rand:3", false, in, out, votes);
-    unsetenv("CUDAEMU_COROUTINES");
+    setenv("CUDAEMU_COROUTINES", "1", 1);
     cudaemuSetSchedule("fwd");
 
     column_sums<16><<<4, dim3(16, 16)>>>(in, out);

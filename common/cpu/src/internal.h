@@ -252,7 +252,14 @@ struct kernel_info {
     int max_dynamic_shared;      /* cudaFuncAttributeMaxDynamicSharedMemorySize */
     pointer_launcher launcher;
     pointer_recorder recorder;   /* for a graph's kernel node */
+    /* Whether its blocks run faster as coroutines or on fibers (scheduler.cpp,
+     * co_choose): the cycles and blocks measured each way, then the choice. */
+    unsigned long long co_cycles[2];
+    unsigned co_blocks[2];
+    int co_choice;               /* CO_UNDECIDED, CO_COROUTINES or CO_FIBERS */
+    unsigned co_block_threads;   /* the block size they are for (another measures again) */
 };
+enum { CO_UNDECIDED, CO_COROUTINES, CO_FIBERS };
 kernel_info *kernel_lookup(const void *kernel, bool create) HIDDEN;
 int occupancy_blocks_per_sm(int block_size, size_t shared_bytes) HIDDEN;
 enum { ASSUMED_REGISTERS_PER_THREAD = 32 };

@@ -171,6 +171,7 @@ struct block_state {
     /* Run as coroutines (co_run_block): each thread's frame, null until it
      * starts; null when the block runs on fibers. */
     void **co_frames;
+    bool co;                     /* its threads run as coroutines (co_choose) */
     unsigned co_running;         /* the thread in a step now, or CO_NONE */
     unsigned co_round;           /* barriers released so far: a thread that waits in an earlier round is ready */
 };
@@ -184,6 +185,8 @@ static struct {
     size_t shmem;
     thread_body body;
     thread_co_body co_body;            /* null: the threads run on fibers */
+    kernel_info *co_info;              /* the kernel's, with co_body: which way its blocks run (co_choose) */
+    int co_mode;                       /* coroutines_mode() */
     thread_loop_body loop_body;        /* null: worker_main calls body for each thread */
     void *context;
     bool cooperative;
@@ -214,6 +217,9 @@ struct worker {
     unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
     unsigned long long block_serial;   /* blocks set up so far */
     std::vector<void *> co_frames;     /* a block's threads' frames, run as coroutines */
+    unsigned long long co_cycles[2];   /* co_choose's measures in this launch: [0] coroutines, [1] fibers */
+    unsigned co_blocks[2];
+    int co_choice;                     /* the kernel's, or this worker's once its own measures decide */
     std::vector<unsigned char> co_recorded; /* which of them has a record (thread_record) */
     std::vector<uint3> co_idx;         /* each rank's threadIdx, for the launch co_idx_launch */
     unsigned long long co_idx_launch;
@@ -436,7 +442,7 @@ void worker_main(void)
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
 #if __cpp_impl_coroutine
-        if (L.co_body) {
+        if (b->co) {
             co_run_block(b, self);
             self->lazy_block = 0;
             self->thread = 0;
@@ -787,14 +793,17 @@ static void diagnose_stuck(void)
 __thread co_arena co_frames;
 __thread int co_barrier_result;
 
-/* CUDAEMU_COROUTINES=0 runs every kernel on fibers, as the sanitizer builds do. */
-static bool coroutines_on(void)
+/* CUDAEMU_COROUTINES=0 runs every kernel on fibers, as the sanitizer builds
+ * do; =1 every block of a kernel with a twin as coroutines; unset, each
+ * kernel the way its blocks run faster (co_choose). */
+enum { COROUTINES_OFF, COROUTINES_ALWAYS, COROUTINES_FASTER };
+static int coroutines_mode(void)
 {
 #if __cpp_impl_coroutine && !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
     const char *env = getenv("CUDAEMU_COROUTINES");
-    return !env || strcmp(env, "0");
+    return !env || !*env ? COROUTINES_FASTER : !strcmp(env, "0") ? COROUTINES_OFF : COROUTINES_ALWAYS;
 #else
-    return false;
+    return COROUTINES_OFF;
 #endif
 }
 
@@ -1619,6 +1628,46 @@ static void watchdog_start(void)
 static void watchdog_stop(void) { watchdog_in_launch = 0; }
 
 /* ---- the launch --------------------------------------------------------------------------------- */
+/* ---- coroutines or fibers, kernel by kernel ----------------------------------------------------
+ * A kernel with a twin runs faster as coroutines at its barriers, but g++
+ * keeps every local of a coroutine in its frame, in memory: a kernel that
+ * loops long between barriers over data it loads (a matmul with a wide
+ * tile) can run slower so.  Until that is known, a worker runs blocks both
+ * ways in turn (even blocks as coroutines, odd on fibers) and counts their
+ * cycles; once it has 4 of each, the cheaper way is its way for the rest of
+ * the launch, and at the launch's end the kernel's for its block size
+ * (co_decide, from every worker's measures).  Either way gives the same results, orders and
+ * diagnoses: only the time differs. */
+enum { CO_SAMPLES = 4 };
+static int co_cheaper(const unsigned long long cycles[2], const unsigned blocks[2])
+{
+    if (blocks[0] < CO_SAMPLES || blocks[1] < CO_SAMPLES)
+        return CO_UNDECIDED;
+    return (double)cycles[0] / blocks[0] <= (double)cycles[1] / blocks[1] ? CO_COROUTINES : CO_FIBERS;
+}
+static bool co_choose(const block_state *b)
+{
+    if (!L.co_body)
+        return false;
+    if (L.co_mode == COROUTINES_ALWAYS)
+        return true;
+    if (W->co_choice != CO_UNDECIDED)
+        return W->co_choice == CO_COROUTINES;
+    return b->number % 2 == 0;
+}
+static void co_decide(unsigned spread)
+{
+    kernel_info *k = L.co_info;
+    if (!L.co_body || L.co_mode != COROUTINES_FASTER || k->co_choice != CO_UNDECIDED)
+        return;
+    for (unsigned s = 0; s < spread; s++)
+        for (int way = 0; way < 2; way++) {
+            k->co_cycles[way] += workers[s].co_cycles[way];
+            k->co_blocks[way] += workers[s].co_blocks[way];
+        }
+    k->co_choice = co_cheaper(k->co_cycles, k->co_blocks);
+}
+
 static void setup_block(block_state *b, unsigned slot, unsigned linear)
 {
     worker *w = W;
@@ -1639,6 +1688,7 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->shared = shared_block_arena(w->arena + slot);
     b->start_order = 0;
     b->co_frames = 0;
+    b->co = co_choose(b);
     b->co_running = CO_NONE;
     if (schedule_mode != SCHEDULE_FORWARD) {
         b->start_order = &w->orders[(size_t)slot * L.threads_per_block];
@@ -1648,9 +1698,19 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
 
 static void run_resident_blocks(void)
 {
-    W->next_block_to_start = 0;
-    W->ready_head = W->ready_count = 0;
+    worker *w = W;
+    w->next_block_to_start = 0;
+    w->ready_head = w->ready_count = 0;
+    block_state *b = &w->blocks[0];
+    bool measure = L.co_body && L.co_mode == COROUTINES_FASTER && w->co_choice == CO_UNDECIDED &&
+                   w->blocks.size() == 1;
+    unsigned long long t0 = measure ? __builtin_ia32_rdtsc() : 0;
     fiber_switch(new_worker(next_unstarted()), false); /* returns when every thread is done or the launch failed */
+    if (measure) {
+        w->co_cycles[b->co ? 0 : 1] += __builtin_ia32_rdtsc() - t0;
+        w->co_blocks[b->co ? 0 : 1]++;
+        w->co_choice = co_cheaper(w->co_cycles, w->co_blocks);
+    }
 }
 
 /* This host thread becomes worker `slot` of the launch, with room for
@@ -1671,6 +1731,9 @@ static void worker_begin(unsigned slot, unsigned resident)
     w->ready.resize((size_t)resident * L.threads_per_block);
     memset(&w->counts, 0, sizeof w->counts);
     counts_here = &w->counts;
+    memset(w->co_cycles, 0, sizeof w->co_cycles);
+    memset(w->co_blocks, 0, sizeof w->co_blocks);
+    w->co_choice = L.co_body ? L.co_info->co_choice : CO_UNDECIDED;
 }
 
 /* A worker's share of a launch spread over host threads: the next block
@@ -1938,7 +2001,18 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         return err;
 
     launch_record(file, line, name, c, body, context, cooperative);
-    L.co_body = cooperative || !coroutines_on() ? 0 : co_body;
+    L.co_mode = cooperative ? (int)COROUTINES_OFF : coroutines_mode();
+    L.co_body = L.co_mode == COROUTINES_OFF ? 0 : co_body;
+    L.co_info = L.co_body ? kernel_lookup(kernel, true) : 0;
+    if (L.co_info && L.co_info->co_block_threads != L.threads_per_block) {
+        /* (which way is cheaper depends on the block's size: measured again) */
+        memset(L.co_info->co_cycles, 0, sizeof L.co_info->co_cycles);
+        memset(L.co_info->co_blocks, 0, sizeof L.co_info->co_blocks);
+        L.co_info->co_choice = CO_UNDECIDED;
+        L.co_info->co_block_threads = L.threads_per_block;
+    }
+    if (!L.co_info)
+        L.co_body = 0;
 #if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
     L.loop_body = 0; /* (every thread's start is told to the sanitizers) */
 #else
@@ -1962,6 +2036,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         return api_result(sticky_error());
     }
     unsigned spread = run_blocks(cooperative);
+    co_decide(spread);
     gather_results(spread, kernel, info);
     char damage[512];
     if (!L.failed && memory_guards_damaged(damage, sizeof damage))
