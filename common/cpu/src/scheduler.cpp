@@ -171,7 +171,6 @@ struct block_state {
     /* Run as coroutines (co_run_block): each thread's frame, null until it
      * starts; null when the block runs on fibers. */
     void **co_frames;
-    bool co;                     /* its threads run as coroutines (co_choose) */
     unsigned co_running;         /* the thread in a step now, or CO_NONE */
     unsigned co_round;           /* barriers released so far: a thread that waits in an earlier round is ready */
 };
@@ -185,8 +184,6 @@ static struct {
     size_t shmem;
     thread_body body;
     thread_co_body co_body;            /* null: the threads run on fibers */
-    kernel_info *co_info;              /* the kernel's, with co_body: which way its blocks run (co_choose) */
-    int co_mode;                       /* coroutines_mode() */
     thread_loop_body loop_body;        /* null: worker_main calls body for each thread */
     void *context;
     bool cooperative;
@@ -217,9 +214,6 @@ struct worker {
     unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
     unsigned long long block_serial;   /* blocks set up so far */
     std::vector<void *> co_frames;     /* a block's threads' frames, run as coroutines */
-    unsigned long long co_cycles[2];   /* co_choose's measures in this launch: [0] coroutines, [1] fibers */
-    unsigned co_blocks[2];
-    int co_choice;                     /* the kernel's, or this worker's once its own measures decide */
     std::vector<unsigned char> co_recorded; /* which of them has a record (thread_record) */
     std::vector<uint3> co_idx;         /* each rank's threadIdx, for the launch co_idx_launch */
     unsigned long long co_idx_launch;
@@ -442,7 +436,7 @@ void worker_main(void)
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
 #if __cpp_impl_coroutine
-        if (b->co) {
+        if (L.co_body) {
             co_run_block(b, self);
             self->lazy_block = 0;
             self->thread = 0;
@@ -1627,47 +1621,54 @@ static void watchdog_start(void)
 /* The timer keeps ticking: the next launch, or its next tick, decides. */
 static void watchdog_stop(void) { watchdog_in_launch = 0; }
 
-/* ---- the launch --------------------------------------------------------------------------------- */
 /* ---- coroutines or fibers, kernel by kernel ----------------------------------------------------
  * A kernel with a twin runs faster as coroutines at its barriers, but g++
  * keeps every local of a coroutine in its frame, in memory: a kernel that
- * loops long between barriers over data it loads (a matmul with a wide
- * tile) can run slower so.  Until that is known, a worker runs blocks both
- * ways in turn (even blocks as coroutines, odd on fibers) and counts their
- * cycles; once it has 4 of each, the cheaper way is its way for the rest of
- * the launch, and at the launch's end the kernel's for its block size
- * (co_decide, from every worker's measures).  Either way gives the same results, orders and
- * diagnoses: only the time differs. */
+ * loops long between barriers over data it loads (a matmul with a runtime
+ * tile side) can run slower so.  Until that is known, its launches run one
+ * way and the other in turn, their cycles per block counted; once each way
+ * has 4 blocks, the cheaper is the kernel's way at that block size (a
+ * launch with another measures again).  A launch runs all its blocks one
+ * way: a __shared__ variable's place is the first its launch gives it, and
+ * the twin's variables are its own.  Either way gives the same results,
+ * orders and diagnoses: only the time differs. */
 enum { CO_SAMPLES = 4 };
-static int co_cheaper(const unsigned long long cycles[2], const unsigned blocks[2])
+/* The way this launch runs: CO_COROUTINES or CO_FIBERS. */
+static int co_choose(thread_co_body co_body, const void *kernel)
 {
-    if (blocks[0] < CO_SAMPLES || blocks[1] < CO_SAMPLES)
-        return CO_UNDECIDED;
-    return (double)cycles[0] / blocks[0] <= (double)cycles[1] / blocks[1] ? CO_COROUTINES : CO_FIBERS;
+    int mode = coroutines_mode();
+    if (!co_body || mode == COROUTINES_OFF)
+        return CO_FIBERS;
+    if (mode == COROUTINES_ALWAYS || !kernel)
+        return CO_COROUTINES;
+    kernel_info *k = kernel_lookup(kernel, true);
+    if (k->co_block_threads != L.threads_per_block) {
+        memset(k->co_cycles, 0, sizeof k->co_cycles);
+        memset(k->co_blocks, 0, sizeof k->co_blocks);
+        k->co_choice = CO_UNDECIDED;
+        k->co_block_threads = L.threads_per_block;
+    }
+    if (k->co_choice != CO_UNDECIDED)
+        return k->co_choice;
+    return k->co_blocks[0] <= k->co_blocks[1] ? CO_COROUTINES : CO_FIBERS; /* (the way measured less) */
 }
-static bool co_choose(const block_state *b)
+/* A launch that ran `way` took `cycles`: noted while its kernel's way is not known. */
+static void co_measured(int way, const void *kernel, unsigned long long cycles)
 {
-    if (!L.co_body)
-        return false;
-    if (L.co_mode == COROUTINES_ALWAYS)
-        return true;
-    if (W->co_choice != CO_UNDECIDED)
-        return W->co_choice == CO_COROUTINES;
-    return b->number % 2 == 0;
-}
-static void co_decide(unsigned spread)
-{
-    kernel_info *k = L.co_info;
-    if (!L.co_body || L.co_mode != COROUTINES_FASTER || k->co_choice != CO_UNDECIDED)
+    if (coroutines_mode() != COROUTINES_FASTER || !kernel || L.failed)
         return;
-    for (unsigned s = 0; s < spread; s++)
-        for (int way = 0; way < 2; way++) {
-            k->co_cycles[way] += workers[s].co_cycles[way];
-            k->co_blocks[way] += workers[s].co_blocks[way];
-        }
-    k->co_choice = co_cheaper(k->co_cycles, k->co_blocks);
+    kernel_info *k = kernel_lookup(kernel, false);
+    if (!k || k->co_block_threads != L.threads_per_block || k->co_choice != CO_UNDECIDED)
+        return;
+    int i = way == CO_COROUTINES ? 0 : 1;
+    k->co_cycles[i] += cycles;
+    k->co_blocks[i] += L.blocks;
+    if (k->co_blocks[0] >= CO_SAMPLES && k->co_blocks[1] >= CO_SAMPLES)
+        k->co_choice = (double)k->co_cycles[0] / k->co_blocks[0] <= (double)k->co_cycles[1] / k->co_blocks[1]
+                           ? CO_COROUTINES : CO_FIBERS;
 }
 
+/* ---- the launch --------------------------------------------------------------------------------- */
 static void setup_block(block_state *b, unsigned slot, unsigned linear)
 {
     worker *w = W;
@@ -1688,7 +1689,6 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->shared = shared_block_arena(w->arena + slot);
     b->start_order = 0;
     b->co_frames = 0;
-    b->co = co_choose(b);
     b->co_running = CO_NONE;
     if (schedule_mode != SCHEDULE_FORWARD) {
         b->start_order = &w->orders[(size_t)slot * L.threads_per_block];
@@ -1698,19 +1698,9 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
 
 static void run_resident_blocks(void)
 {
-    worker *w = W;
-    w->next_block_to_start = 0;
-    w->ready_head = w->ready_count = 0;
-    block_state *b = &w->blocks[0];
-    bool measure = L.co_body && L.co_mode == COROUTINES_FASTER && w->co_choice == CO_UNDECIDED &&
-                   w->blocks.size() == 1;
-    unsigned long long t0 = measure ? __builtin_ia32_rdtsc() : 0;
+    W->next_block_to_start = 0;
+    W->ready_head = W->ready_count = 0;
     fiber_switch(new_worker(next_unstarted()), false); /* returns when every thread is done or the launch failed */
-    if (measure) {
-        w->co_cycles[b->co ? 0 : 1] += __builtin_ia32_rdtsc() - t0;
-        w->co_blocks[b->co ? 0 : 1]++;
-        w->co_choice = co_cheaper(w->co_cycles, w->co_blocks);
-    }
 }
 
 /* This host thread becomes worker `slot` of the launch, with room for
@@ -1731,9 +1721,6 @@ static void worker_begin(unsigned slot, unsigned resident)
     w->ready.resize((size_t)resident * L.threads_per_block);
     memset(&w->counts, 0, sizeof w->counts);
     counts_here = &w->counts;
-    memset(w->co_cycles, 0, sizeof w->co_cycles);
-    memset(w->co_blocks, 0, sizeof w->co_blocks);
-    w->co_choice = L.co_body ? L.co_info->co_choice : CO_UNDECIDED;
 }
 
 /* A worker's share of a launch spread over host threads: the next block
@@ -2001,18 +1988,8 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         return err;
 
     launch_record(file, line, name, c, body, context, cooperative);
-    L.co_mode = cooperative ? (int)COROUTINES_OFF : coroutines_mode();
-    L.co_body = L.co_mode == COROUTINES_OFF ? 0 : co_body;
-    L.co_info = L.co_body ? kernel_lookup(kernel, true) : 0;
-    if (L.co_info && L.co_info->co_block_threads != L.threads_per_block) {
-        /* (which way is cheaper depends on the block's size: measured again) */
-        memset(L.co_info->co_cycles, 0, sizeof L.co_info->co_cycles);
-        memset(L.co_info->co_blocks, 0, sizeof L.co_info->co_blocks);
-        L.co_info->co_choice = CO_UNDECIDED;
-        L.co_info->co_block_threads = L.threads_per_block;
-    }
-    if (!L.co_info)
-        L.co_body = 0;
+    int co_way = co_choose(cooperative ? 0 : co_body, kernel);
+    L.co_body = co_way == CO_COROUTINES ? co_body : 0;
 #if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
     L.loop_body = 0; /* (every thread's start is told to the sanitizers) */
 #else
@@ -2035,8 +2012,9 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         fail_launch(cudaErrorIllegalAddress, file, line, what);
         return api_result(sticky_error());
     }
+    unsigned long long t0 = __builtin_ia32_rdtsc();
     unsigned spread = run_blocks(cooperative);
-    co_decide(spread);
+    co_measured(co_way, kernel, __builtin_ia32_rdtsc() - t0);
     gather_results(spread, kernel, info);
     char damage[512];
     if (!L.failed && memory_guards_damaged(damage, sizeof damage))
