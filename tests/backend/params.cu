@@ -78,6 +78,16 @@ static __device__ int sum_of(Big b)
         s += b.v[i];
     return s;
 }
+/* A type that may be copied but not moved: the x86-64 ABI passes it by
+ * value (a deleted constructor counts as trivial there), not by address. */
+struct copy_only {
+    int offset;
+    copy_only(int o) : offset(o) {}
+    copy_only(const copy_only &) = default;
+    copy_only(copy_only &&) = delete;
+};
+static __global__ void add_offset(copy_only c, int *out) { out[threadIdx.x] = (int)threadIdx.x + c.offset; }
+
 static __global__ void sum_big(Big big, int *out)
 {
     big.v[threadIdx.x] += 1000;
@@ -129,6 +139,12 @@ int main(void)
         EXPECT(counter.n == 100 && out[63] == 163, "counter %d, out[63] %d", counter.n, out[63]);
     }
     EXPECT(destructions == 2, "%d destructions after the counter's scope, not 2", destructions);
+
+    const copy_only copied(1000);
+    add_offset<<<1, 64>>>(copied, out);
+    EXPECT_OK(cudaDeviceSynchronize());
+    for (int t = 0; t < 64; t++)
+        EXPECT(out[t] == 1000 + t, "copy-only parameter: thread %d got %d, not %d", t, out[t], 1000 + t);
 
     static Big big;
     for (int i = 0; i < 8190; i++)

@@ -164,15 +164,23 @@ template <class F> using kernel_args = typename parameters<std::decay_t<F>>::tup
  * free it while other threads still use it.
  *
  * So each thread calls the kernel the way the x86-64 C++ ABI passes such a
- * parameter: a class whose copy, move or destruction is not trivial travels
- * as the address of a copy that the caller makes and the caller destroys.
- * The thread makes that copy with memcpy and never destroys it; the kernel
- * may change it without the other threads seeing the change, as on a GPU.
- * Any other parameter is passed as in an ordinary call (its copy is a
- * memcpy anyway). */
-template <class T,
-          bool by_address = !(std::is_trivially_copy_constructible<T>::value &&
-                              std::is_trivially_move_constructible<T>::value && std::is_trivially_destructible<T>::value)>
+ * parameter: a class with a copy or move constructor that is not trivial
+ * (and not deleted), a destructor that is not trivial, or every copy and
+ * move constructor deleted, travels as the address of a copy that the
+ * caller makes and the caller destroys.  (A deleted constructor alone, a
+ * type that may be copied but not moved, travels by value.)  The thread
+ * makes that copy with memcpy and never destroys it; the kernel may change
+ * it without the other threads seeing the change, as on a GPU.  Any other
+ * parameter is passed as in an ordinary call (its copy is a memcpy anyway). */
+template <class T>
+struct passed_by_address
+    : std::integral_constant<bool, (std::is_copy_constructible<T>::value && !std::is_trivially_copy_constructible<T>::value) ||
+                                       (std::is_move_constructible<T>::value &&
+                                        !std::is_trivially_move_constructible<T>::value) ||
+                                       !std::is_trivially_destructible<T>::value ||
+                                       (!std::is_copy_constructible<T>::value && !std::is_move_constructible<T>::value)> {
+};
+template <class T, bool by_address = passed_by_address<T>::value>
 struct thread_copy {
     /* The call itself copies the launch's value into the thread's
      * parameter, once: a struct of 32 KB (CUDA allows that much) takes
