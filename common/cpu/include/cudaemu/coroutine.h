@@ -11,8 +11,9 @@
  * of its own and no switch, in the same order as with fibers.
  *
  * Where the twin is not used (the ASan and TSan builds, a cooperative
- * launch, CUDAEMU_COROUTINES=0, a kernel launched through a pointer), the
- * threads run the kernel as it is, each on a fiber. */
+ * launch, CUDAEMU_COROUTINES=0, a kernel launched through a pointer, and a
+ * kernel whose launches measured faster on fibers: scheduler.cpp's
+ * co_choose), the threads run the kernel as it is, each on a fiber. */
 #ifndef CUDAEMU_COROUTINE_H
 #define CUDAEMU_COROUTINE_H
 
