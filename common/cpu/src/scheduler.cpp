@@ -215,8 +215,8 @@ struct worker {
     unsigned long long block_serial;   /* blocks set up so far */
     std::vector<void *> co_frames;     /* a block's threads' frames, run as coroutines */
     std::vector<unsigned char> co_recorded; /* which of them has a record (thread_record) */
-    std::vector<uint3> co_idx;         /* each rank's threadIdx, for the launch co_idx_launch */
-    unsigned long long co_idx_launch;
+    std::vector<uint3> idx_by_rank;    /* each rank's threadIdx, for the launch idx_launch (start loop, coroutines) */
+    unsigned long long idx_launch;
     std::vector<std::pair<char *, size_t>> co_pieces; /* the memory they are cut from */
     size_t co_piece;                   /* the piece cut from now */
 };
@@ -391,17 +391,30 @@ static void recorded_thread_ends(fiber *self)
     self->thread = 0;
 }
 
+/* The thread worker fiber `self` ran in block b has returned from the kernel. */
+static inline __attribute__((always_inline)) void thread_ends(block_state *b, fiber *self)
+{
+    if (__builtin_expect(self->thread != 0, 0)) {
+        recorded_thread_ends(self);
+        /* it may have waited, and other blocks' threads run meanwhile */
+        emu_block_idx = b->idx;
+        current_shared_base = b->shared;
+    }
+    if (++b->done == L.threads_per_block)
+        __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+}
+
 #if __cpp_impl_coroutine
 static void co_run_block(block_state *b, fiber *self);
 #endif
 /* Each rank's threadIdx for this launch, in the worker's table. */
-static void co_index_table(worker *w)
+static void fill_index_table(worker *w)
 {
     const unsigned n = L.threads_per_block;
-    w->co_idx.resize(n);
+    w->idx_by_rank.resize(n);
     for (unsigned rank = 0; rank < n; rank++)
-        w->co_idx[rank] = thread_index(rank, L.block.y == 1 && L.block.z == 1);
-    w->co_idx_launch = current_launch_id;
+        w->idx_by_rank[rank] = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+    w->idx_launch = current_launch_id;
 }
 
 /* What a worker fiber does: start the next unstarted thread and run it to
@@ -449,19 +462,14 @@ void worker_main(void)
         const unsigned *order = b->start_order;
         if (L.loop_body) {
             /* the same loop, with the kernel inlined in it (launch.h's thread_loop) */
-            if (!flat && w->co_idx_launch != current_launch_id)
-                co_index_table(w);
-            thread_range range = {&b->started, &b->done, n, order, flat ? 0 : w->co_idx.data(), &self->lazy_rank,
+            if (!flat && w->idx_launch != current_launch_id)
+                fill_index_table(w);
+            thread_range range = {&b->started, &b->done, n, order, flat ? 0 : w->idx_by_rank.data(), &self->lazy_rank,
                                   (void *const *)&self->thread, &L.blocks_done};
             while (b->started < n) {
                 L.loop_body(context, &range);
-                if (self->thread) {
-                    recorded_thread_ends(self);
-                    emu_block_idx = b->idx;
-                    current_shared_base = b->shared;
-                    if (++b->done == n)
-                        __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
-                }
+                if (self->thread) /* (the loop counted the others' ends itself) */
+                    thread_ends(b, self);
             }
             self->lazy_block = 0;
             continue;
@@ -479,14 +487,7 @@ void worker_main(void)
             runtime_busy = 0; /* the kernel's own code from here */
             body(context);
             runtime_busy = 1;
-            if (__builtin_expect(self->thread != 0, 0)) {
-                recorded_thread_ends(self);
-                /* it may have waited, and other blocks' threads run meanwhile */
-                emu_block_idx = b->idx;
-                current_shared_base = b->shared;
-            }
-            if (++b->done == n)
-                __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+            thread_ends(b, self);
 #ifdef CUDAEMU_TSAN
             goto leave; /* the next thread runs on a stack of its own (fiber_new says why) */
 #endif
@@ -837,7 +838,7 @@ static inline __attribute__((always_inline)) void co_step(block_state *b, fiber 
         self->thread = &b->threads[rank];
         self->thread->status = T_RUNNING;
     }
-    emu_thread_idx = w->co_idx[rank];
+    emu_thread_idx = w->idx_by_rank[rank];
     b->co_running = rank;
     void *&frame = b->co_frames[rank];
     runtime_busy = 0; /* the kernel's own code from here */
@@ -887,8 +888,8 @@ static void co_run_block(block_state *b, fiber *self)
 {
     worker *w = W;
     const unsigned n = L.threads_per_block;
-    if (w->co_idx_launch != current_launch_id)
-        co_index_table(w);
+    if (w->idx_launch != current_launch_id)
+        fill_index_table(w);
     w->co_piece = 0;
     co_frames.next = co_frames.end = 0;
     w->co_frames.assign(n, nullptr);
