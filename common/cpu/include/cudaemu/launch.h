@@ -10,6 +10,9 @@
  *                            [&](auto &&sink) { sink(a, b); },
  *                            [&](auto &&...x) { k(x...); })
  * Either way the arguments are evaluated once, on the host, as CUDA does.
+ * Where k is defined above the launch, launch_typed gets a last argument
+ * that names k's faster way in: its twin, __cudaemu_co_k (coroutine.h), or
+ * cudaemu::inline_kernel<&k>() for the start loop (thread_loop below).
  * launch_typed and the pointer launches then give every emulated thread a
  * bitwise copy of them, as a GPU does: no constructor or destructor runs in
  * the kernel (see thread_copy).  launch_kernel's threads call the kernel
@@ -366,9 +369,9 @@ template <auto K, class... P> static thread_loop_body loop_of(inline_kernel<K>, 
     return &thread_loop<K, P...>::run_loop;
 }
 
-template <class... P, size_t... I, class Twin = std::nullptr_t>
+template <class... P, size_t... I, class Faster = std::nullptr_t>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
-                                std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>, Twin twin = nullptr)
+                                std::tuple<std::decay_t<P>...> &args, std::index_sequence<I...>, Faster faster = nullptr)
 {
     if (capturing(cfg.stream)) {
         capture(cfg.stream, new recorded_launch<P...>(file, line, name, kernel, cfg, false, args), 0);
@@ -379,19 +382,19 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
     if constexpr ((copied_as_in_a_call<std::decay_t<P>>::value && ...)) {
         thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
 #if __cpp_impl_coroutine
-        if constexpr (!std::is_same<Twin, std::nullptr_t>::value && !is_inline_kernel<Twin>::value) {
-            thread_call_twin<Twin, P...> both = {call, twin}; /* (run reads its first part) */
+        if constexpr (!std::is_same<Faster, std::nullptr_t>::value && !is_inline_kernel<Faster>::value) {
+            thread_call_twin<Faster, P...> both = {call, faster}; /* (run reads its first part) */
             launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &both, false,
-                   argument_sizes<P...>::of(addresses), &thread_call_twin<Twin, P...>::run_twin);
+                   argument_sizes<P...>::of(addresses), &thread_call_twin<Faster, P...>::run_twin);
             return;
         }
 #endif
-        if constexpr (is_inline_kernel<Twin>::value) {
+        if constexpr (is_inline_kernel<Faster>::value) {
             launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
-                   argument_sizes<P...>::of(addresses), 0, loop_of(twin, kernel));
+                   argument_sizes<P...>::of(addresses), 0, loop_of(faster, kernel));
             return;
         }
-        (void)twin;
+        (void)faster;
         launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &call, false,
                argument_sizes<P...>::of(addresses));
     } else {
@@ -402,11 +405,11 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
 }
 /* The host's copy of the arguments (args) is made once, and destroyed once
  * when the launch returns, as nvcc's host stub makes and destroys it. */
-template <class... P, class Twin = std::nullptr_t>
+template <class... P, class Faster = std::nullptr_t>
 static inline void launch_typed(const char *file, int line, const char *name, void (*kernel)(P...), launch_config cfg,
-                                std::tuple<std::decay_t<P>...> args, Twin twin = nullptr)
+                                std::tuple<std::decay_t<P>...> args, Faster faster = nullptr)
 {
-    launch_typed(file, line, name, kernel, cfg, args, std::index_sequence_for<P...>{}, twin);
+    launch_typed(file, line, name, kernel, cfg, args, std::index_sequence_for<P...>{}, faster);
 }
 
 /* Launches through an array of argument addresses (cudaLaunchKernel and
