@@ -7,8 +7,9 @@
 # The toolkits:
 #   the nvcc on the PATH  the machine's own (CUDA 13.0 on the GPU machines)
 #   CUDA 11.8   Debian 12's nvidia-cuda-toolkit (non-free; host compiler
-#               g++ 11), installed by tools/setup.sh cuda11, which this test
-#               runs as root where it is missing (about 7 minutes, once)
+#               g++ 11), unpacked into /opt/cuda-labs/cuda-11 by
+#               tools/setup.sh cuda11, which this test runs as root where it
+#               is missing (a 0.9 GB download, once)
 #   CUDA 12.4   Debian 13's, unpacked beside the system by tools/setup.sh
 #               cuda12 (Debian 12 cannot install it), which this test runs as
 #               root where it is missing and CUDA12=yes (a 930 MB download)
@@ -35,7 +36,7 @@ started=$(date +%s)
 setup=${CUDA_SETUP_DIR:-$out}
 
 # ---- the toolkits ------------------------------------------------------------------------
-CUDA11_NVCC=/usr/lib/nvidia-cuda-toolkit/bin/nvcc
+CUDA11_NVCC=/opt/cuda-labs/cuda-11/usr/lib/nvidia-cuda-toolkit/bin/nvcc
 CUDA12_NVCC=/opt/cuda-labs/cuda-12/usr/lib/nvidia-cuda-toolkit/bin/nvcc
 # install_start NVCC SETUP: where NVCC is missing and this user may install
 # it (root, and CUDA_INSTALL is not no), its setup step starts now, in the
@@ -259,7 +260,7 @@ toolkit_part() {
     for nv in $toolkits; do   # (CUDA 11.8 is one of those here: done above)
         [ "$(release "$nv")" = 11.8 ] && { echo "# $CUDA11_NVCC: nvcc 11.8 is compiled with above"; return; }
     done
-    if have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit)" "$CUDA11_NVCC" cuda11; then
+    if have "CUDA 11.8 (Debian 12's nvidia-cuda-toolkit, unpacked)" "$CUDA11_NVCC" cuda11; then
         compile_with "$CUDA11_NVCC"
     elif [ -n "$toolkits" ]; then
         oldest_version=$( { for nv in $toolkits; do release "$nv"; done; } | grep . | sort -t . -k 1,1n -k 2,2n -u | head -n 1)
