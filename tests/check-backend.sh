@@ -114,7 +114,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill coroutines; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill coroutines batch; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -126,6 +126,14 @@ for part in shape stale trap; do
         ok "texture $part: the launch fails at the kernel's line with the reason"
     else not_ok "texture $part"; show "$log/out"; fi
 done
+# (a batch's thread stopped mid-batch: the census names it and counts the
+# threads before it as ended, the rest as not started)
+CUDAEMU_WATCHDOG_SECONDS=1 timeout 60 $T/batch endless > "$log/out" 2>&1
+if [ $? = 0 ] && grep -q "in block 1, 1 thread still running (37: .*), 37 exited, 218 not started yet" "$log/out"; then
+    ok "batch endless: a thread stopped in the middle of a batch is named, with the block's counts"
+else
+    not_ok "batch endless: a thread stopped in the middle of a batch is named, with the block's counts"; show "$log/out"
+fi
 timeout 60 $T/shared printf > "$log/out" 2>&1
 if printf 'before the synchronisation\nhello from thread 0 of block 0\nhello from thread 1 of block 0\nhello from thread 0 of block 1\nhello from thread 1 of block 1\n' | cmp -s - "$log/out"; then
     ok "kernel printf: thread order, shown at the synchronisation, lost without one (as on a GPU)"
@@ -177,7 +185,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill coroutines; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill coroutines batch; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else

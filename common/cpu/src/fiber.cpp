@@ -76,6 +76,7 @@ static void fiber_prepare(fiber *f)
     f->sp = sp;
     f->thread = 0;
     f->lazy_block = 0;
+    f->batch = 0;
     f->fake_stack = 0;
 #ifdef CUDAEMU_ASAN
     if (f->abandoned)
@@ -239,6 +240,7 @@ void fiber_release(fiber *f)
 {
     f->thread = 0;
     f->lazy_block = 0;
+    f->batch = 0;
 #ifndef CUDAEMU_TSAN /* under TSan it stays its thread record's */
     f->next_free = free_fibers;
     free_fibers = f;
@@ -266,6 +268,7 @@ void fibers_abandon_all(void)
         all_fibers[i]->abandoned = true;
         all_fibers[i]->thread = 0;
         all_fibers[i]->lazy_block = 0;
+        all_fibers[i]->batch = 0;
         all_fibers[i]->next_free = free_fibers;
         free_fibers = all_fibers[i];
     }

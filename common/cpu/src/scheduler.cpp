@@ -366,6 +366,15 @@ static inline uint3 thread_index(unsigned rank, bool flat)
 thread_state *thread_record(fiber *f)
 {
     block_state *b = f->lazy_block;
+    if (f->batch) {
+        /* a batch of thread_loop (launch.h): thread threadIdx.x runs, the
+         * ones before it in the batch have ended, the batch ends here */
+        unsigned x = emu_thread_idx.x;
+        b->started = x + 1;
+        b->done = f->batch_done_base + x;
+        f->lazy_rank = x;
+        f->batch = 0;
+    }
     unsigned rank = f->lazy_rank;
     thread_state *t = &b->threads[rank];
     t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
@@ -465,7 +474,7 @@ void worker_main(void)
             if (!flat && w->idx_launch != current_launch_id)
                 fill_index_table(w);
             thread_range range = {&b->started, &b->done, n, order, flat ? 0 : w->idx_by_rank.data(), &self->lazy_rank,
-                                  (void *const *)&self->thread, &L.blocks_done};
+                                  (void *const *)&self->thread, &L.blocks_done, &self->batch, &self->batch_done_base};
             while (b->started < n) {
                 L.loop_body(context, &range);
                 if (self->thread) /* (the loop counted the others' ends itself) */

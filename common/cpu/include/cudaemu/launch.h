@@ -80,6 +80,8 @@ struct thread_range {
     unsigned *lazy_rank;         /* the worker fiber's note of the thread it runs */
     void *const *record;         /* the worker fiber's thread record: set by a call into the runtime */
     unsigned long long *blocks_done;
+    int *batch;                  /* the worker fiber's note: a batch runs (below) */
+    unsigned *batch_done_base;   /* and the block's done count, less the first rank of the batch */
 };
 typedef void (*thread_loop_body)(void *context, thread_range *range);
 extern __thread volatile int runtime_busy CUDAEMU_HIDDEN; /* (internal.h) */
@@ -329,6 +331,40 @@ template <class Twin, class... P> struct thread_call_twin : thread_call_values<P
  * note) ends it, and the scheduler does the rest as for any thread. */
 template <auto K> struct inline_kernel {};
 template <auto K, class... P> struct thread_loop {
+    /* A 1-D block in rank order, as a batch: each thread's start is its
+     * threadIdx.x alone.  The block's counts and the fiber's note of its
+     * thread are written once, at the batch's end; a thread that calls into
+     * the runtime has them written from its threadIdx.x first
+     * (scheduler.cpp's thread_record), and ends the batch.  So the loop is
+     * the kernel's body and a store. */
+    template <size_t... I>
+    static CUDAEMU_NO_TSAN inline __attribute__((always_inline)) void
+    batch(const std::tuple<std::decay_t<P>...> &values, thread_range *r, std::index_sequence<I...>)
+    {
+        unsigned *const started = r->started, *const done = r->done;
+        const unsigned n = r->n;
+        void *const *const record = r->record;
+        uint3 &thread_idx = const_cast<uint3 &>(threadIdx); /* (read-only to kernels) */
+        const unsigned first = *started;
+        *r->batch_done_base = *done - first;
+        *r->batch = 1;
+        thread_idx.x = first, thread_idx.y = thread_idx.z = 0; /* (before the signals may read it) */
+        runtime_busy = 0; /* the kernel's own code from here */
+        for (unsigned x = first; x < n; x++) {
+            thread_idx.x = x;
+            K(std::get<I>(values)...);
+            if (__builtin_expect(*record != 0, 0)) {
+                runtime_busy = 1;
+                return; /* the scheduler ends this thread, then calls again */
+            }
+        }
+        runtime_busy = 1;
+        *r->batch = 0;
+        *started = n;
+        *r->lazy_rank = n - 1;
+        if ((*done += n - first) == n)
+            __atomic_fetch_add(r->blocks_done, 1, __ATOMIC_RELAXED);
+    }
     template <size_t... I>
     static CUDAEMU_NO_TSAN void run(const thread_call_values<P...> *c, thread_range *r, std::index_sequence<I...>)
     {
@@ -338,6 +374,18 @@ template <auto K, class... P> struct thread_loop {
         const uint3 *const idx = r->idx;
         void *const *const record = r->record;
         uint3 &thread_idx = const_cast<uint3 &>(threadIdx); /* (read-only to kernels) */
+        if (!order && !idx) {
+            /* (the arguments in a local copy, where copying them is only
+             * bytes: what the kernel stores cannot change them, so the
+             * compiler loads each once, not once a thread) */
+            if constexpr ((std::is_trivially_copyable<std::decay_t<P>>::value && ...)) {
+                const std::tuple<std::decay_t<P>...> values = c->values;
+                batch(values, r, std::index_sequence<I...>{});
+            } else {
+                batch(c->values, r, std::index_sequence<I...>{});
+            }
+            return;
+        }
         for (unsigned pos; (pos = *started) < n;) {
             runtime_busy = 1;
             unsigned rank = order ? order[pos] : pos;
