@@ -228,6 +228,47 @@ else
     sed 's/^/    /' "$work/timing.out" | head -n 20
 fi
 
+# The build cache's keys (sha256.c): the standard's test vectors (FIPS
+# 180-4's "abc", the empty message, the 448-bit message, and a million
+# "a"s fed in pieces that cross its 64-byte blocks).
+cat >"$work/sha.c" <<'CEOF'
+#include <stdio.h>
+#include <string.h>
+#include "sha256.h"
+static int failed;
+static void expect_digest(const char *text, size_t repeat, size_t piece, const char *want)
+{
+    sha256 h;
+    char hex[65];
+    sha256_begin(&h);
+    for (size_t i = 0; i < repeat; i++)
+        for (size_t at = 0; at < strlen(text); at += piece)
+            sha256_add(&h, text + at, strlen(text) - at < piece ? strlen(text) - at : piece);
+    sha256_end(&h, hex);
+    if (strcmp(hex, want) != 0) {
+        printf("\"%.20s\" x %zu: %s, not %s\n", text, repeat, hex, want);
+        failed = 1;
+    }
+}
+int main(void)
+{
+    expect_digest("abc", 1, 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect_digest("", 1, 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect_digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1, 7,
+                  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    expect_digest("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10000, 37,
+                  "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    return failed;
+}
+CEOF
+if gcc -std=c11 -Icommon/grading -o "$work/sha" "$work/sha.c" common/grading/sha256.c >"$work/sha.out" 2>&1 \
+    && "$work/sha" >>"$work/sha.out" 2>&1; then
+    ok "the build cache's SHA-256 gives the standard's digests"
+else
+    not_ok "the build cache's SHA-256 gives the standard's digests"
+    sed 's/^/    /' "$work/sha.out" | head -n 10
+fi
+
 grade color lab1 --solution --color=always
 expect color "--color=always gives colours and a progress count" all_of 'has color "\[1/6\]"' \
     'grep -q "$(printf "\033")" "$work/color.out"'

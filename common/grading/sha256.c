@@ -20,7 +20,7 @@ static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 static void compress(sha256 *h, const unsigned char *p)
 {
-    uint32_t w[64], s[8];
+    uint32_t w[64];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
     for (int i = 16; i < 64; i++) {
@@ -28,18 +28,22 @@ static void compress(sha256 *h, const unsigned char *p)
         uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    memcpy(s, h->state, sizeof s);
+    /* the eight working variables by name: in an array shifted each round,
+     * the compiler made the shift a call to memmove, 64 a block (104 MB/s
+     * here; 195 now), and a platform package's grade hashes its copy of the
+     * kit (build_cache.c) */
+    uint32_t a = h->state[0], b = h->state[1], c = h->state[2], d = h->state[3];
+    uint32_t e = h->state[4], f = h->state[5], g = h->state[6], hh = h->state[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t choose = (s[4] & s[5]) ^ (~s[4] & s[6]);
-        uint32_t t1 = s[7] + (rotr(s[4], 6) ^ rotr(s[4], 11) ^ rotr(s[4], 25)) + choose + k[i] + w[i];
-        uint32_t majority = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
-        uint32_t t2 = (rotr(s[0], 2) ^ rotr(s[0], 13) ^ rotr(s[0], 22)) + majority;
-        memmove(s + 1, s, 7 * sizeof s[0]);
-        s[4] += t1;
-        s[0] = t1 + t2;
+        uint32_t choose = (e & f) ^ (~e & g);
+        uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + choose + k[i] + w[i];
+        uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + majority;
+        hh = g, g = f, f = e, e = d + t1;
+        d = c, c = b, b = a, a = t1 + t2;
     }
-    for (int i = 0; i < 8; i++)
-        h->state[i] += s[i];
+    h->state[0] += a, h->state[1] += b, h->state[2] += c, h->state[3] += d;
+    h->state[4] += e, h->state[5] += f, h->state[6] += g, h->state[7] += hh;
 }
 
 void sha256_begin(sha256 *h)
