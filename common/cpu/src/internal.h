@@ -39,9 +39,9 @@ struct alignas(64) fiber {
      * its record not written yet (thread is null).  Null between threads. */
     struct block_state *lazy_block;
     unsigned lazy_rank;
-    /* A batch of launch.h's thread_loop runs on it: lazy_rank and its
-     * block's counts are written at the batch's end, or from threadIdx.x
-     * at a call into the runtime (thread_record). */
+    /* A batch of launch.h's thread_loop runs on it: its block's counts are
+     * written at the batch's end, or, with lazy_rank, from threadIdx.x at
+     * a call into the runtime (thread_record). */
     int batch;
     unsigned batch_done_base; /* the block's done count less the batch's first rank */
     bool abandoned;          /* left mid-run by a failed launch */

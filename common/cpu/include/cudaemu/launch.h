@@ -332,9 +332,9 @@ template <class Twin, class... P> struct thread_call_twin : thread_call_values<P
 template <auto K> struct inline_kernel {};
 template <auto K, class... P> struct thread_loop {
     /* A 1-D block in rank order, as a batch: each thread's start is its
-     * threadIdx.x alone.  The block's counts and the fiber's note of its
-     * thread are written once, at the batch's end; a thread that calls into
-     * the runtime has them written from its threadIdx.x first
+     * threadIdx.x alone.  The block's counts are written once, at the
+     * batch's end; a thread that calls into the runtime has them and the
+     * fiber's note of its thread written from its threadIdx.x first
      * (scheduler.cpp's thread_record), and ends the batch.  So the loop is
      * the kernel's body and a store. */
     template <size_t... I>
@@ -361,19 +361,14 @@ template <auto K, class... P> struct thread_loop {
         runtime_busy = 1;
         *r->batch = 0;
         *started = n;
-        *r->lazy_rank = n - 1;
         if ((*done += n - first) == n)
             __atomic_fetch_add(r->blocks_done, 1, __ATOMIC_RELAXED);
     }
     template <size_t... I>
     static CUDAEMU_NO_TSAN void run(const thread_call_values<P...> *c, thread_range *r, std::index_sequence<I...>)
     {
-        /* (the range's fields in locals: the kernel's stores might alias them) */
-        unsigned *const started = r->started, *const done = r->done, *const lazy_rank = r->lazy_rank;
-        const unsigned n = r->n, *const order = r->order;
+        const unsigned *const order = r->order;
         const uint3 *const idx = r->idx;
-        void *const *const record = r->record;
-        uint3 &thread_idx = const_cast<uint3 &>(threadIdx); /* (read-only to kernels) */
         if (!order && !idx) {
             /* (the arguments in a local copy, where copying them is only
              * bytes: what the kernel stores cannot change them, so the
@@ -386,6 +381,13 @@ template <auto K, class... P> struct thread_loop {
             }
             return;
         }
+        /* The others (a 2-D or 3-D block, or a schedule's order): each
+         * thread's start written as worker_main writes it.  (The range's
+         * fields in locals: the kernel's stores might alias them.) */
+        unsigned *const started = r->started, *const done = r->done, *const lazy_rank = r->lazy_rank;
+        const unsigned n = r->n;
+        void *const *const record = r->record;
+        uint3 &thread_idx = const_cast<uint3 &>(threadIdx); /* (read-only to kernels) */
         for (unsigned pos; (pos = *started) < n;) {
             runtime_busy = 1;
             unsigned rank = order ? order[pos] : pos;
