@@ -284,9 +284,10 @@ expect notdir "a --student-dir that does not exist exits 2" all_of '[ $rc -eq 2 
 NVCC=no-such-nvcc grade no-nvcc lab1 --backend=gpu
 expect no-nvcc "no nvcc for the gpu backend: exit 2 naming what to install" all_of '[ $rc -eq 2 ]' 'has no-nvcc "needs nvcc"'
 
-# A student copy: no solutions/, the reference prebuilt.
+# A student copy: no solutions/, the reference prebuilt.  (This kit's
+# grader and runner in each test kit below: fixture_seed_host.)
 copy=$work/copy
-fixture_kit "$copy" && rm "$copy/solutions" && mkdir -p "$copy/prebuilt/cpu/lab1-fixture" \
+fixture_kit "$copy" && fixture_seed_host "$copy" "$work/kit" && rm "$copy/solutions" && mkdir -p "$copy/prebuilt/cpu/lab1-fixture" \
     && cp "$work/kit/build/cpu/lab1-fixture/reference-runner" "$copy/prebuilt/cpu/lab1-fixture/reference-runner"
 (cd "$copy" && ./grader lab1 --backend=cpu) >"$work/copy.out" 2>&1
 rc=$?
@@ -305,7 +306,7 @@ expect copy-none "a student copy without its reference exits 2 and says why" all
 
 # The kit's own failures are told apart from the student's.
 broken=$work/broken
-fixture_kit "$broken" && rm "$broken/solutions" && mkdir -p "$broken/solutions/lab1-fixture" \
+fixture_kit "$broken" && fixture_seed_host "$broken" "$work/kit" && rm "$broken/solutions" && mkdir -p "$broken/solutions/lab1-fixture" \
     && echo "this is not C" >"$broken/solutions/lab1-fixture/fixture.cu"
 (cd "$broken" && ./grader lab1 --backend=cpu) >"$work/broken.out" 2>&1
 rc=$?
@@ -314,7 +315,7 @@ expect broken "a reference that does not build: exit 2, blamed on the kit" all_o
 # A reference that builds but crashes: the items it breaks count toward
 # nothing and the lab is "could not grade" (exit 2), never points lost.
 crashing=$work/crashing
-fixture_kit "$crashing" && rm "$crashing/solutions" && mkdir -p "$crashing/solutions/lab1-fixture" \
+fixture_kit "$crashing" && fixture_seed_host "$crashing" "$work/kit" && rm "$crashing/solutions" && mkdir -p "$crashing/solutions/lab1-fixture" \
     && cp "$students/segv/fixture.cu" "$crashing/solutions/lab1-fixture/fixture.cu"
 (cd "$crashing" && ./grader lab1 --backend=cpu --student-dir="$FIXTURE/solutions/lab1-fixture") >"$work/crashing.out" 2>&1
 rc=$?
