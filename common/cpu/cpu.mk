@@ -117,9 +117,9 @@ cu_compile = mkdir -p $(dir $2) && \
 # 1 ms (loading libstdc++.so is most of it).  Not with ASan or TSan, whose
 # runtimes must be shared.
 EMU_SO_STATIC := $(if $(SANITIZE),,-static-libubsan -static-libstdc++ -static-libgcc)
-# The gold linker where it is installed (binutils' second linker, in most
-# distributions' binutils): it links these in half the time of the default
-# one (a lab's shared object, its C++ runtime included: 0.11 -> 0.06 CPU-s),
+# The gold linker where it is installed (binutils' second linker: Debian's
+# and Ubuntu's binutils include it): it links these in half the time of the
+# default one (a lab's shared object, its C++ runtime included: 0.11 -> 0.06 CPU-s),
 # and the grader links a submission at every grade that builds it.  Looked
 # for as a file, not by running anything: make reads this file at each start.
 EMU_LD := $(if $(wildcard /usr/bin/ld.gold),-fuse-ld=gold)
