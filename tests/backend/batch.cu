@@ -3,8 +3,8 @@
  * running thread are written at the batch's end, or from threadIdx.x when
  * a thread calls into the runtime.  Threads in the middle of a batch that
  * print, wait at a shuffle or are stopped by the watchdog must be the
- * threads they are: results, the watchdog's census and a second launch
- * after a stopped one are checked.
+ * threads they are: the results, a later launch with no call into the
+ * runtime, and the watchdog's census (check-backend reads it) are checked.
  *   batch            results (printf and shuffles mid-batch, then none)
  *   batch endless    thread 37 of block 1 never ends: the census is printed */
 #include "check.h"
