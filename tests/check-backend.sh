@@ -215,7 +215,8 @@ expect_report() {
 }
 
 # ---- diagnostics ----------------------------------------------------------------------------
-for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock grid_sync out_of_bounds stack assert; do
+for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock tile_exited tile_elsewhere tile_uneven \
+         grid_sync out_of_bounds stack assert; do
     src=tests/backend/diagnostics.cu
     if expect_report $T/diagnostics $c $src "an error"; then
         line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)
@@ -518,8 +519,9 @@ refused() {
 # coalesced_threads(), at the line that calls it
 printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::coalesced_group g = cg::coalesced_threads();\n    o[g.thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/coalesced.cu"
 refused coalesced.cu "coalesced_threads() at its line" "coalesced.cu:5:.*error: .*coalesced_threads() is not supported by the cpu backend"
-printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    __shared__ cg::block_tile_memory<1024> scratch;\n    o[cg::this_thread_block(scratch).thread_rank()] = 1;\n}\nint main(void) { return 0; }\n' > "$log/tilememory.cu"
-refused tilememory.cu "cg::block_tile_memory" "cg::block_tile_memory (the scratch of tiles over 32 threads) is not provided by the cpu backend"
+# a warp's operation on a tile of more than one warp (CUDA has none either)
+printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::thread_block_tile<64> t = cg::tiled_partition<64>(cg::this_thread_block());\n    o[t.thread_rank()] = t.shfl_down((int)t.thread_rank(), 1);\n}\nint main(void) { return 0; }\n' > "$log/bigtile.cu"
+refused bigtile.cu "shfl_down on a tile of 64 threads" "a thread_block_tile of more than 32 threads has sync, shfl, any and all"
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 refused blas.cu "cuBLAS" "cuBLAS"
 # a CUDA header the backend lacks, found in an installed toolkit (here a

@@ -83,6 +83,33 @@ static __global__ void warp_deadlock(int *out)
     out[threadIdx.x] = 1;
 }
 
+/* tiles of 64: the second warp of each leaves before its tile's sync */
+static __global__ void tile_exited(int *out)
+{
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    if (tile.thread_rank() >= 32)
+        return;
+    tile.sync(); /* expect tile_exited: thread_block_tile::sync.*can never complete.*tile of threads 0-63: threads 32-63 of the tile have already exited */
+    out[threadIdx.x] = 1;
+}
+
+/* a tile's first warp at the tile's sync, its second at the block's barrier */
+static __global__ void tile_elsewhere(int *out)
+{
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    if (tile.thread_rank() < 32)
+        tile.sync(); /* expect tile_elsewhere: thread_block_tile::sync.*can never complete.*threads 32-63 of the tile wait elsewhere \(__syncthreads */
+    else
+        __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+static __global__ void tile_uneven(int *out)
+{
+    cg::thread_block_tile<128> tile = cg::tiled_partition<128>(cg::this_thread_block()); /* expect tile_uneven: a block of 96 threads does not split into tiles of 128 */
+    out[threadIdx.x] = (int)tile.thread_rank();
+}
+
 static __global__ void plain_grid_sync(int *out)
 {
     cg::this_grid().sync(); /* expect grid_sync: needs cudaLaunchCooperativeKernel */
@@ -141,6 +168,12 @@ int main(int argc, char **argv)
         different_calls<<<1, 32>>>(d);
     else if (!strcmp(c, "deadlock"))
         warp_deadlock<<<1, 64>>>(d);
+    else if (!strcmp(c, "tile_exited"))
+        tile_exited<<<1, 128>>>(d);
+    else if (!strcmp(c, "tile_elsewhere"))
+        tile_elsewhere<<<1, 64>>>(d);
+    else if (!strcmp(c, "tile_uneven"))
+        tile_uneven<<<1, 96>>>(d);
     else if (!strcmp(c, "grid_sync"))
         plain_grid_sync<<<2, 32>>>(d);
     else if (!strcmp(c, "out_of_bounds"))

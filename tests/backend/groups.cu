@@ -3,7 +3,7 @@
  * tile, or a tile whose size is chosen at run time; tiles of tiles have
  * meta groups relative to their parent tile; binary_partition splits a tile
  * into the threads that agree on a predicate (a coalesced_group), which
- * cg::reduce adds up.  The
+ * cg::reduce adds up; tiles of more than one warp.  The
  * expected values are those a GPU gives, by the CUDA Programming Guide. */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -78,6 +78,34 @@ static __global__ void partition(int *out)
     o[6] = cg::reduce(half, (int)threadIdx.x, cg::plus<int>()); /* the sum of its 8 threads' indices */
 }
 
+/* Tiles of more than one warp: 64, 128 and 256 threads of a block of 256.
+ * Through sync (a thread reads what another warp of its tile wrote), shfl,
+ * any, all, the meta group, cg::reduce, and a tile passed as a
+ * cg::thread_group; the block made from block_tile_memory, as CUDA 12
+ * writes it, and CUDA 11's experimental form. */
+enum { BIG = 256 };
+static __global__ void big_tiles(int *out)
+{
+    __shared__ int scratch[BIG];
+    __shared__ cg::block_tile_memory<BIG> memory;
+    __shared__ cg::experimental::block_tile_memory<8, BIG> older;
+    cg::thread_block block = cg::this_thread_block(memory);
+    cg::thread_block_tile<64> t64 = cg::tiled_partition<64>(block);
+    cg::thread_block_tile<128> t128 = cg::tiled_partition<128>(cg::experimental::this_thread_block(older));
+    int t = (int)threadIdx.x, *o = out + 8 * (blockIdx.x * BIG + t);
+    scratch[t] = t;
+    t128.sync();
+    o[0] = scratch[t / 128 * 128 + 127 - (int)t128.thread_rank()];
+    t128.sync();
+    o[1] = t64.shfl(t * 10, 3);
+    o[2] = t128.any(t == 200) * 10 + t128.all(t < 250);
+    o[3] = (int)(t64.meta_group_rank() * 100 + t64.meta_group_size());
+    o[4] = cg::reduce(t128, t, cg::plus<int>());
+    o[5] = rank_sum(t64, scratch);
+    o[6] = (int)(t64.size() * 1000 + t64.thread_rank());
+    o[7] = cg::reduce(cg::tiled_partition<256>(block), t % 100, cg::greater<int>());
+}
+
 int main(void)
 {
     int *out;
@@ -118,6 +146,23 @@ int main(void)
         EXPECT(o[5] == (t / 16 == 0 && t % 2 == 1 ? 11 : 1), "thread %d: any/all %d", t, o[5]);
         EXPECT(o[6] == 8 * first + 56, "thread %d: reduce gave %d, not %d", t, o[6], 8 * first + 56);
     }
+
+    int *big;
+    EXPECT_OK(cudaMallocManaged(&big, 2 * 8 * BIG * sizeof(int)));
+    big_tiles<<<2, BIG>>>(big);
+    EXPECT_OK(cudaDeviceSynchronize());
+    for (int i = 0; i < 2 * BIG; i++) {
+        int t = i % BIG, *o = big + 8 * i, base128 = t / 128 * 128, base64 = t / 64 * 64;
+        EXPECT(o[0] == base128 + 127 - t % 128, "big tiles, thread %d: read %d after the tile's sync", t, o[0]);
+        EXPECT(o[1] == (base64 + 3) * 10, "big tiles, thread %d: shfl from rank 3 gave %d", t, o[1]);
+        EXPECT(o[2] == (t < 128 ? 1 : 10), "big tiles, thread %d: any/all %d", t, o[2]);
+        EXPECT(o[3] == t / 64 * 100 + 4, "big tiles, thread %d: meta group %d", t, o[3]);
+        EXPECT(o[4] == 128 * base128 + 127 * 64, "big tiles, thread %d: reduce gave %d", t, o[4]);
+        EXPECT(o[5] == 63 * 32, "big tiles, thread %d: rank sum through a thread_group %d", t, o[5]);
+        EXPECT(o[6] == 64000 + t % 64, "big tiles, thread %d: size and rank %d", t, o[6]);
+        EXPECT(o[7] == 99, "big tiles, thread %d: the whole block's maximum %d", t, o[7]);
+    }
+    EXPECT_OK(cudaFree(big));
     EXPECT_OK(cudaFree(out));
     return check_result();
 }

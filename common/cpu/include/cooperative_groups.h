@@ -5,16 +5,21 @@
  *   this_thread_block()          thread_block: sync, thread_rank, size, group_index, thread_index, ...
  *   tiled_partition<N>(parent)   thread_block_tile<N> (N a power of two up to 32): shfl, shfl_up,
  *                                shfl_down, shfl_xor, any, all, ballot, sync, thread_rank,
- *                                meta_group_rank, meta_group_size, size, num_threads
+ *                                meta_group_rank, meta_group_size, size, num_threads;
+ *                                N from 64 to 1024, in a block of whole tiles: sync, shfl, any,
+ *                                all, thread_rank, meta_group_rank, meta_group_size, size, num_threads
  *   tiled_partition(parent, n)   a thread_group of n threads (n chosen at run time, a power of two up to 32)
  *   binary_partition(tile, p)    coalesced_group: the tile's threads with the same p; sync, thread_rank,
  *                                size, shfl, shfl_up, shfl_down, any, all, ballot
  *   this_grid()                  grid_group: sync (only under cudaLaunchCooperativeKernel), thread_rank, size, ...
  *
- * A tile is a set of lanes of one warp; its operations are the warp
- * operations of cuda_runtime.h with the tile's mask and width, so the same
- * diagnostics apply.  coalesced_threads() is refused at compile time: which
- * threads are "active together" has no meaning when each runs alone. */
+ * A tile of up to 32 threads is a set of lanes of one warp; its operations
+ * are the warp operations of cuda_runtime.h with the tile's mask and width,
+ * so the same diagnostics apply.  A larger tile's operations wait for every
+ * thread of the tile (cudaemu::tile_op), as CUDA's do; they need no scratch
+ * memory here, so block_tile_memory is accepted and unused.
+ * coalesced_threads() is refused at compile time: which threads are
+ * "active together" has no meaning when each runs alone. */
 #ifndef CUDAEMU_COOPERATIVE_GROUPS_H
 #define CUDAEMU_COOPERATIVE_GROUPS_H
 
@@ -44,6 +49,8 @@ class thread_group {
     {
         if (!tile_)
             cudaemu::block_barrier(cudaemu::BARRIER_PLAIN, 0, "thread_group::sync()", file, line);
+        else if (tile_ > 32)
+            cudaemu::tile_op(cudaemu::WARP_SYNC, tile_, 0, 0, 0, 0, "thread_group::sync()", file, line);
         else
             cudaemu::warp_op(cudaemu::WARP_SYNC, tile_mask(), 0, 0, 0, 0, 32, "thread_group::sync()", file, line);
     }
@@ -84,28 +91,37 @@ class thread_block : public thread_group {
 };
 
 static inline thread_block this_thread_block(void) { return thread_block(); }
-/* The scratch space of tiles over 32 threads, which the backend does not
- * make: refused where it is declared (either of CUDA's forms). */
+/* The scratch memory a GPU's tiles of more than 32 threads talk through
+ * (CUDA 12's block_tile_memory<MaxBlockSize>, and CUDA 11's
+ * experimental::block_tile_memory<TileCommunicationSize, MaxBlockSize>):
+ * here the runtime keeps what such a tile waits for, so it is unused. */
 template <unsigned... Sizes> struct block_tile_memory {
-    static_assert(sizeof...(Sizes) > 2, "cg::block_tile_memory (the scratch of tiles over 32 threads) is not provided "
-                                        "by the cpu backend: its tiles have at most 32 threads");
+    char unused;
 };
-template <unsigned... Sizes> static inline thread_block this_thread_block(block_tile_memory<Sizes...> &scratch)
+template <unsigned... Sizes> static inline thread_block this_thread_block(block_tile_memory<Sizes...> &)
 {
-    (void)sizeof(scratch); /* (the refusal above) */
     return thread_block();
 }
+namespace experimental {
+using cooperative_groups::block_tile_memory;
+using cooperative_groups::this_thread_block;
+} // namespace experimental
 
 template <unsigned N, class Parent = void> class thread_block_tile : public thread_group {
-    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
-                  "tiled_partition<N>: N must be a power of two from 1 to 32 on the cpu backend");
+    static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0, "tiled_partition<N>: N must be a power of two from 1 to 1024");
+    static constexpr bool multi_warp = N > 32;
 
   public:
     /* A tile of the block unless told otherwise: its rank among the block's
      * tiles of N threads, and how many there are. */
-    thread_block_tile(void)
+    thread_block_tile(CUDAEMU_HERE)
         : thread_group(N), meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
     {
+        if (multi_warp && details::block_threads() % N)
+            cudaemu::kernel_fail(cudaErrorLaunchFailure, file, line,
+                                 "tiled_partition<%u>: a block of %u threads does not split into tiles of %u; a tile "
+                                 "of more than 32 threads needs a block of a whole number of them",
+                                 N, details::block_threads(), N);
     }
     /* A tile of a tile of M threads: its rank within that parent tile. */
     explicit thread_block_tile(unsigned parent_size)
@@ -122,13 +138,18 @@ template <unsigned N, class Parent = void> class thread_block_tile : public thre
     /* the lanes of this tile, as a warp mask */
     unsigned mask(void) const
     {
+        static_assert(!multi_warp, "a thread_block_tile of more than 32 threads has sync, shfl, any and all; "
+                                   "shfl_up, shfl_down, shfl_xor, ballot and binary_partition are a warp's");
         unsigned lane = details::block_rank() % 32, base = lane & ~(N - 1);
         unsigned lanes = N == 32 ? 0xffffffffu : ((1u << N) - 1) << base;
         return lanes & details::warp_lanes();
     }
     void sync(CUDAEMU_HERE) const
     {
-        cudaemu::warp_op(cudaemu::WARP_SYNC, mask(), 0, 0, 0, 0, 32, "thread_block_tile::sync()", file, line);
+        if constexpr (multi_warp)
+            cudaemu::tile_op(cudaemu::WARP_SYNC, N, 0, 0, 0, 0, "thread_block_tile::sync()", file, line);
+        else
+            cudaemu::warp_op(cudaemu::WARP_SYNC, mask(), 0, 0, 0, 0, 32, "thread_block_tile::sync()", file, line);
     }
     unsigned thread_rank(void) const { return details::block_rank() & (N - 1); }
     unsigned size(void) const { return N; }
@@ -139,8 +160,16 @@ template <unsigned N, class Parent = void> class thread_block_tile : public thre
 
     template <class T> T shfl(T var, int src_rank, CUDAEMU_HERE) const
     {
-        return cudaemu_shuffle(cudaemu::WARP_SHFL, mask(), var, src_rank, (int)N, "thread_block_tile::shfl()", file,
-                               line);
+        if constexpr (multi_warp) {
+            static_assert(sizeof(T) <= cudaemu::WARP_VALUE_MAX, "shuffled values must be at most 32 bytes");
+            T out;
+            cudaemu::tile_op(cudaemu::WARP_SHFL, N, &var, &out, sizeof(T), (unsigned)src_rank,
+                             "thread_block_tile::shfl()", file, line);
+            return out;
+        } else {
+            return cudaemu_shuffle(cudaemu::WARP_SHFL, mask(), var, src_rank, (int)N, "thread_block_tile::shfl()",
+                                   file, line);
+        }
     }
     template <class T> T shfl_up(T var, unsigned delta, CUDAEMU_HERE) const
     {
@@ -166,28 +195,33 @@ template <unsigned N, class Parent = void> class thread_block_tile : public thre
         unsigned base = details::block_rank() % 32 & ~(N - 1);
         return N == 32 ? out : (out >> base) & ((1u << N) - 1);
     }
-    CUDAEMU_NO_TSAN int any(int predicate, CUDAEMU_HERE) const
+    int any(int predicate, CUDAEMU_HERE) const
     {
-        unsigned out;
-        int p = predicate != 0;
-        cudaemu::warp_op(cudaemu::WARP_ANY, mask(), &p, &out, sizeof p, 0, 32, "thread_block_tile::any()", file, line);
-        return (int)out;
+        return vote(cudaemu::WARP_ANY, predicate, "thread_block_tile::any()", file, line);
     }
-    CUDAEMU_NO_TSAN int all(int predicate, CUDAEMU_HERE) const
+    int all(int predicate, CUDAEMU_HERE) const
     {
-        unsigned out;
-        int p = predicate != 0;
-        cudaemu::warp_op(cudaemu::WARP_ALL, mask(), &p, &out, sizeof p, 0, 32, "thread_block_tile::all()", file, line);
-        return (int)out;
+        return vote(cudaemu::WARP_ALL, predicate, "thread_block_tile::all()", file, line);
     }
 
   private:
     unsigned meta_rank_, meta_size_;
+    CUDAEMU_NO_TSAN int vote(int kind, int predicate, const char *what, const char *file, int line) const
+    {
+        unsigned out;
+        int p = predicate != 0;
+        if constexpr (multi_warp)
+            cudaemu::tile_op(kind, N, &p, &out, sizeof p, 0, what, file, line);
+        else
+            cudaemu::warp_op(kind, mask(), &p, &out, sizeof p, 0, 32, what, file, line);
+        return (int)out;
+    }
 };
 
-template <unsigned N> static inline thread_block_tile<N, thread_block> tiled_partition(const thread_block &)
+template <unsigned N>
+static inline thread_block_tile<N, thread_block> tiled_partition(const thread_block &, CUDAEMU_HERE)
 {
-    return thread_block_tile<N, thread_block>();
+    return thread_block_tile<N, thread_block>(file, line);
 }
 template <unsigned N, unsigned M, class P>
 static inline thread_block_tile<N, thread_block_tile<M, P>> tiled_partition(const thread_block_tile<M, P> &)

@@ -111,7 +111,7 @@ static inline void tsan_ignore_end(void) {}
 #endif
 
 /* ---- threads and blocks (scheduler.cpp) ---------------------------------------------- */
-enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_DONE };
+enum thread_status { T_UNSTARTED, T_RUNNING, T_READY, T_BARRIER, T_WARP, T_GRID, T_TILE, T_DONE };
 struct block_state;
 /* What a barrier reads and writes lies in the first 64 bytes (the record
  * written at a thread's first wait, thread_record, included), and each
@@ -128,7 +128,7 @@ struct alignas(64) thread_state {
     unsigned long long serial;   /* its block's (block_state::serial) when the record was written */
     /* (from here, a second line: warp operations, pipelines, TSan) */
     unsigned warp_mask;          /* of the warp operation it waits in */
-    int warp_kind, warp_arg, warp_width;
+    int warp_kind, warp_arg, warp_width; /* (for a tile over 32 threads: its size in warp_width) */
     void *tsan_fiber;
     struct pipeline_state *pipeline; /* its asynchronous copies (pipeline.cpp), once it has made one */
     unsigned char warp_in[WARP_VALUE_MAX], warp_out[WARP_VALUE_MAX];

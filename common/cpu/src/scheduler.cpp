@@ -151,6 +151,20 @@ struct warp_state {
     char tsan_sync[TSAN_SLOTS];
 };
 
+/* An operation of a tile of more than one warp (thread_block_tile<64> and
+ * up) that some of its threads wait in: threads base .. base + size - 1.
+ * The tiles of one size split the block, and a thread waits in one
+ * operation at a time, so a block has at most 16 + 8 + 4 + 2 + 1 of them
+ * at once (tiles of 64, 128, ... 1024 threads). */
+struct tile_group {
+    unsigned size, base, arrived;
+    int kind;
+    const char *what, *file;
+    int line;
+    unsigned tsan_slot;          /* its object in the first warp's warp_state::tsan_sync */
+};
+enum { MAX_TILE_GROUPS = 31 };
+
 struct block_state {
     uint3 idx;
     unsigned long long number;   /* linear, in the grid */
@@ -173,6 +187,8 @@ struct block_state {
     void **co_frames;
     unsigned co_running;         /* the thread in a step now, or CO_NONE */
     unsigned co_round;           /* barriers released so far: a thread that waits in an earlier round is ready */
+    tile_group tiles[MAX_TILE_GROUPS];
+    unsigned tile_count;
 };
 enum { CO_NONE = ~0u };
 
@@ -206,6 +222,7 @@ struct worker {
     std::vector<thread_state> threads;
     std::vector<warp_state> warps;
     std::vector<unsigned> orders;
+    std::vector<unsigned> tile_order;  /* the order a tile's threads go on after its operation */
     unsigned next_block_to_start;
     std::vector<thread_state *> ready; /* ring buffer */
     size_t ready_head, ready_count;
@@ -641,7 +658,7 @@ static bool at_site(const thread_state *t, const void *arg)
 static bool exited(const thread_state *t, const void *) { return t->status == T_DONE; }
 static site site_of(const thread_state *t) { return site{t->status, t->wait_what, t->wait_file, t->wait_line}; }
 
-/* Where a thread waits (status T_BARRIER, T_WARP or T_GRID): what a
+/* Where a thread waits (status T_BARRIER, T_WARP, T_GRID or T_TILE): what a
  * diagnosis and the watchdog's census read back (site_of, wait_sites). */
 static inline void wait_at(thread_state *t, int status, const char *what, const char *file, int line)
 {
@@ -720,6 +737,46 @@ static std::string warp_stuck_message(block_state *b, const site *w, const std::
     return msg;
 }
 
+/* The same for a tile of more than one warp: which of its threads are gone
+ * or elsewhere. */
+static unsigned count(const block_state *b, bool (*pick)(const thread_state *, const void *), const void *arg);
+struct tile_member {
+    const thread_state *threads; /* the block's (a record not written yet has no rank) */
+    unsigned base, size;
+    int status; /* T_DONE: those exited; T_TILE: those elsewhere than *s */
+    const site *s;
+};
+static bool in_tile(const thread_state *t, const void *arg)
+{
+    const tile_member *m = (const tile_member *)arg;
+    unsigned rank = (unsigned)(t - m->threads);
+    if (rank < m->base || rank >= m->base + m->size)
+        return false;
+    bool gone = t->status == T_DONE;
+    return m->status == T_DONE ? gone : !gone && !at_site(t, m->s);
+}
+static std::string tile_stuck_message(block_state *b, const site *s, const std::string &who)
+{
+    const thread_state *first = 0;
+    for (unsigned i = 0; i < L.threads_per_block && !first; i++)
+        if (at_site(&b->threads[i], s))
+            first = &b->threads[i];
+    unsigned size = (unsigned)first->warp_width, base = (unsigned)(first - b->threads) / size * size;
+    tile_member gone = {b->threads, base, size, T_DONE, s}, elsewhere = {b->threads, base, size, T_TILE, s};
+    std::string msg = describe_site(*s) + " can never complete in " + who + ", the tile of threads " +
+                      std::to_string(base) + "-" + std::to_string(base + size - 1) + ":";
+    if (count(b, in_tile, &gone))
+        msg += " threads " + thread_list(b, in_tile, &gone) + " of the tile have already exited;";
+    if (count(b, in_tile, &elsewhere)) {
+        std::string where;
+        for (unsigned r = base; r < base + size && where.empty(); r++)
+            if (in_tile(&b->threads[r], &elsewhere))
+                where = describe_site(site_of(&b->threads[r]));
+        msg += " threads " + thread_list(b, in_tile, &elsewhere) + " of the tile wait elsewhere (" + where + ");";
+    }
+    return msg + " every thread of a tile must make the same call";
+}
+
 /* The distinct places where b's threads wait (barriers, warp operations, grid
  * syncs), in the order of the first thread at each: what a diagnosis and the
  * watchdog's census both report. */
@@ -728,7 +785,7 @@ static std::vector<site> wait_sites(const block_state *b)
     std::vector<site> sites;
     for (unsigned i = 0; i < L.threads_per_block; i++) {
         const thread_state *t = &b->threads[i];
-        if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID)
+        if (t->status != T_BARRIER && t->status != T_WARP && t->status != T_GRID && t->status != T_TILE)
             continue;
         bool known = false;
         for (const site &s : sites)
@@ -766,7 +823,9 @@ static void diagnose_stuck(void)
             continue;
         std::string who = block_name(&b);
         std::string msg;
-        if (b.done && sites.size() == 1 && sites[0].status != T_WARP) {
+        if (sites[0].status == T_TILE || (sites.size() > 1 && sites[1].status == T_TILE)) {
+            msg = tile_stuck_message(&b, sites[0].status == T_TILE ? &sites[0] : &sites[1], who);
+        } else if (b.done && sites.size() == 1 && sites[0].status != T_WARP) {
             const char *verb = sites[0].status == T_GRID ? "grid sync" : "barrier";
             msg = std::string(verb) + " can never complete: in " + who + ", threads " +
                   thread_list(&b, at_site, &sites[0]) + " wait at " + describe_site(sites[0]) + " but threads " +
@@ -1179,6 +1238,83 @@ void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, in
     tsan_ignore_begin();
     if (out)
         memcpy(out, t->warp_out, kind >= WARP_BALLOT ? sizeof(unsigned) : size);
+    tsan_ignore_end();
+}
+
+/* ---- operations of tiles of more than one warp ------------------------------------------------------
+ * Like a warp's, among the tile's threads: each waits until every thread of
+ * its tile has made the same call, and they go on in the schedule's order. */
+static void complete_tile_op(block_state *b, tile_group *g)
+{
+    thread_state *threads = &b->threads[g->base];
+    const unsigned size = g->size;
+    tsan_ignore_begin(); /* the runtime's copies, as in warp_op */
+    if (g->kind == WARP_ANY || g->kind == WARP_ALL) {
+        unsigned yes = 0;
+        for (unsigned i = 0; i < size; i++)
+            yes += *(int *)threads[i].warp_in != 0;
+        unsigned result = g->kind == WARP_ANY ? yes != 0 : yes == size;
+        for (unsigned i = 0; i < size; i++)
+            memcpy(threads[i].warp_out, &result, sizeof result);
+    } else if (g->kind == WARP_SHFL) {
+        for (unsigned i = 0; i < size; i++)
+            memcpy(threads[i].warp_out, threads[(unsigned)threads[i].warp_arg % size].warp_in, WARP_VALUE_MAX);
+    }
+    tsan_ignore_end();
+    *g = b->tiles[--b->tile_count];
+    unsigned *order = W->tile_order.data();
+    schedule_order(order, size);
+    for (unsigned i = 0; i < size; i++)
+        ready_push(&threads[order[i]]);
+}
+
+void tile_op(int kind, unsigned size, const void *in, void *out, size_t bytes, unsigned src, const char *what,
+             const char *file, int line)
+{
+    thread_state *t = current_thread();
+    if (!t)
+        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    block_state *b = t->block;
+    if (b->co_frames)
+        co_refuse(what, file, line);
+    if (L.threads_per_block % size)
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "%s: a block of %u threads does not split into tiles of %u; a tile of more than 32 threads "
+                    "needs a block of a whole number of them", what, L.threads_per_block, size);
+    const unsigned base = t->rank / size * size;
+    tile_group *g = 0;
+    for (unsigned i = 0; i < b->tile_count && !g; i++)
+        if (b->tiles[i].size == size && b->tiles[i].base == base)
+            g = &b->tiles[i];
+    warp_state *w = &b->warps[base / 32];
+    if (!g) {
+        g = &b->tiles[b->tile_count++];
+        *g = tile_group{size, base, 0, kind, what, file, line, w->tsan_next++ % TSAN_SLOTS};
+    } else if (g->kind != kind) {
+        kernel_fail(cudaErrorLaunchFailure, file, line,
+                    "%s called by thread %u of %s while other threads of its tile (threads %u-%u) wait at %s at "
+                    "%s:%d: the threads of a tile must make the same call",
+                    what, t->rank, block_name(b).c_str(), base, base + size - 1, g->what, g->file, g->line);
+    }
+    tsan_ignore_begin();
+    if (bytes)
+        memcpy(t->warp_in, in, bytes);
+    tsan_ignore_end();
+    if (kind == WARP_SHFL)
+        counts_here->shuffles++;
+    t->warp_kind = kind;
+    t->warp_arg = (int)src;
+    t->warp_width = (int)size;
+    wait_at(t, T_TILE, what, file, line);
+    char *sync = &w->tsan_sync[g->tsan_slot];
+    tsan_release(sync);
+    if (++g->arrived == size)
+        complete_tile_op(b, g);
+    schedule_next(false);
+    tsan_acquire(sync);
+    tsan_ignore_begin();
+    if (out)
+        memcpy(out, t->warp_out, kind == WARP_SHFL ? bytes : sizeof(unsigned));
     tsan_ignore_end();
 }
 
@@ -1696,6 +1832,7 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->warps = &w->warps[(size_t)slot * L.warps_per_block];
     for (unsigned w = 0; w < L.warps_per_block; w++)
         b->warps[w].count = 0;
+    b->tile_count = 0;
     b->shared = shared_block_arena(w->arena + slot);
     b->start_order = 0;
     b->co_frames = 0;
@@ -1728,6 +1865,7 @@ static void worker_begin(unsigned slot, unsigned resident)
     }
     w->warps.resize((size_t)resident * L.warps_per_block);
     w->orders.resize((size_t)resident * L.threads_per_block);
+    w->tile_order.resize(L.threads_per_block);
     w->ready.resize((size_t)resident * L.threads_per_block);
     memset(&w->counts, 0, sizeof w->counts);
     counts_here = &w->counts;
@@ -2002,6 +2140,7 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     L.co_body = co_way == CO_COROUTINES ? co_body : 0;
 #if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
     L.loop_body = 0; /* (every thread's start is told to the sanitizers) */
+    (void)loop_body;
 #else
     L.loop_body = loop_body;
 #endif

@@ -26,14 +26,24 @@ template <class T> struct bit_xor {
     T operator()(const T &a, const T &b) const { return a ^ b; }
 };
 
-/* Every lane of the tile gets op applied over all lanes' values: a
- * butterfly of xor shuffles, log2(N) steps. */
+/* Every thread of the tile gets op applied over all its threads' values.
+ * A tile of one warp: a butterfly of xor shuffles, log2(N) steps.  A
+ * larger tile: each of its warps so, then the warps' results in turn,
+ * through the tile (N / 32 steps). */
 template <unsigned N, class P, class T, class Op>
 static inline T reduce(const thread_block_tile<N, P> &tile, T value, Op op, CUDAEMU_HERE)
 {
-    for (unsigned offset = N / 2; offset > 0; offset /= 2)
-        value = op(value, tile.shfl_xor(value, offset, file, line));
-    return value;
+    if constexpr (N <= 32) {
+        for (unsigned offset = N / 2; offset > 0; offset /= 2)
+            value = op(value, tile.shfl_xor(value, offset, file, line));
+        return value;
+    } else {
+        value = reduce(tiled_partition<32>(this_thread_block(), file, line), value, op, file, line);
+        T result = tile.shfl(value, 0, file, line);
+        for (unsigned warp = 1; warp < N / 32; warp++)
+            result = op(result, tile.shfl(value, (int)(warp * 32), file, line));
+        return result;
+    }
 }
 
 /* A coalesced group, of any size: every member gets op over the members'

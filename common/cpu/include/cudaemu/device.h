@@ -49,6 +49,11 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
  * the value is the predicate (an int) and out an unsigned. */
 void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, int lane_arg, int width,
              const char *what, const char *file, int line) CUDAEMU_HIDDEN;
+/* The same for a tile of `size` threads (a power of two from 64 to 1024,
+ * cooperative groups' thread_block_tile<64> and up): WARP_SYNC, WARP_SHFL
+ * (the value of the tile's thread of rank `src`), WARP_ANY or WARP_ALL. */
+void tile_op(int kind, unsigned size, const void *in, void *out, size_t bytes, unsigned src, const char *what,
+             const char *file, int line) CUDAEMU_HIDDEN;
 void grid_barrier(const char *file, int line) CUDAEMU_HIDDEN;
 int grid_is_cooperative(void) CUDAEMU_HIDDEN;
 void kernel_fail(int code, const char *file, int line, const char *fmt, ...) CUDAEMU_HIDDEN
