@@ -104,6 +104,18 @@ static void work(void)
             int can = -1;
             EXPECT_OK(cudaDeviceCanAccessPeer(&can, d, q));
             EXPECT(can == (d != q), "device %d can access %d: %d", d, q, can);
+            int access = -1, atomics = -1, rank = -1;
+            cudaError_t same = cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, d, q);
+            if (d == q) {
+                EXPECT(same == cudaErrorInvalidDevice, "device %d's link to itself: %s", d, cudaGetErrorName(same));
+                cudaGetLastError();
+                continue;
+            }
+            EXPECT_OK(same);
+            EXPECT_OK(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, d, q));
+            EXPECT_OK(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, d, q));
+            EXPECT(access == 1 && atomics == 1 && rank == 0, "link %d to %d: access %d, atomics %d, rank %d", d, q,
+                   access, atomics, rank);
         }
 
     /* a slice, a stream and an event per device; a kernel each, all issued before any wait */

@@ -329,6 +329,26 @@ cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device
     *can_access = device != peer_device;
     return cudaSuccess;
 }
+/* What a link between two devices can do: everything a link can, since
+ * both are this machine's memory (and its atomics); the one rank there is. */
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int src_device, int dst_device)
+{
+    if (!value)
+        return api_result(cudaErrorInvalidValue);
+    if (!valid_device(src_device) || !valid_device(dst_device))
+        return invalid_device("cudaDeviceGetP2PAttribute", valid_device(src_device) ? dst_device : src_device);
+    if (src_device == dst_device)
+        return api_fail(cudaErrorInvalidDevice, "cudaDeviceGetP2PAttribute: devices %d and %d are the same device, "
+                        "not peers", src_device, dst_device);
+    switch (attr) {
+    case cudaDevP2PAttrPerformanceRank: *value = 0; break;
+    case cudaDevP2PAttrAccessSupported:
+    case cudaDevP2PAttrNativeAtomicSupported:
+    case cudaDevP2PAttrCudaArrayAccessSupported: *value = 1; break;
+    default: return api_fail(cudaErrorInvalidValue, "cudaDeviceGetP2PAttribute: no attribute %d", (int)attr);
+    }
+    return cudaSuccess;
+}
 /* From the current device to peer_device, once (as CUDA counts it). */
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags)
 {

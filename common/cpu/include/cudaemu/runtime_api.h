@@ -24,6 +24,7 @@ cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop);
 cudaError_t cudaSetDeviceFlags(unsigned int flags);
 cudaError_t cudaGetDeviceFlags(unsigned int *flags);
 cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer_device);
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int src_device, int dst_device);
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);

@@ -447,5 +447,11 @@ enum cudaDeviceAttr {
     cudaDevAttrMemoryPoolsSupported = 115,
     cudaDevAttrMemoryPoolSupportedHandleTypes = 119
 };
+enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4
+};
 
 #endif /* CUDAEMU_TYPES_H */
