@@ -114,7 +114,7 @@ T=build/cpu/backend-tests
 # basics and compat assert what one device answers (cudaSetDevice(1) and
 # peer access to device 1 refused): they run with one emulated device.
 devices_for() { case $1 in basics|compat) echo CUDAEMU_DEVICES=1 ;; *) echo CUDAEMU_DEVICES=${CUDAEMU_DEVICES:-2} ;; esac; }
-for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph devices nccl fill coroutines batch; do
+for t in basics shared warp coop compat intrinsics simd fidelity exposure params groups stack pipeline texture graph graph_memory devices nccl fill coroutines batch; do
     if env $(devices_for $t) timeout 60 $T/$t > "$log/out" 2>&1; then ok "$t: every feature gives the asserted result"
     else not_ok "$t"; show "$log/out"; fi
 done
@@ -185,7 +185,7 @@ else not_ok "cputime"; show "$log/out"; fi
 # (exposure's poison part only: its others stop kernels the sanitizers stop
 # on their own, and the TSan build has no watchdog)
 for san in address thread; do
-    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph nccl "exposure poison" devices "devices threads" fill coroutines batch; do
+    for t in basics shared warp coop compat intrinsics simd fidelity params groups stack pipeline texture graph graph_memory nccl "exposure poison" devices "devices threads" fill coroutines batch; do
         if env $(devices_for $t) timeout 300 build/cpu-$san/backend-tests/$t > "$log/out" 2>&1 && ! grep -q "Sanitizer" "$log/out"; then
             ok "$t with SANITIZE=$san: the asserted results, no report"
         else
@@ -522,6 +522,9 @@ refused coalesced.cu "coalesced_threads() at its line" "coalesced.cu:5:.*error: 
 # a warp's operation on a tile of more than one warp (CUDA has none either)
 printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o)\n{\n    cg::thread_block_tile<64> t = cg::tiled_partition<64>(cg::this_thread_block());\n    o[t.thread_rank()] = t.shfl_down((int)t.thread_rank(), 1);\n}\nint main(void) { return 0; }\n' > "$log/bigtile.cu"
 refused bigtile.cu "shfl_down on a tile of 64 threads" "a thread_block_tile of more than 32 threads has sync, shfl, any and all"
+# ... and such a tile is not a cg::thread_group (in CUDA either)
+printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__device__ void f(cg::thread_group g) { g.sync(); }\n__global__ void k(int *o)\n{\n    f(cg::tiled_partition<64>(cg::this_thread_block()));\n}\nint main(void) { return 0; }\n' > "$log/bigtilegroup.cu"
+refused bigtilegroup.cu "a tile of 64 threads passed as a cg::thread_group" "bigtilegroup.cu:6:.*error: could not convert .*thread_block_tile<64.* to .*thread_group"
 printf '#include <cublas_v2.h>\nint main(void) { return 0; }\n' > "$log/blas.cu"
 refused blas.cu "cuBLAS" "cuBLAS"
 # a CUDA header the backend lacks, found in an installed toolkit (here a

@@ -23,6 +23,8 @@
 #ifndef CUDAEMU_COOPERATIVE_GROUPS_H
 #define CUDAEMU_COOPERATIVE_GROUPS_H
 
+#include <type_traits>
+
 #include "cuda_runtime.h"
 
 namespace cooperative_groups {
@@ -49,8 +51,6 @@ class thread_group {
     {
         if (!tile_)
             cudaemu::block_barrier(cudaemu::BARRIER_PLAIN, 0, "thread_group::sync()", file, line);
-        else if (tile_ > 32)
-            cudaemu::tile_op(cudaemu::WARP_SYNC, tile_, 0, 0, 0, 0, "thread_group::sync()", file, line);
         else
             cudaemu::warp_op(cudaemu::WARP_SYNC, tile_mask(), 0, 0, 0, 0, 32, "thread_group::sync()", file, line);
     }
@@ -107,7 +107,19 @@ using cooperative_groups::block_tile_memory;
 using cooperative_groups::this_thread_block;
 } // namespace experimental
 
-template <unsigned N, class Parent = void> class thread_block_tile : public thread_group {
+namespace details {
+/* What a tile of more than one warp derives from: not thread_group, since
+ * CUDA's cannot be passed as one either. */
+class multi_warp_tile {
+  protected:
+    explicit multi_warp_tile(unsigned) {}
+};
+} // namespace details
+
+template <unsigned N, class Parent = void>
+class thread_block_tile : public std::conditional_t<(N > 32), details::multi_warp_tile, thread_group> {
+    typedef std::conditional_t<(N > 32), details::multi_warp_tile, thread_group> base;
+
     static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0, "tiled_partition<N>: N must be a power of two from 1 to 1024");
     static constexpr bool multi_warp = N > 32;
 
@@ -115,7 +127,7 @@ template <unsigned N, class Parent = void> class thread_block_tile : public thre
     /* A tile of the block unless told otherwise: its rank among the block's
      * tiles of N threads, and how many there are. */
     thread_block_tile(CUDAEMU_HERE)
-        : thread_group(N), meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
+        : base(N), meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
     {
         if (multi_warp && details::block_threads() % N)
             cudaemu::kernel_fail(cudaErrorLaunchFailure, file, line,
@@ -125,13 +137,13 @@ template <unsigned N, class Parent = void> class thread_block_tile : public thre
     }
     /* A tile of a tile of M threads: its rank within that parent tile. */
     explicit thread_block_tile(unsigned parent_size)
-        : thread_group(N), meta_rank_(details::block_rank() % parent_size / N), meta_size_(parent_size / N)
+        : base(N), meta_rank_(details::block_rank() % parent_size / N), meta_size_(parent_size / N)
     {
     }
     /* thread_block_tile<N> t = tiled_partition<N>(...) keeps where the tile lies. */
     template <class Q>
     thread_block_tile(const thread_block_tile<N, Q> &other)
-        : thread_group(N), meta_rank_(other.meta_group_rank()), meta_size_(other.meta_group_size())
+        : base(N), meta_rank_(other.meta_group_rank()), meta_size_(other.meta_group_size())
     {
     }
 

@@ -211,6 +211,19 @@ template <class Call> static inline cudaError_t run_or_capture(cudaStream_t stre
 }
 bool valid_stream(cudaStream_t stream) HIDDEN;                             /* events.cpp */
 int stream_device(cudaStream_t stream) HIDDEN; /* the device it was created on; a default stream's: the current one */
+
+/* ---- graphs' memory (graph.cpp, memory.cpp) ----
+ * A graph's alloc node owns its memory from the node's making until no
+ * graph or instance holds the node and its use has ended.  memory.cpp
+ * makes and gives back the memory; graph.cpp keeps the account. */
+cudaError_t allocate_device_memory(void **ptr, size_t size, const char *api, int device) HIDDEN;
+cudaError_t release_device_memory(void *ptr, const char *api) HIDDEN; /* (graph.cpp's own: no account asked) */
+/* cudaFree or cudaFreeAsync of ptr: if it is a graph's, its use ends here
+ * (*result says how that went) and true; false for any other pointer. */
+bool graph_memory_freed(void *ptr, const char *api, cudaError_t *result) HIDDEN;
+/* cudaMallocAsync and cudaFreeAsync on a stream that is being captured: nodes. */
+cudaError_t capture_graph_alloc(cudaStream_t stream, void **ptr, size_t size, int device) HIDDEN;
+cudaError_t capture_graph_free(cudaStream_t stream, void *ptr) HIDDEN;
 /* The host waited for device's work: its events recorded so far are complete. */
 void host_waited_for_device(int device) HIDDEN;
 

@@ -248,7 +248,7 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api, 
     return cudaSuccess;
 }
 
-static cudaError_t release(void *p, bool host, const char *api)
+static cudaError_t release_checked(void *p, bool host, const char *api)
 {
     device_lock locked;
     if (!p)
@@ -271,6 +271,21 @@ static cudaError_t release(void *p, bool host, const char *api)
     allocations.erase(it);
     return cudaSuccess;
 }
+/* cudaFree, cudaFreeAsync, cudaFreeHost: a graph's memory goes back to its
+ * graph (graph_memory_freed), any other to the arena. */
+static cudaError_t release(void *p, bool host, const char *api)
+{
+    device_lock locked;
+    cudaError_t result;
+    if (p && !host && graph_memory_freed(p, api, &result))
+        return result;
+    return release_checked(p, host, api);
+}
+cudaError_t allocate_device_memory(void **ptr, size_t size, const char *api, int device)
+{
+    return allocate(ptr, size, DEVICE_MEMORY, api, device);
+}
+cudaError_t release_device_memory(void *ptr, const char *api) { return release_checked(ptr, false, api); }
 
 /* Whether the `n` guard bytes at `p` all still hold the pattern. */
 static bool guard_intact(const unsigned char *p, size_t n)
@@ -594,11 +609,14 @@ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
 /* From the pool of the stream's device, as CUDA allocates it. */
 cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
 {
+    if (capturing(stream)) /* (a graph's alloc node) */
+        return capture_graph_alloc(stream, ptr, size, stream_device(stream));
     return cudaMallocFromPoolAsync(ptr, size, &pools[stream_device(stream)], stream);
 }
 cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
 {
-    (void)stream;
+    if (capturing(stream)) /* (a graph's free node) */
+        return capture_graph_free(stream, ptr);
     return release(ptr, false, "cudaFreeAsync");
 }
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)

@@ -9,9 +9,13 @@
  * (and to streams that wait on its events) instead of running them; a
  * recorded launch keeps its own copy of the arguments, as a GPU's does.
  * A kernel node needs a kernel the build registered (not a template one:
- * capture a launch of that instead).  Not provided: memory nodes,
- * conditional nodes, device-side graph launch, changing a node of a graph
- * in place (an instance's kernel node can be changed). */
+ * capture a launch of that instead).  A memory node's allocation is made
+ * when the node is (cudaMallocAsync in a capture makes one too) and keeps
+ * its address for every launch; a free node, cudaFree or cudaFreeAsync
+ * ends its use, and it is given back once no graph or instance holds its
+ * node.  Not provided: conditional nodes, device-side graph launch,
+ * changing a node of a graph in place (an instance's kernel node can be
+ * changed). */
 #ifndef CUDAEMU_GRAPH_H
 #define CUDAEMU_GRAPH_H
 
@@ -40,7 +44,9 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeGraph = 4,
     cudaGraphNodeTypeEmpty = 5,
     cudaGraphNodeTypeWaitEvent = 6,
-    cudaGraphNodeTypeEventRecord = 7
+    cudaGraphNodeTypeEventRecord = 7,
+    cudaGraphNodeTypeMemAlloc = 10,
+    cudaGraphNodeTypeMemFree = 11
 };
 enum cudaGraphInstantiateFlags {
     cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
@@ -79,6 +85,19 @@ struct cudaHostNodeParams {
     cudaHostFn_t fn;
     void *userData;
 };
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps; /* pinned memory of a device */
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr; /* set by cudaGraphAddMemAllocNode */
+};
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0,
+    cudaGraphMemAttrUsedMemHigh = 1,
+    cudaGraphMemAttrReservedMemCurrent = 2,
+    cudaGraphMemAttrReservedMemHigh = 3
+};
 
 extern "C" {
 cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags);
@@ -102,6 +121,15 @@ cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph
                                         size_t count, cudaEvent_t event);
 cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                       size_t count, cudaEvent_t event);
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                     size_t count, struct cudaMemAllocNodeParams *params);
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                    size_t count, void *dptr);
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params);
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out);
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value);
+cudaError_t cudaDeviceGraphMemTrim(int device);
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
                                      size_t count);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count);
