@@ -35,6 +35,10 @@ EMU_CXXFLAGS := -std=c++17 -fcoroutines -fPIC -ftls-model=initial-exec $(EMU_OPT
 # student's file and line ("load of misaligned address ... for type 'const
 # float4', which requires 16 byte alignment").
 EMU_CHECKS := -fsanitize=alignment -fno-sanitize-recover=alignment
+# What nvcc defines for a .cu file, with the version cudaRuntimeGetVersion
+# gives: a program's `#ifndef __CUDACC__` host stand-ins (helper_math.h's
+# min, max and rsqrtf) would clash with the backend's own.
+EMU_AS_NVCC := -D__CUDACC__ -D__NVCC__ -D__CUDACC_VER_MAJOR__=12 -D__CUDACC_VER_MINOR__=8 -D__CUDACC_VER_BUILD__=0
 # A thread's stack has a guard page below it (src/fiber.cpp); a function
 # whose frame is larger than a page must touch it page by page, or it could
 # jump over the guard into another thread's stack.
@@ -107,7 +111,7 @@ BACKEND_DEPS := $(EMU_LIB) $(EMU_DIR)/rewrite.pl $(EMU_HEADERS) $(EMU_PCH) $(EMU
 # Where it compiles, its warnings are shown.
 emu_compile = $(EMU_CXX) -include $(EMU_PCH_HEADER) -include $(EMU_PCH_UNDEF) -x c++ $(EMU_COMPILE_FLAGS) -I$(dir $1) $3 -c $(basename $2).emu.cpp -o $2
 cu_compile = mkdir -p $(dir $2) && \
-	$(EMU_CXX) -E -x c++ $(EMU_CXXFLAGS) -I$(dir $1) $3 -include cuda_runtime.h $1 -o $(basename $2).ii && \
+	$(EMU_CXX) -E -x c++ $(EMU_CXXFLAGS) $(EMU_AS_NVCC) -I$(dir $1) $3 -include cuda_runtime.h $1 -o $(basename $2).ii && \
 	perl $(EMU_DIR)/rewrite.pl --after-pch $(basename $2).ii $(basename $2).emu.cpp && \
 	{ { $(call emu_compile,$1,$2,$3) 2>$(basename $2).twins.log && cat $(basename $2).twins.log >&2; } || \
 	  { perl $(EMU_DIR)/rewrite.pl --after-pch --no-twins $(basename $2).ii $(basename $2).emu.cpp && \

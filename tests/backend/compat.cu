@@ -1,6 +1,6 @@
 /* compat.cu: what programs written for a GPU (the CUDA samples, "CUDA by
  * Example") use beyond the kit's labs: CUDA's header guards, the profiler
- * API, integer min/max, device choice and peers, stream priorities and
+ * API, nvcc's macros for a .cu file, integer min/max, device choice and peers, stream priorities and
  * callbacks, mapped and registered host memory, scoped atomics; each with
  * its result checked; half precision (cuda_fp16.h) on the device and the host;
  * kernels with default arguments. */
@@ -14,6 +14,17 @@
 #include <vector_functions.h>
 
 #include "check.h"
+
+/* ---- nvcc's macros: a header's host stand-ins for CUDA's functions, kept
+ * out by __CUDACC__ (as helper_math.h keeps its min, max and rsqrtf), must
+ * not clash with the backend's; CUDA's version as the runtime gives it ---- */
+#ifndef __CUDACC__
+inline int max(int a, int b) { return a > b ? a : b; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+#endif
+#if !defined(__NVCC__) || __CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10 != CUDART_VERSION
+#error "nvcc's macros for a .cu file are missing or disagree with CUDART_VERSION"
+#endif
 
 /* ---- the header guards, tested as the CUDA samples' helper_cuda.h tests them ---- */
 #if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__) || !defined(__CUDA_PROFILER_API_H__)
