@@ -1042,6 +1042,18 @@ static void co_refuse(const char *what, const char *file, int line)
 }
 
 /* ---- barriers ------------------------------------------------------------------------------------ */
+/* The thread that is to wait at `what`: the running one, which must not
+ * run as a coroutine (co_refuse). */
+static thread_state *thread_to_wait(const char *what, const char *file, int line)
+{
+    thread_state *t = current_thread();
+    if (!t)
+        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    if (t->block->co_frames)
+        co_refuse(what, file, line);
+    return t;
+}
+
 static void release_barrier(block_state *b)
 {
     long long acc = b->bar_acc;
@@ -1062,12 +1074,8 @@ static void release_barrier(block_state *b)
 
 int block_barrier(int kind, int predicate, const char *what, const char *file, int line)
 {
-    thread_state *t = current_thread();
-    if (!t)
-        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    thread_state *t = thread_to_wait(what, file, line);
     block_state *b = t->block;
-    if (b->co_frames)
-        co_refuse(what, file, line);
     counts_here->barriers++;
     if (b->at_barrier == 0) {
         b->bar_what = what;
@@ -1175,12 +1183,8 @@ static void complete_warp_op(block_state *b, unsigned warp, warp_group *g)
 void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, int lane_arg, int width, const char *what,
              const char *file, int line)
 {
-    thread_state *t = current_thread();
-    if (!t)
-        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    thread_state *t = thread_to_wait(what, file, line);
     block_state *b = t->block;
-    if (b->co_frames)
-        co_refuse(what, file, line);
     unsigned warp = t->rank / 32, lane = t->rank % 32, present = lanes_present(warp);
     if (!(mask >> lane & 1))
         kernel_fail(cudaErrorLaunchFailure, file, line,
@@ -1271,12 +1275,8 @@ static void complete_tile_op(block_state *b, tile_group *g)
 void tile_op(int kind, unsigned size, const void *in, void *out, size_t bytes, unsigned src, const char *what,
              const char *file, int line)
 {
-    thread_state *t = current_thread();
-    if (!t)
-        kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
+    thread_state *t = thread_to_wait(what, file, line);
     block_state *b = t->block;
-    if (b->co_frames)
-        co_refuse(what, file, line);
     if (L.threads_per_block % size)
         kernel_fail(cudaErrorLaunchFailure, file, line,
                     "%s: a block of %u threads does not split into tiles of %u; a tile of more than 32 threads "
