@@ -118,7 +118,7 @@ class multi_warp_tile {
 
 template <unsigned N, class Parent = void>
 class thread_block_tile : public std::conditional_t<(N > 32), details::multi_warp_tile, thread_group> {
-    typedef std::conditional_t<(N > 32), details::multi_warp_tile, thread_group> base;
+    typedef std::conditional_t<(N > 32), details::multi_warp_tile, thread_group> group_base;
 
     static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0, "tiled_partition<N>: N must be a power of two from 1 to 1024");
     static constexpr bool multi_warp = N > 32;
@@ -127,7 +127,7 @@ class thread_block_tile : public std::conditional_t<(N > 32), details::multi_war
     /* A tile of the block unless told otherwise: its rank among the block's
      * tiles of N threads, and how many there are. */
     thread_block_tile(CUDAEMU_HERE)
-        : base(N), meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
+        : group_base(N), meta_rank_(details::block_rank() / N), meta_size_((details::block_threads() + N - 1) / N)
     {
         if (multi_warp && details::block_threads() % N)
             cudaemu::kernel_fail(cudaErrorLaunchFailure, file, line,
@@ -137,13 +137,13 @@ class thread_block_tile : public std::conditional_t<(N > 32), details::multi_war
     }
     /* A tile of a tile of M threads: its rank within that parent tile. */
     explicit thread_block_tile(unsigned parent_size)
-        : base(N), meta_rank_(details::block_rank() % parent_size / N), meta_size_(parent_size / N)
+        : group_base(N), meta_rank_(details::block_rank() % parent_size / N), meta_size_(parent_size / N)
     {
     }
     /* thread_block_tile<N> t = tiled_partition<N>(...) keeps where the tile lies. */
     template <class Q>
     thread_block_tile(const thread_block_tile<N, Q> &other)
-        : base(N), meta_rank_(other.meta_group_rank()), meta_size_(other.meta_group_size())
+        : group_base(N), meta_rank_(other.meta_group_rank()), meta_size_(other.meta_group_size())
     {
     }
 
