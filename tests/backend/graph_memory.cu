@@ -4,7 +4,8 @@
  * shows; an allocation keeps its address from launch to launch.  The
  * refusals give the error code an H100 gives: a launch that would allocate
  * again what its last launch left in use, a free node of memory no graph
- * allocated.  Runs as it is with nvcc too. */
+ * allocated.  An instance may free its own at each launch
+ * (cudaGraphInstantiateFlagAutoFreeOnLaunch).  Runs as it is with nvcc too. */
 #include <cuda_runtime.h>
 
 #include "check.h"
@@ -171,6 +172,25 @@ static void left_in_use(float *host_out)
     EXPECT_OK(cudaFree(plain));
 }
 
+/* An instance made with cudaGraphInstantiateFlagAutoFreeOnLaunch frees
+ * what its last launch left in use before it runs again. */
+static void auto_freed(void)
+{
+    cudaGraph_t graph;
+    cudaGraphNode_t alloc;
+    EXPECT_OK(cudaGraphCreate(&graph, 0));
+    cudaMemAllocNodeParams p = alloc_params();
+    EXPECT_OK(cudaGraphAddMemAllocNode(&alloc, graph, NULL, 0, &p));
+    cudaGraphExec_t exec;
+    EXPECT_OK(cudaGraphInstantiateWithFlags(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    for (int launch = 0; launch < 3; launch++)
+        EXPECT_OK(cudaGraphLaunch(exec, 0));
+    EXPECT_OK(cudaStreamSynchronize(0));
+    EXPECT_OK(cudaFree(p.dptr));
+    EXPECT_OK(cudaGraphExecDestroy(exec));
+    EXPECT_OK(cudaGraphDestroy(graph));
+}
+
 /* The same work captured: cudaMallocAsync and cudaFreeAsync become nodes,
  * so nothing is freed before the graph runs. */
 static void captured(float *host_in, float *host_out)
@@ -212,6 +232,7 @@ int main(void)
     EXPECT_OK(cudaMallocHost(&host_out, N * sizeof(float)));
     by_hand(host_in, host_out);
     left_in_use(host_out);
+    auto_freed();
     captured(host_in, host_out);
     EXPECT_OK(cudaFreeHost(host_in));
     EXPECT_OK(cudaFreeHost(host_out));

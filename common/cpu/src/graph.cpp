@@ -29,6 +29,7 @@ struct cudaemu_graph {
 struct cudaemu_graph_exec {
     std::vector<const void *> nodes;                     /* the graph's, in running order (identities only) */
     std::vector<std::shared_ptr<cudaemu::graph_work>> steps; /* the same order; null: nothing to do */
+    bool auto_free; /* cudaGraphInstantiateFlagAutoFreeOnLaunch: a launch first frees what the last left in use */
 };
 
 namespace cudaemu {
@@ -481,6 +482,14 @@ struct alloc_work : graph_work {
         a.live = true;
         return cudaSuccess;
     }
+    /* (before a launch of an instance made with cudaGraphInstantiateFlagAutoFreeOnLaunch) */
+    void free_if_in_use(void)
+    {
+        device_lock locked;
+        auto it = graph_allocations.find(ptr);
+        if (it->second.live)
+            end_use(it, "cudaGraphLaunch");
+    }
     ~alloc_work() override
     {
         device_lock locked;
@@ -660,11 +669,12 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type)
 
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
 {
-    (void)flags; /* uploads, auto-free, priorities: nothing to do here */
+    /* (uploads and priorities: nothing to do here) */
     device_lock locked;
     if (!exec || !graph)
         return api_fail(cudaErrorInvalidValue, "cudaGraphInstantiate with a NULL argument");
     cudaGraphExec_t e = new cudaemu_graph_exec;
+    e->auto_free = (flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) != 0;
     if (cudaError_t err = instantiate(e, graph)) {
         delete e;
         return err;
@@ -700,6 +710,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
     {
         device_lock locked;
         steps = exec->steps; /* (the lock is not held while the steps run: a host node may call CUDA) */
+        if (exec->auto_free)
+            for (auto &s : steps)
+                if (alloc_work *a = dynamic_cast<alloc_work *>(s.get()))
+                    a->free_if_in_use();
     }
     if (capturing(stream)) { /* a graph launched into a capture: a child graph there */
         steps_work *work = new steps_work;

@@ -12,8 +12,9 @@
  * capture a launch of that instead).  A memory node's allocation is made
  * when the node is (cudaMallocAsync in a capture makes one too) and keeps
  * its address for every launch; a free node, cudaFree or cudaFreeAsync
- * ends its use, and it is given back once no graph or instance holds its
- * node.  Not provided: conditional nodes, device-side graph launch,
+ * ends its use (as does the next launch of an instance made with
+ * cudaGraphInstantiateFlagAutoFreeOnLaunch), and it is given back once no
+ * graph or instance holds its node.  Not provided: conditional nodes, device-side graph launch,
  * changing a node of a graph in place (an instance's kernel node can be
  * changed). */
 #ifndef CUDAEMU_GRAPH_H
