@@ -3,8 +3,8 @@
  * launch reads fresh input, so a result that a launch did not compute
  * shows; an allocation keeps its address from launch to launch.  The
  * refusals give the error code an H100 gives: a launch that would allocate
- * again what its last launch left in use, a free node of memory no graph
- * allocated.  An instance may free its own at each launch
+ * again what its last launch left in use, a free node (or cudaFreeAsync in
+ * a capture) of memory no graph allocated.  An instance may free its own at each launch
  * (cudaGraphInstantiateFlagAutoFreeOnLaunch).  Runs as it is with nvcc too. */
 #include <cuda_runtime.h>
 
@@ -169,6 +169,20 @@ static void left_in_use(float *host_out)
     EXPECT(err == cudaErrorInvalidValue, "a free node of cudaMalloc's memory gave %s", cudaGetErrorName(err));
     cudaGetLastError();
     EXPECT_OK(cudaGraphDestroy(freeing));
+    /* ... nor in a capture, which goes on without it */
+    cudaStream_t s;
+    EXPECT_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EXPECT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    err = cudaFreeAsync(plain, s);
+    EXPECT(err == cudaErrorInvalidValue, "cudaFreeAsync of cudaMalloc's memory in a capture gave %s",
+           cudaGetErrorName(err));
+    cudaGetLastError();
+    EXPECT_OK(cudaStreamEndCapture(s, &freeing));
+    size_t count = 1;
+    EXPECT_OK(cudaGraphGetNodes(freeing, NULL, &count));
+    EXPECT(count == 0, "the refused free made %zu nodes", count);
+    EXPECT_OK(cudaGraphDestroy(freeing));
+    EXPECT_OK(cudaStreamDestroy(s));
     EXPECT_OK(cudaFree(plain));
 }
 

@@ -277,9 +277,9 @@ static cudaError_t release(void *p, bool host, const char *api)
 {
     device_lock locked;
     cudaError_t result;
-    if (p && !host && graph_memory_freed(p, api, &result))
+    if (p && !host && !sticky_error() && graph_memory_freed(p, api, &result))
         return result;
-    return release_checked(p, host, api);
+    return release_checked(p, host, api); /* (a sticky error is its answer, as for every call) */
 }
 cudaError_t allocate_device_memory(void **ptr, size_t size, const char *api, int device)
 {
