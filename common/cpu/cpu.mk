@@ -35,10 +35,8 @@ EMU_CXXFLAGS := -std=c++17 -fcoroutines -fPIC -ftls-model=initial-exec $(EMU_OPT
 # student's file and line ("load of misaligned address ... for type 'const
 # float4', which requires 16 byte alignment").
 EMU_CHECKS := -fsanitize=alignment -fno-sanitize-recover=alignment
-# What nvcc defines for a .cu file, with the version cudaRuntimeGetVersion
-# gives: a program's `#ifndef __CUDACC__` host stand-ins (helper_math.h's
-# min, max and rsqrtf) would clash with the backend's own.
-EMU_AS_NVCC := -D__CUDACC__ -D__NVCC__ -D__CUDACC_VER_MAJOR__=12 -D__CUDACC_VER_MINOR__=8 -D__CUDACC_VER_BUILD__=0
+# What nvcc defines for a .cu file (include/cudaemu/as_nvcc.h says why).
+EMU_AS_NVCC := -include cudaemu/as_nvcc.h
 # A thread's stack has a guard page below it (src/fiber.cpp); a function
 # whose frame is larger than a page must touch it page by page, or it could
 # jump over the guard into another thread's stack.

@@ -174,7 +174,7 @@ const char *devices_there(void)
         snprintf(text, sizeof text, "%d devices, 0 %s %d", n, n == 2 ? "and" : "to", n - 1);
     return text;
 }
-static cudaError_t invalid_device(const char *api, int device)
+cudaError_t invalid_device(const char *api, int device)
 {
     return api_fail(cudaErrorInvalidDevice, "%s: there is no device %d; the cpu backend emulates %s "
                     "(CUDAEMU_DEVICES sets how many)", api, device, devices_there());

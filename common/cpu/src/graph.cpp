@@ -283,6 +283,140 @@ cudaError_t copy_symbol_async(void *symbol, size_t symbol_size, size_t offset, c
     });
 }
 
+/* ---- memory nodes ------------------------------------------------------------------------------
+ * An alloc node's memory is made with the node and keeps its address: each
+ * launch of the graph starts its use (`live`), and a free node, cudaFree or
+ * cudaFreeAsync ends it.  A launch that would start it again while it is
+ * in use fails, as on a GPU.  The memory goes back once its use has ended
+ * and no graph or instance holds the node (alloc_work's end): a graph
+ * destroyed while its allocation is in use leaves it to a later cudaFree. */
+struct graph_allocation {
+    size_t bytes;
+    int device;
+    bool live;      /* a launch made it, nothing has freed it since */
+    bool node_held; /* a graph or an instance still holds its alloc node */
+};
+static std::map<void *, graph_allocation> graph_allocations;
+static unsigned long long graph_used_high[MAX_DEVICES], graph_reserved_high[MAX_DEVICES];
+
+/* What a device's graphs hold: every allocation a node holds or that is
+ * still in use (a GPU, too, counts what it keeps for an instance as used). */
+static unsigned long long graph_bytes(int device)
+{
+    unsigned long long n = 0;
+    for (auto &a : graph_allocations)
+        if (a.second.device == device)
+            n += a.second.bytes;
+    return n;
+}
+static void note_highs(int device)
+{
+    graph_used_high[device] = std::max(graph_used_high[device], graph_bytes(device));
+    graph_reserved_high[device] = std::max(graph_reserved_high[device], graph_bytes(device));
+}
+/* Its use has ended; gives it back if no node holds it either. */
+static cudaError_t end_use(std::map<void *, graph_allocation>::iterator it, const char *api)
+{
+    it->second.live = false;
+    if (it->second.node_held)
+        return cudaSuccess;
+    void *p = it->first;
+    graph_allocations.erase(it);
+    return release_device_memory(p, api);
+}
+
+struct alloc_work : graph_work {
+    void *ptr;
+    explicit alloc_work(void *p) : ptr(p) {}
+    cudaError_t run(void) override
+    {
+        device_lock locked;
+        graph_allocation &a = graph_allocations.at(ptr);
+        if (a.live)
+            return api_fail(cudaErrorInvalidValue, "cudaGraphLaunch: the graph allocates %p (%zu bytes) again, but "
+                            "its last launch's allocation is still in use: free it first (a free node, cudaFree or "
+                            "cudaFreeAsync)", ptr, a.bytes);
+        a.live = true;
+        return cudaSuccess;
+    }
+    /* (before a launch of an instance made with cudaGraphInstantiateFlagAutoFreeOnLaunch) */
+    void free_if_in_use(void)
+    {
+        device_lock locked;
+        auto it = graph_allocations.find(ptr);
+        if (it->second.live)
+            end_use(it, "cudaGraphLaunch");
+    }
+    ~alloc_work() override
+    {
+        device_lock locked;
+        auto it = graph_allocations.find(ptr);
+        it->second.node_held = false;
+        if (!it->second.live)
+            end_use(it, "cudaGraphDestroy");
+    }
+};
+struct free_work : graph_work {
+    void *ptr;
+    explicit free_work(void *p) : ptr(p) {}
+    cudaError_t run(void) override
+    {
+        device_lock locked;
+        auto it = graph_allocations.find(ptr);
+        if (it == graph_allocations.end() || !it->second.live)
+            return api_fail(cudaErrorInvalidValue, "cudaGraphLaunch: a free node frees %p, which no launch has "
+                            "allocated since it was last freed", ptr);
+        return end_use(it, "cudaGraphLaunch");
+    }
+};
+
+/* The memory of a new alloc node, or an error (api names the call). */
+static cudaError_t new_graph_allocation(void **ptr, size_t bytes, int device, const char *api)
+{
+    if (cudaError_t err = allocate_device_memory(ptr, bytes, api, device))
+        return err;
+    graph_allocations[*ptr] = graph_allocation{bytes, device, false, true};
+    note_highs(device);
+    return cudaSuccess;
+}
+static cudaError_t check_free(void *ptr, const char *api)
+{
+    if (!graph_allocations.count(ptr))
+        return api_fail(cudaErrorInvalidValue, "%s(%p): not memory a graph's alloc node (or cudaMallocAsync in a "
+                        "capture) made; a free node frees only such memory", api, ptr);
+    return cudaSuccess;
+}
+
+/* What memory.cpp asks (internal.h): cudaFree of a graph's memory, and
+ * cudaMallocAsync and cudaFreeAsync in a capture. */
+bool graph_memory_freed(void *ptr, const char *api, cudaError_t *result)
+{
+    device_lock locked;
+    auto it = graph_allocations.find(ptr);
+    if (it == graph_allocations.end())
+        return false;
+    *result = it->second.live ? end_use(it, api)
+                              : api_fail(cudaErrorInvalidValue, "%s(%p): a graph's allocation that is not in use "
+                                         "(freed since the graph's last launch, or never launched)", api, ptr);
+    return true;
+}
+cudaError_t capture_graph_alloc(cudaStream_t stream, void **ptr, size_t size, int device)
+{
+    device_lock locked;
+    if (!ptr || !size)
+        return api_fail(cudaErrorInvalidValue, "cudaMallocAsync in a capture: %s", ptr ? "0 bytes" : "a NULL address");
+    if (cudaError_t err = new_graph_allocation(ptr, size, device, "cudaMallocAsync"))
+        return err;
+    return capture(stream, new alloc_work(*ptr), cudaGraphNodeTypeMemAlloc);
+}
+cudaError_t capture_graph_free(cudaStream_t stream, void *ptr)
+{
+    device_lock locked;
+    if (cudaError_t err = check_free(ptr, "cudaFreeAsync"))
+        return err;
+    return capture(stream, new free_work(ptr), cudaGraphNodeTypeMemFree);
+}
+
 } // namespace cudaemu
 
 using namespace cudaemu;
@@ -426,110 +560,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
         to[i]->dependencies.push_back(from[i]);
     return cudaSuccess;
 }
-/* ---- memory nodes ------------------------------------------------------------------------------
- * An alloc node's memory is made with the node and keeps its address: each
- * launch of the graph starts its use (`live`), and a free node, cudaFree or
- * cudaFreeAsync ends it.  A launch that would start it again while it is
- * in use fails, as on a GPU.  The memory goes back once its use has ended
- * and no graph or instance holds the node (alloc_work's end): a graph
- * destroyed while its allocation is in use leaves it to a later cudaFree. */
-struct graph_allocation {
-    size_t bytes;
-    int device;
-    bool live;      /* a launch made it, nothing has freed it since */
-    bool node_held; /* a graph or an instance still holds its alloc node */
-};
-static std::map<void *, graph_allocation> graph_allocations;
-static unsigned long long graph_used_high[MAX_DEVICES], graph_reserved_high[MAX_DEVICES];
-
-/* What a device's graphs hold: every allocation a node holds or that is
- * still in use (a GPU, too, counts what it keeps for an instance as used). */
-static unsigned long long graph_bytes(int device)
-{
-    unsigned long long n = 0;
-    for (auto &a : graph_allocations)
-        if (a.second.device == device)
-            n += a.second.bytes;
-    return n;
-}
-static void note_highs(int device)
-{
-    graph_used_high[device] = std::max(graph_used_high[device], graph_bytes(device));
-    graph_reserved_high[device] = std::max(graph_reserved_high[device], graph_bytes(device));
-}
-/* Its use has ended; gives it back if no node holds it either. */
-static cudaError_t end_use(std::map<void *, graph_allocation>::iterator it, const char *api)
-{
-    it->second.live = false;
-    if (it->second.node_held)
-        return cudaSuccess;
-    void *p = it->first;
-    graph_allocations.erase(it);
-    return release_device_memory(p, api);
-}
-
-struct alloc_work : graph_work {
-    void *ptr;
-    explicit alloc_work(void *p) : ptr(p) {}
-    cudaError_t run(void) override
-    {
-        device_lock locked;
-        graph_allocation &a = graph_allocations.at(ptr);
-        if (a.live)
-            return api_fail(cudaErrorInvalidValue, "cudaGraphLaunch: the graph allocates %p (%zu bytes) again, but "
-                            "its last launch's allocation is still in use: free it first (a free node, cudaFree or "
-                            "cudaFreeAsync)", ptr, a.bytes);
-        a.live = true;
-        return cudaSuccess;
-    }
-    /* (before a launch of an instance made with cudaGraphInstantiateFlagAutoFreeOnLaunch) */
-    void free_if_in_use(void)
-    {
-        device_lock locked;
-        auto it = graph_allocations.find(ptr);
-        if (it->second.live)
-            end_use(it, "cudaGraphLaunch");
-    }
-    ~alloc_work() override
-    {
-        device_lock locked;
-        auto it = graph_allocations.find(ptr);
-        it->second.node_held = false;
-        if (!it->second.live)
-            end_use(it, "cudaGraphDestroy");
-    }
-};
-struct free_work : graph_work {
-    void *ptr;
-    explicit free_work(void *p) : ptr(p) {}
-    cudaError_t run(void) override
-    {
-        device_lock locked;
-        auto it = graph_allocations.find(ptr);
-        if (it == graph_allocations.end() || !it->second.live)
-            return api_fail(cudaErrorInvalidValue, "cudaGraphLaunch: a free node frees %p, which no launch has "
-                            "allocated since it was last freed", ptr);
-        return end_use(it, "cudaGraphLaunch");
-    }
-};
-
-/* The memory of a new alloc node, or an error (api names the call). */
-static cudaError_t new_graph_allocation(void **ptr, size_t bytes, int device, const char *api)
-{
-    if (cudaError_t err = allocate_device_memory(ptr, bytes, api, device))
-        return err;
-    graph_allocations[*ptr] = graph_allocation{bytes, device, false, true};
-    note_highs(device);
-    return cudaSuccess;
-}
-static cudaError_t check_free(void *ptr, const char *api)
-{
-    if (!graph_allocations.count(ptr))
-        return api_fail(cudaErrorInvalidValue, "%s(%p): not memory a graph's alloc node (or cudaMallocAsync in a "
-                        "capture) made; a free node frees only such memory", api, ptr);
-    return cudaSuccess;
-}
-
+/* ---- memory nodes' calls (their account: graph_allocations, above) ---- */
 cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                      size_t count, struct cudaMemAllocNodeParams *params)
 {
@@ -589,17 +620,12 @@ cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
     return cudaSuccess;
 }
 
-static cudaError_t no_device(const char *api, int device)
-{
-    return api_fail(cudaErrorInvalidDevice, "%s(%d): there is no device %d; the cpu backend emulates %s", api, device,
-                    device, devices_there());
-}
 /* Bytes of graphs' memory on a device (graph_bytes), now and at most. */
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     device_lock locked;
     if (!valid_device(device))
-        return no_device("cudaDeviceGetGraphMemAttribute", device);
+        return invalid_device("cudaDeviceGetGraphMemAttribute", device);
     if (!value)
         return api_fail(cudaErrorInvalidValue, "cudaDeviceGetGraphMemAttribute with a NULL address");
     unsigned long long *v = (unsigned long long *)value;
@@ -617,7 +643,7 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttribut
 {
     device_lock locked;
     if (!valid_device(device))
-        return no_device("cudaDeviceSetGraphMemAttribute", device);
+        return invalid_device("cudaDeviceSetGraphMemAttribute", device);
     if (!value || *(unsigned long long *)value != 0 ||
         (attr != cudaGraphMemAttrUsedMemHigh && attr != cudaGraphMemAttrReservedMemHigh))
         return api_fail(cudaErrorInvalidValue, "cudaDeviceSetGraphMemAttribute: only the high marks may be set, "
@@ -631,7 +657,7 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttribut
 /* Nothing is cached beyond what the nodes hold: nothing to give back. */
 cudaError_t cudaDeviceGraphMemTrim(int device)
 {
-    return valid_device(device) ? cudaSuccess : no_device("cudaDeviceGraphMemTrim", device);
+    return valid_device(device) ? cudaSuccess : invalid_device("cudaDeviceGraphMemTrim", device);
 }
 
 static cudaError_t list_nodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count, bool roots_only,
@@ -860,34 +886,3 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
         *count = tails.size();
     return cudaSuccess;
 }
-
-/* ---- graphs' memory, as memory.cpp asks (internal.h) ---- */
-namespace cudaemu {
-bool graph_memory_freed(void *ptr, const char *api, cudaError_t *result)
-{
-    device_lock locked;
-    auto it = graph_allocations.find(ptr);
-    if (it == graph_allocations.end())
-        return false;
-    *result = it->second.live ? end_use(it, api)
-                              : api_fail(cudaErrorInvalidValue, "%s(%p): a graph's allocation that is not in use "
-                                         "(freed since the graph's last launch, or never launched)", api, ptr);
-    return true;
-}
-cudaError_t capture_graph_alloc(cudaStream_t stream, void **ptr, size_t size, int device)
-{
-    device_lock locked;
-    if (!ptr || !size)
-        return api_fail(cudaErrorInvalidValue, "cudaMallocAsync in a capture: %s", ptr ? "0 bytes" : "a NULL address");
-    if (cudaError_t err = new_graph_allocation(ptr, size, device, "cudaMallocAsync"))
-        return err;
-    return capture(stream, new alloc_work(*ptr), cudaGraphNodeTypeMemAlloc);
-}
-cudaError_t capture_graph_free(cudaStream_t stream, void *ptr)
-{
-    device_lock locked;
-    if (cudaError_t err = check_free(ptr, "cudaFreeAsync"))
-        return err;
-    return capture(stream, new free_work(ptr), cudaGraphNodeTypeMemFree);
-}
-} // namespace cudaemu

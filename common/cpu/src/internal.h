@@ -251,6 +251,7 @@ int device_of(const void *p) HIDDEN;
 bool peer_enabled(int from, int to) HIDDEN;
 bool valid_device(int device) HIDDEN;       /* 0 <= device < device_count() */
 const char *devices_there(void) HIDDEN;      /* "2 devices, 0 and 1", for messages */
+cudaError_t invalid_device(const char *api, int device) HIDDEN; /* "API: there is no device N; ..." */
 /* Held while the runtime works for one host thread: a launch (its whole
  * run), a change or look-up of the tables of allocations, streams, events
  * and kernels, the printf buffer's flush.  A program whose host threads

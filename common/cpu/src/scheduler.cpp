@@ -1277,10 +1277,6 @@ void tile_op(int kind, unsigned size, const void *in, void *out, size_t bytes, u
 {
     thread_state *t = thread_to_wait(what, file, line);
     block_state *b = t->block;
-    if (L.threads_per_block % size)
-        kernel_fail(cudaErrorLaunchFailure, file, line,
-                    "%s: a block of %u threads does not split into tiles of %u; a tile of more than 32 threads "
-                    "needs a block of a whole number of them", what, L.threads_per_block, size);
     const unsigned base = t->rank / size * size;
     tile_group *g = 0;
     for (unsigned i = 0; i < b->tile_count && !g; i++)

@@ -50,8 +50,9 @@ int block_barrier(int kind, int predicate, const char *what, const char *file, i
 void warp_op(int kind, unsigned mask, const void *in, void *out, size_t size, int lane_arg, int width,
              const char *what, const char *file, int line) CUDAEMU_HIDDEN;
 /* The same for a tile of `size` threads (a power of two from 64 to 1024,
- * cooperative groups' thread_block_tile<64> and up): WARP_SYNC, WARP_SHFL
- * (the value of the tile's thread of rank `src`), WARP_ANY or WARP_ALL. */
+ * cooperative groups' thread_block_tile<64> and up, whose making checked
+ * that the block splits into such tiles): WARP_SYNC, WARP_SHFL (the value
+ * of the tile's thread of rank `src`), WARP_ANY or WARP_ALL. */
 void tile_op(int kind, unsigned size, const void *in, void *out, size_t bytes, unsigned src, const char *what,
              const char *file, int line) CUDAEMU_HIDDEN;
 void grid_barrier(const char *file, int line) CUDAEMU_HIDDEN;
