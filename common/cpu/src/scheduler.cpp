@@ -208,8 +208,10 @@ static struct {
     volatile sig_atomic_t timed_out;   /* the watchdog's limit passed while the launching thread waited */
     unsigned threads_per_block, warps_per_block;
     unsigned long long blocks;
-    unsigned long long next_block;     /* the next block a worker takes (atomic) */
-    unsigned long long blocks_done;    /* for the watchdog's message (atomic) */
+    unsigned long long next_block;     /* the next block a worker takes (atomic where spread) */
+    bool spread;                       /* the blocks are spread over several host threads */
+    unsigned take_at_once;             /* spread: how many blocks a worker takes at a time */
+    std::vector<unsigned> block_order; /* on one host thread, the schedule's order of the blocks; or empty */
     unsigned long long grid_waiting, grid_threads;
     unsigned grid_generation;          /* grid syncs completed: which of tsan_grid the current one uses */
     char tsan_in, tsan_out, tsan_grid[2];
@@ -227,6 +229,8 @@ struct worker {
     std::vector<thread_state *> ready; /* ring buffer */
     size_t ready_head, ready_count;
     cudaemuLaunchCounts counts;
+    unsigned long long blocks_done;    /* this launch's, for the watchdog's message (written by this worker alone) */
+    unsigned long long taken, taken_end; /* spread: the blocks it took at once and has not started yet */
     printf_log log;
     unsigned arena;                    /* its first block's shared-memory arena (each worker's differs) */
     unsigned long long block_serial;   /* blocks set up so far */
@@ -417,6 +421,14 @@ static void recorded_thread_ends(fiber *self)
     self->thread = 0;
 }
 
+/* A block of worker w has ended: counted for the watchdog's message, by its
+ * worker alone (no line shared between host threads at every block). */
+static inline void block_finished(worker *w)
+{
+    __atomic_store_n(&w->blocks_done, w->blocks_done + 1, __ATOMIC_RELAXED);
+}
+static bool take_block(void);
+
 /* The thread worker fiber `self` ran in block b has returned from the kernel. */
 static inline __attribute__((always_inline)) void thread_ends(block_state *b, fiber *self)
 {
@@ -427,7 +439,7 @@ static inline __attribute__((always_inline)) void thread_ends(block_state *b, fi
         current_shared_base = b->shared;
     }
     if (++b->done == L.threads_per_block)
-        __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+        block_finished(W);
 }
 
 #if __cpp_impl_coroutine
@@ -465,6 +477,7 @@ void worker_main(void)
     const bool flat = L.block.y == 1 && L.block.z == 1;
     const thread_body body = L.body;
     void *const context = L.context;
+next_block:
     while (w->next_block_to_start < w->blocks.size()) {
         block_state *b = &w->blocks[w->next_block_to_start];
         if (b->started == n) {
@@ -481,7 +494,7 @@ void worker_main(void)
             self->thread = 0;
             if (L.failed)
                 break;
-            __atomic_fetch_add(&L.blocks_done, 1, __ATOMIC_RELAXED);
+            block_finished(w);
             continue;
         }
 #endif
@@ -491,7 +504,7 @@ void worker_main(void)
             if (!flat && w->idx_launch != current_launch_id)
                 fill_index_table(w);
             thread_range range = {&b->started, &b->done, n, order, flat ? 0 : w->idx_by_rank.data(), &self->lazy_rank,
-                                  (void *const *)&self->thread, &L.blocks_done, &self->batch, &self->batch_done_base};
+                                  (void *const *)&self->thread, &w->blocks_done, &self->batch, &self->batch_done_base};
             while (b->started < n) {
                 L.loop_body(context, &range);
                 if (self->thread) /* (the loop counted the others' ends itself) */
@@ -520,6 +533,15 @@ void worker_main(void)
         }
         self->lazy_block = 0;
     }
+#if !defined(CUDAEMU_ASAN) && !defined(CUDAEMU_TSAN)
+    /* Blocks handed out one at a time, one resident: where the block has
+     * ended (every thread, not only this fiber's), the next starts here, on
+     * this fiber, with no switch to the host thread and back and no new
+     * fiber.  (The sanitizer builds go back at each block: their host loop
+     * tells TSan that each block comes after the one before.) */
+    if (w->blocks.size() == 1 && !L.cooperative && w->blocks[0].done == n && take_block())
+        goto next_block;
+#endif
 #ifdef CUDAEMU_TSAN
 leave:
 #endif
@@ -1516,7 +1538,9 @@ static void stop_for_timeout(thread_state *t)
 {
     runtime_busy = 1;
     /* Blocks that finished mean the kernel moved: it may only be slow here. */
-    unsigned long long done = __atomic_load_n(&L.blocks_done, __ATOMIC_RELAXED);
+    unsigned long long done = 0;
+    for (const worker &w : workers)
+        done += __atomic_load_n(&w.blocks_done, __ATOMIC_RELAXED);
     std::string progress = std::to_string(done) + " of " + std::to_string(L.blocks) + " blocks had finished" +
                            (done ? " (a kernel sized for a GPU may only be slow on a CPU: to let it run longer, set "
                                    "CUDAEMU_WATCHDOG_SECONDS)" : "") + "; ";
@@ -1839,6 +1863,32 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     }
 }
 
+/* The next block for the worker's one resident place, set up to start;
+ * false when none is left or the launch has failed.  Spread over host
+ * threads, the next not taken yet; on one, the next in the schedule's order. */
+static bool take_block(void)
+{
+    worker *w = W;
+    if (L.failed)
+        return false;
+    unsigned long long i;
+    if (!L.spread) {
+        i = L.next_block++;
+    } else {
+        if (w->taken == w->taken_end) {
+            /* a few at a time: the count is a line every host thread writes */
+            w->taken = __atomic_fetch_add(&L.next_block, L.take_at_once, __ATOMIC_RELAXED);
+            w->taken_end = w->taken + L.take_at_once;
+        }
+        i = w->taken++;
+    }
+    if (i >= L.blocks)
+        return false;
+    setup_block(&w->blocks[0], 0, L.block_order.empty() ? (unsigned)i : L.block_order[i]);
+    w->next_block_to_start = 0;
+    return true;
+}
+
 static void run_resident_blocks(void)
 {
     W->next_block_to_start = 0;
@@ -1865,6 +1915,7 @@ static void worker_begin(unsigned slot, unsigned resident)
     w->ready.resize((size_t)resident * L.threads_per_block);
     memset(&w->counts, 0, sizeof w->counts);
     counts_here = &w->counts;
+    w->taken = w->taken_end = 0;
 }
 
 /* A worker's share of a launch spread over host threads: the next block
@@ -1873,13 +1924,8 @@ static void run_share(unsigned slot)
 {
     worker_begin(slot, 1);
     printf_log_here(&W->log);
-    for (;;) {
-        unsigned long long i = __atomic_fetch_add(&L.next_block, 1, __ATOMIC_RELAXED);
-        if (i >= L.blocks || L.failed)
-            break;
-        setup_block(&W->blocks[0], 0, (unsigned)i);
+    while (take_block())
         run_resident_blocks();
-    }
     printf_log_here(0);
     fibers_give_back();
 }
@@ -1988,7 +2034,9 @@ static void launch_record(const char *file, int line, const char *name, const la
     L.threads_per_block = c.block.x * c.block.y * c.block.z;
     L.warps_per_block = (L.threads_per_block + 31) / 32;
     L.blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
-    L.next_block = L.blocks_done = 0;
+    L.next_block = 0;
+    for (worker &w : workers)
+        w.blocks_done = 0;
     emu_grid_dim = c.grid;
     emu_block_dim = c.block;
     current_launch_id = ++launch_counter;
@@ -2010,6 +2058,10 @@ static unsigned run_blocks(bool cooperative)
     watchdog_start();
 
     unsigned spread = launch_workers(blocks);
+    L.spread = spread > 1;
+    /* (blocks taken a few at a time, and enough left for the workers to end together) */
+    unsigned long long per_worker = blocks / (spread * 32ull);
+    L.take_at_once = per_worker < 1 ? 1 : per_worker > 8 ? 8 : (unsigned)per_worker;
     shared_prepare_arenas(spread > resident ? spread : resident); /* so that no block start takes a lock */
     if (cooperative) {
         for (unsigned b = 0; b < resident; b++)
@@ -2019,13 +2071,12 @@ static unsigned run_blocks(bool cooperative)
     } else if (spread > 1) {
         run_spread(spread);
     } else {
-        std::vector<unsigned> block_order;
+        L.block_order.clear();
         if (schedule_mode != SCHEDULE_FORWARD) {
-            block_order.resize(blocks);
-            schedule_order(block_order.data(), (unsigned)blocks);
+            L.block_order.resize(blocks);
+            schedule_order(L.block_order.data(), (unsigned)blocks);
         }
-        for (unsigned long long i = 0; i < blocks && !L.failed; i++) {
-            setup_block(&W->blocks[0], 0, block_order.empty() ? (unsigned)i : block_order[i]);
+        while (take_block()) {
             /* this block's threads come after the host and every earlier block */
             tsan_release(&L.tsan_in);
             run_resident_blocks();

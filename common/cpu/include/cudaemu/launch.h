@@ -79,7 +79,7 @@ struct thread_range {
     const uint3 *idx;            /* threadIdx by rank, or null for a 1-D block */
     unsigned *lazy_rank;         /* the worker fiber's note of the thread it runs */
     void *const *record;         /* the worker fiber's thread record: set by a call into the runtime */
-    unsigned long long *blocks_done;
+    unsigned long long *blocks_done; /* the worker's count of ended blocks (written by it alone) */
     int *batch;                  /* the worker fiber's note: a batch runs (below) */
     unsigned *batch_done_base;   /* and the block's done count, less the first rank of the batch */
 };
@@ -330,6 +330,7 @@ template <class Twin, class... P> struct thread_call_twin : thread_call_values<P
  * store: a thread that calls into the runtime (a record, a wait, a fault's
  * note) ends it, and the scheduler does the rest as for any thread. */
 template <auto K> struct inline_kernel {};
+enum : unsigned { index_room = 0x7fffffffu };
 template <auto K, class... P> struct thread_loop {
     /* A 1-D block in rank order, as a batch: each thread's start is its
      * threadIdx.x alone.  The block's counts are written once, at the
@@ -350,19 +351,38 @@ template <auto K, class... P> struct thread_loop {
         *r->batch = 1;
         thread_idx.x = first, thread_idx.y = thread_idx.z = 0; /* (before the signals may read it) */
         runtime_busy = 0; /* the kernel's own code from here */
-        for (unsigned x = first; x < n; x++) {
-            thread_idx.x = x;
-            K(std::get<I>(values)...);
-            if (__builtin_expect(*record != 0, 0)) {
-                runtime_busy = 1;
-                return; /* the scheduler ends this thread, then calls again */
+        const unsigned before = blockIdx.x * blockDim.x; /* the threads of the grid's rows before this block */
+        if (__builtin_expect(before <= index_room - 1024, 1)) {
+            /* As below, and the compiler told what is true here: n is at
+             * most 1,024, and blockIdx.x * blockDim.x + threadIdx.x fits in
+             * an int, so the kernel's usual index is an affine function of
+             * x (it may then vectorise the loop; it could not know that an
+             * unsigned sum does not wrap). */
+            if (n > 1024 || before > index_room - 1024)
+                __builtin_unreachable();
+            for (unsigned x = first; x < n; x++) {
+                thread_idx.x = x;
+                K(std::get<I>(values)...);
+                if (__builtin_expect(*record != 0, 0)) {
+                    runtime_busy = 1;
+                    return; /* the scheduler ends this thread, then calls again */
+                }
+            }
+        } else {
+            for (unsigned x = first; x < n; x++) {
+                thread_idx.x = x;
+                K(std::get<I>(values)...);
+                if (__builtin_expect(*record != 0, 0)) {
+                    runtime_busy = 1;
+                    return;
+                }
             }
         }
         runtime_busy = 1;
         *r->batch = 0;
         *started = n;
         if ((*done += n - first) == n)
-            __atomic_fetch_add(r->blocks_done, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(r->blocks_done, *r->blocks_done + 1, __ATOMIC_RELAXED);
     }
     template <size_t... I>
     static CUDAEMU_NO_TSAN void run(const thread_call_values<P...> *c, thread_range *r, std::index_sequence<I...>)
@@ -403,7 +423,7 @@ template <auto K, class... P> struct thread_loop {
             if (__builtin_expect(*record != 0, 0))
                 return; /* the scheduler ends this thread, then calls again */
             if (++*done == n)
-                __atomic_fetch_add(r->blocks_done, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(r->blocks_done, *r->blocks_done + 1, __ATOMIC_RELAXED);
         }
         runtime_busy = 1;
     }
