@@ -28,11 +28,19 @@
 # namespace, so that one name in two namespaces gives two kernels.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::Bin;
 
-my $after_pch = @ARGV && $ARGV[0] eq '--after-pch' ? shift @ARGV : undef;
-my $no_twins = @ARGV && $ARGV[0] eq '--no-twins' ? shift @ARGV : undef;
+my ($after_pch, $no_twins, $split);
+while (@ARGV && $ARGV[0] =~ /^--/) {
+    my $option = shift @ARGV;
+    if ($option eq '--after-pch') { $after_pch = 1 }
+    elsif ($option eq '--no-twins') { $no_twins = 1 }
+    elsif ($option eq '--split') { $split = 1 }
+    else { die "rewrite.pl: unknown option $option\n" }
+}
 my ($in, $out) = @ARGV;
-die "usage: rewrite.pl [--after-pch] [--no-twins] IN.ii OUT.cpp\n" unless defined $out && defined $in;
+die "usage: rewrite.pl [--after-pch] [--no-twins] [--split] IN.ii OUT.cpp\n" unless defined $out && defined $in;
 open(my $fh, '<', $in) or die "rewrite.pl: cannot read $in: $!\n";
 my $src = do { local $/; <$fh> };
 close $fh;
@@ -420,6 +428,62 @@ for my $e (grep { $_->[1] eq '__shared__' } @events) {
     push @edits, [$start, $end + 1, join(' ', @out) . $skeleton];
 }
 
+# ---- the split form of a twinned kernel (SplitKernel.pm, with --split) -------------------
+# The kernel's parameter names (for SplitKernel's check that none changes).
+sub parameter_names {
+    my ($k) = @_;
+    pos($mask) = $k->{name_pos} + length($k->{name});
+    $mask =~ /\G\s*\(/g or return undef;
+    my $open = pos($mask) - 1;
+    my $close = matching($open);
+    my $list = substr($flat_mask, $open + 1, $close - $open - 1);
+    my @names;
+    for my $p (SplitKernel::top_commas($list)) {
+        my $t = $p->[1];
+        next if $t =~ /^\s*(?:void)?\s*$/;
+        $t =~ s/=.*//s;
+        return undef unless $t =~ /([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$/;
+        push @names, $1;
+    }
+    return { open => $open, close => $close, names => \@names };
+}
+# The split copy of kernel $k (source $from .. $to), or undef.
+sub split_copy {
+    my ($k, $from, $to) = @_;
+    my @mine = grep { $_->[0] >= $from && $_->[1] <= $to && !($_->[0] == $from && $_->[1] == $from) } @edits;
+    push @mine, @{$k->{split}};
+    push @mine, [$k->{name_pos}, $k->{name_pos} + length($k->{name}), "__cudaemu_split_$k->{name}"];
+    my $p = $k->{parameters};
+    if ($p->{names} && @{$p->{names}}) {
+        push @mine, [$p->{open} + 1, $p->{open} + 1, '::cudaemu::split_block &__cudaemu_b, '];
+    } else {
+        push @mine, [$p->{open} + 1, $p->{close}, '::cudaemu::split_block &__cudaemu_b'];
+    }
+    my $copy = substr($src, $from, $to - $from);
+    my $last_edit = $to + 1;
+    # (an insertion goes before a replacement that starts where it is)
+    for my $ed (sort { $b->[0] <=> $a->[0] || $b->[1] <=> $a->[1] } @mine) {
+        my ($s, $e, $r) = @$ed;
+        return undef if $e > $last_edit;
+        substr($copy, $s - $from, $e - $s) = $r;
+        $last_edit = $s;
+    }
+    return $copy;
+}
+if ($split) {
+    require SplitKernel;
+    for my $k (grep { $_->{twin} } @kernels) {
+        my $parameters = parameter_names($k) or next;
+        my ($edits, $why) = SplitKernel::edits(mask => $flat_mask, src => $src, params => $parameters->{names},
+                                               body_start => $k->{body_start}, body_end => $k->{body_end},
+                                               origin => \&origin);
+        print STDERR "rewrite.pl: $k->{name} is not split: $why\n" if !$edits && $ENV{CUDAEMU_SPLIT_WHY};
+        next unless $edits;
+        $k->{split} = $edits;
+        $k->{parameters} = $parameters;
+    }
+}
+
 # ---- kernel launches -------------------------------------------------------------------
 # The pattern is tried only from the start of each statement that holds a
 # '<<<' (the preprocessed file is mostly the C++ library's headers, and
@@ -467,7 +531,9 @@ for my $start (sort { $a <=> $b } keys %launch_starts) {
             if (my $k = $twin_of{$short}) {
                 # defined above this launch, so that the twin's name is known here
                 (my $twin_name = $name) =~ s/(\w+)$/__cudaemu_co_$1/;
-                $twin = ", $twin_name$targs" if $s > $k->{body_end};
+                (my $split_name = $name) =~ s/(\w+)$/__cudaemu_split_$1/;
+                $twin = $k->{split} ? ", ::cudaemu::split_kernel($twin_name$targs, $split_name$targs)" : ", $twin_name$targs"
+                    if $s > $k->{body_end};
             } elsif ($k = $inline_of{$short}) {
                 $twin = ", ::cudaemu::inline_kernel<&$name$targs>()" if $s > $k->{body_end};
             }
@@ -550,7 +616,11 @@ for my $k (grep { $_->{twin} } @kernels) {
     }
     my ($file, $line) = origin($from);
     my (undef, $end_line) = origin($k->{body_end});
-    push @edits, [$to, $to, "\n# $line \"$file\"\n$copy\n# $end_line \"$file\"\n"];
+    my $copies = "\n# $line \"$file\"\n$copy\n# $end_line \"$file\"\n";
+    if (my $split_copy = $k->{split} && split_copy($k, $from, $to)) {
+        $copies .= "# $line \"$file\"\n$split_copy\n# $end_line \"$file\"\n";
+    }
+    push @edits, [$to, $to, $copies];
 }
 
 # ---- apply, from the end so that positions stay valid ------------------------------------

@@ -189,6 +189,7 @@ struct block_state {
     unsigned co_round;           /* barriers released so far: a thread that waits in an earlier round is ready */
     tile_group tiles[MAX_TILE_GROUPS];
     unsigned tile_count;
+    split_block *split;          /* run as loops over its threads (split_run_block), or null */
 };
 enum { CO_NONE = ~0u };
 
@@ -200,6 +201,7 @@ static struct {
     size_t shmem;
     thread_body body;
     thread_co_body co_body;            /* null: the threads run on fibers */
+    thread_split_body split_body;      /* non-null: each block runs as loops over its threads (split.h) */
     thread_loop_body loop_body;        /* null: worker_main calls body for each thread */
     void *context;
     bool cooperative;
@@ -445,6 +447,7 @@ static inline __attribute__((always_inline)) void thread_ends(block_state *b, fi
 #if __cpp_impl_coroutine
 static void co_run_block(block_state *b, fiber *self);
 #endif
+static void split_run_block(block_state *b, fiber *self);
 /* Each rank's threadIdx for this launch, in the worker's table. */
 static void fill_index_table(worker *w)
 {
@@ -487,6 +490,15 @@ next_block:
         self->lazy_block = b;
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
+        if (L.split_body) {
+            split_run_block(b, self);
+            self->lazy_block = 0;
+            self->thread = 0;
+            if (L.failed)
+                break;
+            block_finished(w);
+            continue;
+        }
 #if __cpp_impl_coroutine
         if (L.co_body) {
             co_run_block(b, self);
@@ -702,10 +714,15 @@ static std::string describe_site(const site &s)
  * (worker_main writes none for them).  Only b's own host thread calls it,
  * and none of those threads runs anywhere. */
 static void co_settle(block_state *b);
+static void split_settle(block_state *b);
 static void settle_records(block_state *b)
 {
     if (b->co_frames) {
         co_settle(b);
+        return;
+    }
+    if (b->split) {
+        split_settle(b);
         return;
     }
     (void)current_thread(); /* the running thread's record, if it has none yet */
@@ -1052,6 +1069,115 @@ static void co_settle(block_state *b)
 static void co_settle(block_state *) {}
 #endif
 
+/* ---- a block's threads as loops, cut at its barriers (split.h) ------------------------------------
+ * The split form (cucc's builds) runs a block in one call: each stretch
+ * between barriers a loop over the threads, in the order co_run_block
+ * gives them; nothing here runs per thread but a thread's call into the
+ * runtime (its record, as in co_step). */
+static bool split_wanted(bool cooperative)
+{
+#if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
+    (void)cooperative;
+    return false;
+#else
+    const char *env = getenv("CUDAEMU_SPLIT");
+    return !cooperative && coroutines_mode() == COROUTINES_FASTER && !(env && !strcmp(env, "0"));
+#endif
+}
+
+#if __cpp_impl_coroutine
+void *split_storage(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    co_arena &a = co_frames;
+    if ((size_t)(a.end - a.next) < bytes)
+        return co_frame_more(bytes);
+    void *p = a.next;
+    a.next += bytes;
+    return p;
+}
+#endif
+
+void split_thread_resumes(split_block *, unsigned rank)
+{
+    block_state *b = current_fiber->lazy_block;
+    current_fiber->thread = &b->threads[rank];
+    current_fiber->thread->status = T_RUNNING;
+}
+
+void split_thread_called(split_block *, unsigned rank)
+{
+    W->co_recorded[rank] = 1;
+    current_fiber->thread = 0;
+}
+
+void split_barrier(split_block *s)
+{
+    block_state *b = (block_state *)s->block;
+    counts_here->barriers += s->n;
+    b->bar_generation++;
+    b->co_round++;
+    if (schedule_mode == SCHEDULE_RANDOM) { /* (in reverse, the start order stays: n - 1 down to 0) */
+        unsigned *order = &W->orders[(size_t)b->slot * s->n];
+        schedule_order(order, s->n);
+        s->order = order;
+    }
+    s->pos = 0;
+}
+
+static void split_run_block(block_state *b, fiber *self)
+{
+    worker *w = W;
+    const unsigned n = L.threads_per_block;
+    if (w->idx_launch != current_launch_id)
+        fill_index_table(w);
+    w->co_piece = 0;
+#if __cpp_impl_coroutine
+    co_frames.next = co_frames.end = 0;
+#endif
+    w->co_recorded.assign(n, 0);
+    split_block s = {};
+    s.n = n;
+    s.order = b->start_order;
+    s.idx = L.block.y == 1 && L.block.z == 1 ? 0 : w->idx_by_rank.data();
+    s.lazy_rank = &self->lazy_rank;
+    s.record = (void *const *)&self->thread;
+    s.recorded = w->co_recorded.data();
+    s.block = b;
+    b->split = &s;
+    b->co_round = 0;
+    b->started = n; /* (none for worker_main to start) */
+    L.split_body(L.context, &s);
+    counts_here->split_blocks++;
+    b->split = 0;
+    b->done = n;
+}
+
+/* Every record of b written from the loop's place: the threads before the
+ * running one in this stretch wait at the barrier after it (or have ended,
+ * after the last), the rest are ready (or not started, before the first). */
+static void split_settle(block_state *b)
+{
+    const split_block *s = b->split;
+    for (unsigned p = 0; p < L.threads_per_block; p++) {
+        unsigned rank = s->order ? s->order[p] : p;
+        thread_state *t = &b->threads[rank];
+        t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+        t->rank = rank;
+        t->block = b;
+        t->fib = current_fiber;
+        t->serial = b->serial;
+        if (p == s->pos)
+            t->status = T_RUNNING;
+        else if (p > s->pos)
+            t->status = b->co_round ? T_READY : T_UNSTARTED;
+        else if (s->wait_file)
+            wait_at(t, T_BARRIER, "__syncthreads()", s->wait_file, s->wait_line);
+        else
+            t->status = T_DONE;
+    }
+}
+
 /* A wait reached in a function the kernel calls, while the kernel runs as
  * coroutines (the build saw barriers only in its own body): it cannot
  * wait here, so it says how to run the kernel. */
@@ -1071,7 +1197,7 @@ static thread_state *thread_to_wait(const char *what, const char *file, int line
     thread_state *t = current_thread();
     if (!t)
         kernel_fail(cudaErrorLaunchFailure, file, line, "%s called outside a kernel", what);
-    if (t->block->co_frames)
+    if (t->block->co_frames || t->block->split)
         co_refuse(what, file, line);
     return t;
 }
@@ -1857,6 +1983,7 @@ static void setup_block(block_state *b, unsigned slot, unsigned linear)
     b->start_order = 0;
     b->co_frames = 0;
     b->co_running = CO_NONE;
+    b->split = 0;
     if (schedule_mode != SCHEDULE_FORWARD) {
         b->start_order = &w->orders[(size_t)slot * L.threads_per_block];
         schedule_order(b->start_order, L.threads_per_block);
@@ -2098,6 +2225,7 @@ static void gather_results(unsigned spread, const void *kernel, kernel_info *inf
         counts.shuffles += workers[s].counts.shuffles;
         counts.barriers += workers[s].counts.barriers;
         counts.coroutine_blocks += workers[s].counts.coroutine_blocks;
+        counts.split_blocks += workers[s].counts.split_blocks;
     }
     if (spread > 1) {
         printf_log logs[POOL_MAX];
@@ -2163,7 +2291,7 @@ static bool foreign_argument(const launch_args &args, unsigned *which, size_t *o
 
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &c,
                    thread_body body, void *context, bool cooperative, const launch_args &args, thread_co_body co_body,
-                   thread_loop_body loop_body)
+                   thread_loop_body loop_body, thread_split_body split_body)
 {
     if (current_fiber)
         kernel_fail(cudaErrorNotSupported, file, line, "a kernel launch from device code (dynamic parallelism) "
@@ -2183,7 +2311,8 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
         return err;
 
     launch_record(file, line, name, c, body, context, cooperative);
-    int co_way = co_choose(cooperative ? 0 : co_body, kernel);
+    L.split_body = split_body && split_wanted(cooperative) ? split_body : 0;
+    int co_way = L.split_body ? CO_FIBERS : co_choose(cooperative ? 0 : co_body, kernel);
     L.co_body = co_way == CO_COROUTINES ? co_body : 0;
 #if defined(CUDAEMU_ASAN) || defined(CUDAEMU_TSAN)
     L.loop_body = 0; /* (every thread's start is told to the sanitizers) */
@@ -2210,7 +2339,8 @@ cudaError_t launch(const char *file, int line, const char *name, const void *ker
     }
     unsigned long long t0 = __builtin_ia32_rdtsc();
     unsigned spread = run_blocks(cooperative);
-    co_measured(co_way, kernel, __builtin_ia32_rdtsc() - t0);
+    if (!L.split_body)
+        co_measured(co_way, kernel, __builtin_ia32_rdtsc() - t0);
     gather_results(spread, kernel, info);
     char damage[512];
     if (!L.failed && memory_guards_damaged(damage, sizeof damage))

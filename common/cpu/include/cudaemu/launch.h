@@ -28,6 +28,7 @@
 #include "coroutine.h"
 #include "device.h"
 #include "runtime_api.h"
+#include "split.h"
 
 namespace cudaemu {
 struct launch_config {
@@ -89,7 +90,7 @@ extern __thread volatile int runtime_busy CUDAEMU_HIDDEN; /* (internal.h) */
 cudaError_t launch(const char *file, int line, const char *name, const void *kernel, const launch_config &config,
                    thread_body body, void *context, bool cooperative,
                    const launch_args &args = launch_args{0, 0, 0}, thread_co_body co_body = 0,
-                   thread_loop_body loop_body = 0) CUDAEMU_HIDDEN;
+                   thread_loop_body loop_body = 0, thread_split_body split_body = 0) CUDAEMU_HIDDEN;
 
 /* ---- CUDA graphs (src/graph.cpp) ----
  * A node's work, kept until the graph and every instance of it are gone.
@@ -322,6 +323,29 @@ template <class Twin, class... P> struct thread_call_twin : thread_call_values<P
         return ((const thread_call_twin *)p)->start(std::index_sequence_for<P...>{});
     }
 };
+/* A kernel's twin and its split form (split.h), named together at a launch
+ * (cucc's build: rewrite.pl --split). */
+template <class Twin, class Split> struct twin_and_split {
+    Twin twin;
+    Split split;
+};
+template <class Twin, class Split> static inline twin_and_split<Twin, Split> split_kernel(Twin twin, Split split)
+{
+    return twin_and_split<Twin, Split>{twin, split};
+}
+template <class T> struct is_twin_and_split : std::false_type {};
+template <class Twin, class Split> struct is_twin_and_split<twin_and_split<Twin, Split>> : std::true_type {};
+template <class Twin, class Split, class... P> struct thread_call_split : thread_call_twin<Twin, P...> {
+    Split split;
+    template <size_t... I> CUDAEMU_NO_TSAN void run_block(split_block *b, std::index_sequence<I...>) const
+    {
+        split(*b, std::get<I>(this->values)...);
+    }
+    static CUDAEMU_NO_TSAN void run_split(void *p, split_block *b)
+    {
+        ((const thread_call_split *)p)->run_block(b, std::index_sequence_for<P...>{});
+    }
+};
 #endif
 
 /* The kernel K itself, known where it is launched (rewrite.pl names it so
@@ -452,7 +476,14 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
     if constexpr ((copied_as_in_a_call<std::decay_t<P>>::value && ...)) {
         thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
 #if __cpp_impl_coroutine
-        if constexpr (!std::is_same<Faster, std::nullptr_t>::value && !is_inline_kernel<Faster>::value) {
+        if constexpr (is_twin_and_split<Faster>::value) {
+            thread_call_split<decltype(faster.twin), decltype(faster.split), P...> all = {{call, faster.twin}, faster.split};
+            launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &all, false,
+                   argument_sizes<P...>::of(addresses),
+                   &thread_call_split<decltype(faster.twin), decltype(faster.split), P...>::run_twin, 0,
+                   &thread_call_split<decltype(faster.twin), decltype(faster.split), P...>::run_split);
+            return;
+        } else if constexpr (!std::is_same<Faster, std::nullptr_t>::value && !is_inline_kernel<Faster>::value) {
             thread_call_twin<Faster, P...> both = {call, faster}; /* (run reads its first part) */
             launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &both, false,
                    argument_sizes<P...>::of(addresses), &thread_call_twin<Faster, P...>::run_twin);

@@ -136,6 +136,7 @@ typedef struct {
     long long atomics, shuffles, barriers;
     size_t static_shared;
     long long coroutine_blocks; /* blocks whose threads ran as coroutines (cudaemu/coroutine.h) */
+    long long split_blocks;     /* blocks run as loops over their threads (cudaemu/split.h) */
 } cudaemuLaunchCounts;
 void cudaemuLastLaunchCounts(cudaemuLaunchCounts *counts);
 }
