@@ -608,6 +608,56 @@ for src in tests/backend/rewrite/*.cu; do
     fi
 done
 
+# ---- a split kernel's diagnoses are the coroutines' -------------------------------------------
+# (cucc's split form runs a block as loops over its threads, split.h: an
+# endless loop in one stretch or the other, and a wild write, must be told
+# as when the same kernel runs as coroutines, word for word: who runs, who
+# waits at which barrier, who has exited, and the line)
+cat > "$log/split_diag.cu" <<'EOF_SPLIT'
+#include <stdio.h>
+#include <string.h>
+__global__ void spin(int *out, int where, int *bad)
+{
+    __shared__ int s[64];
+    s[threadIdx.x] = (int)threadIdx.x;
+    while (where == 1 && threadIdx.x == 7)
+        s[threadIdx.x]++;
+    __syncthreads();
+    int v = s[63 - threadIdx.x];
+    while (where == 2 && threadIdx.x == 7)
+        v++;
+    if (where == 3 && threadIdx.x == 9)
+        bad[1 << 28] = 1;
+    out[threadIdx.x] = v;
+}
+int main(int argc, char **argv)
+{
+    int *out;
+    cudaMalloc(&out, 64 * sizeof(int));
+    spin<<<1, 64>>>(out, argc > 1 ? argv[1][0] - '0' : 0, out);
+    cudaError_t err = cudaDeviceSynchronize();
+    printf("%s\n", cudaGetErrorString(err));
+    return err != cudaSuccess;
+}
+EOF_SPLIT
+if common/cpu/cucc -o "$log/split_diag" "$log/split_diag.cu" > "$log/out" 2>&1; then
+    for where in 1 2 3; do
+        CUDAEMU_WATCHDOG_SECONDS=1 "$log/split_diag" $where > "$log/split" 2>&1
+        CUDAEMU_COROUTINES=1 CUDAEMU_WATCHDOG_SECONDS=1 "$log/split_diag" $where > "$log/coroutines" 2>&1
+        case $where in 1) what="an endless loop before the barrier" ;; 2) what="an endless loop after it" ;;
+                       *) what="a wild write" ;; esac
+        sed -i 's/0x[0-9a-f]*/ADDRESS/g' "$log/split" "$log/coroutines" # (where a wild write lands)
+        if grep -q "split_diag.cu:21: error: .*kernel spin launched at [^ ]*split_diag.cu:21" "$log/split" &&
+           cmp -s "$log/split" "$log/coroutines"; then
+            ok "split kernel: $what is told as for coroutines"
+        else
+            not_ok "split kernel: $what is told as for coroutines"; show "$log/split"; show "$log/coroutines"
+        fi
+    done
+else
+    not_ok "cucc builds a program with a split kernel"; show "$log/out"
+fi
+
 # ---- a compile error in a kernel with a twin is said once ---------------------------------------
 # (a kernel with barriers is compiled twice, itself and its twin: where the
 # file does not compile it is compiled again without twins, for messages

@@ -129,7 +129,7 @@ sub declaration {
     my $spec_re = qr/(?:(?:const|volatile|register)\s+)*(?:$builtin_type\s*)+(?:const\b\s*)?
                     |(?:(?:const|volatile)\s+)*(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*
                      (?:\s*<[^<>;{}()]*(?:<[^<>;{}()]*>[^<>;{}()]*)*>)?(?:\s+const\b)?/x;
-    return undef unless $s =~ /^($spec_re)\s*(?=[*A-Za-z_])/;
+    return undef unless $s =~ /^($spec_re)(?:\s+(?=[*A-Za-z_])|\s*(?=\*))/;
     my $spec_len = length $1;
     my ($first) = $1 =~ /([A-Za-z_]\w*)/;
     return undef if $first =~ $keywords;
@@ -300,7 +300,11 @@ sub stretch {
         my $dtext = substr($m, $ds, $de - 1 - $ds);    # (less the ';')
         next unless substr($m, $de - 1, 1) eq ';';
         my $d = declaration($dtext) or next;
-        next unless grep { $after =~ /\b\Q$_->{name}\E\b/ } @{$d->{declarators}};
+        # (used after the stretch; or an array, or its address taken, which
+        # a pointer may carry past the barrier)
+        my $rest = substr($m, $de, $e - $de);
+        next unless grep { $after =~ /\b\Q$_->{name}\E\b/ || $_->{dims} ne '' || $rest =~ /&\s*\Q$_->{name}\E\b/ }
+                    @{$d->{declarators}};
         my $spec = substr($src, $ds, $d->{spec_len});
         return refuse($state, 'auto') if $spec =~ /\bauto\b/;
         push @{$state->{edits}}, [$ds, $ds + $d->{spec_len}, 'auto'];

@@ -615,10 +615,12 @@ for my $k (grep { $_->{twin} } @kernels) {
         $last_edit = $s;
     }
     my ($file, $line) = origin($from);
-    my (undef, $end_line) = origin($k->{body_end});
-    my $copies = "\n# $line \"$file\"\n$copy\n# $end_line \"$file\"\n";
+    # (the file the kernel ends in: $from may lie before the line marker
+    # that begins the .cu, where origin() names "<command-line>")
+    my ($end_file, $end_line) = origin($k->{body_end});
+    my $copies = "\n# $line \"$file\"\n$copy\n# $end_line \"$end_file\"\n";
     if (my $split_copy = $k->{split} && split_copy($k, $from, $to)) {
-        $copies .= "# $line \"$file\"\n$split_copy\n# $end_line \"$file\"\n";
+        $copies .= "# $line \"$file\"\n$split_copy\n# $end_line \"$end_file\"\n";
     }
     push @edits, [$to, $to, $copies];
 }

@@ -1176,6 +1176,7 @@ static void split_settle(block_state *b)
         else
             t->status = T_DONE;
     }
+    b->done = s->wait_file ? 0 : s->pos; /* (the census's count of exited threads) */
 }
 
 /* A wait reached in a function the kernel calls, while the kernel runs as

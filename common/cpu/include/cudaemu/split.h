@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include <type_traits>
+
 #include "device.h"
 
 namespace cudaemu {
@@ -50,7 +52,13 @@ struct split_block {
     void *block;                   /* the runtime's record of the block */
 
     /* n elements of T, one a thread, for a local that lives past a barrier. */
-    template <class T> T *alloc(void) { return (T *)split_storage(sizeof(T) * n); }
+    template <class T> T *alloc(void)
+    {
+        /* (the arrays are never constructed: only what a kernel's plain locals are) */
+        static_assert(std::is_trivially_copyable<T>::value && std::is_trivially_default_constructible<T>::value,
+                      "a local of a split kernel that lives past a barrier is plain data");
+        return (T *)split_storage(sizeof(T) * n);
+    }
     void wait_at(const char *file, int line)
     {
         wait_file = file;
