@@ -26,9 +26,10 @@
 # The shape taken, and nothing else (any other kernel keeps its coroutine
 # twin): __syncthreads() only as a statement of the kernel's body or of the
 # body of a `for` loop at that level, whose header names no thread's own
-# variable (threadIdx, a local of the kernel that is not constexpr) and
-# whose variable the body never assigns, and so runs the same way in every
-# thread; no parameter assigned or its address taken (a block shares one
+# variable (threadIdx, a local of the kernel whose value may differ from
+# thread to thread: one set from blockIdx, parameters and constants alone,
+# and never changed, is read as the first thread's) and whose variable the
+# body never assigns, and so runs the same way in every thread; no parameter assigned or its address taken (a block shares one
 # copy); no goto; no return except in the last stretch; no break or
 # continue in a stretch inside such a loop; and each local that lives past
 # a barrier declared as TYPE NAME [= VALUE], not auto and not braced.  What
@@ -43,6 +44,7 @@ my $any_barrier = qr/\b__syncthreads(?:_count|_and|_or)?\b/;
 my $keywords = qr/^(?:return|if|for|while|do|switch|case|default|break|continue|goto|else|delete|throw|new|sizeof|
     typedef|using|enum|static_assert|constexpr|static|extern|struct|class|union|auto|decltype|template|typename|co_return|co_await)$/x;
 my $builtin_type = qr/(?:unsigned|signed|long|short|int|char|float|double|bool)\b/;
+my $pure_call = qr/^(?:min|max|sizeof|static_cast|unsigned|int|long)$/;
 
 # The position of the brace, parenthesis or bracket that closes the one at $p.
 sub closing {
@@ -247,24 +249,44 @@ sub loop {
     my $brace = $close + 1;
     $brace++ while substr($m, $brace, 1) =~ /\s/;
     return refuse($state, 'a loop with barriers and no braces') unless substr($m, $brace, 1) eq '{' && closing($m, $brace) == $e - 1;
-    my %per_thread = map { $_->[0] => 1 } @$names;
+    my %per_thread = map { $_->[0] => $_ } @$names;
     my ($init) = split /;/, $header;
     my @loop_vars;
     if (my $d = declaration(flat($init))) {
         @loop_vars = map { $_->{name} } @{$d->{declarators}};
     }
-    my $h = $header;
-    $h =~ s/(?:\.|->)\s*[A-Za-z_]\w*//g;    # members
+    (my $h = $header) =~ s/((?:\.|->)\s*[A-Za-z_]\w*)/' ' x length($1)/ge;    # (members)
     while ($h =~ /\b([A-Za-z_]\w*)\b(\s*\()?/g) {
-        my ($id, $call) = ($1, $2);
-        return refuse($state, "the loop's header names $id, a thread's own") if $per_thread{$id} || $id eq 'threadIdx';
-        return refuse($state, "the loop's header calls $id") if $call && $id !~ /^(?:min|max|sizeof|static_cast|unsigned|int|long)$/;
+        my ($id, $call, $at) = ($1, $2, $open + 1 + $-[1]);
+        return refuse($state, "the loop's header names threadIdx") if $id eq 'threadIdx';
+        if (my $v = $per_thread{$id}) {
+            # a local every thread gives the same value: the first thread's
+            return refuse($state, "the loop's header names $id, a thread's own") unless $v->[2];
+            push @{$state->{edits}}, [$at, $at + length($id), "$v->[1]\[0]"];
+        }
+        return refuse($state, "the loop's header calls $id") if $call && $id !~ $pure_call;
     }
     my $body = substr($m, $brace, $e - $brace);
     for my $v (@loop_vars) {
         return refuse($state, "the loop's variable $v changes in its body") if changes($body, $v);
     }
     return block($state, $brace + 1, $e - 1, $names, 1, 0, $storage_at);
+}
+
+# Whether an initializer gives every thread the same value: it names no
+# thread's own (threadIdx, a local that is not uniform, one of this
+# stretch's) and calls nothing but min, max and casts.
+sub uniform {
+    my ($init, $names, $thread_names) = @_;
+    my %known = map { $_->[0] => $_->[2] } @$names;
+    (my $t = $init) =~ s/((?:\.|->)\s*[A-Za-z_]\w*)/' ' x length($1)/ge;
+    while ($t =~ /\b([A-Za-z_]\w*)\b(\s*\()?/g) {
+        my ($id, $call) = ($1, $2);
+        return 0 if $id eq 'threadIdx' || (exists $thread_names->{$id} && !$thread_names->{$id}) ||
+                    (exists $known{$id} && !$known{$id});
+        return 0 if $call && $id !~ $pure_call;
+    }
+    return 1;
 }
 
 # A stretch: statements $first..$last of $stmts, run by every thread in turn.
@@ -295,11 +317,19 @@ sub stretch {
     insert($state, $e, " } $label" . '__cudaemu_b.leave(__cudaemu_x); }');
     # its declarations of locals used after it: into arrays
     my $after = substr($m, $e, $scope_end - $e);
+    my %thread_names;    # this stretch's locals so far (each thread's own, unless found uniform)
+    my $thread_names = \%thread_names;
     for my $i ($first .. $last) {
         my ($ds, $de) = @{$stmts->[$i]};
         my $dtext = substr($m, $ds, $de - 1 - $ds);    # (less the ';')
         next unless substr($m, $de - 1, 1) eq ';';
         my $d = declaration($dtext) or next;
+        for my $v (@{$d->{declarators}}) {
+            $v->{uniform} = defined $v->{init_at} &&
+                            uniform(substr($m, $ds + $v->{init_at}, $v->{init_end} - $v->{init_at}), $names, $thread_names) &&
+                            !changes(substr($m, $de, $state->{body_end} - $de), $v->{name});
+            $thread_names{$v->{name}} = $v->{uniform};
+        }
         # (used after the stretch; or an array, or its address taken, which
         # a pointer may carry past the barrier)
         my $rest = substr($m, $de, $e - $de);
@@ -310,6 +340,7 @@ sub stretch {
         push @{$state->{edits}}, [$ds, $ds + $d->{spec_len}, 'auto'];
         for my $v (@{$d->{declarators}}) {
             my $storage = '__cudaemu_s' . ++$state->{count} . "_$v->{name}";
+            my $uniform = $v->{uniform};
             insert($state, $storage_at // $s,
                    "auto *const $storage = __cudaemu_b.alloc<std::remove_cv_t<" . flat($spec) . " $v->{pointer}>$v->{dims}>(); ");
             if (defined $v->{init_at}) {
@@ -319,7 +350,7 @@ sub stretch {
             } else {
                 push @{$state->{edits}}, [$ds + $v->{at}, $ds + $v->{head_end}, "&$v->{name} = $storage\[__cudaemu_x]"];
             }
-            push @$names, [$v->{name}, $storage];
+            push @$names, [$v->{name}, $storage, $uniform];
         }
     }
     insert($state, $s, $start);

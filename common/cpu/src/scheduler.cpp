@@ -490,18 +490,14 @@ next_block:
         self->lazy_block = b;
         emu_block_idx = b->idx;
         current_shared_base = b->shared;
-        if (L.split_body) {
-            split_run_block(b, self);
-            self->lazy_block = 0;
-            self->thread = 0;
-            if (L.failed)
-                break;
-            block_finished(w);
-            continue;
-        }
+        if (L.split_body || L.co_body) {
+            /* the whole block in one call: as loops over its threads, or as coroutines */
+            if (L.split_body)
+                split_run_block(b, self);
 #if __cpp_impl_coroutine
-        if (L.co_body) {
-            co_run_block(b, self);
+            else
+                co_run_block(b, self);
+#endif
             self->lazy_block = 0;
             self->thread = 0;
             if (L.failed)
@@ -509,7 +505,6 @@ next_block:
             block_finished(w);
             continue;
         }
-#endif
         const unsigned *order = b->start_order;
         if (L.loop_body) {
             /* the same loop, with the kernel inlined in it (launch.h's thread_loop) */
@@ -1088,13 +1083,7 @@ static bool split_wanted(bool cooperative)
 #if __cpp_impl_coroutine
 void *split_storage(size_t bytes)
 {
-    bytes = (bytes + 63) & ~(size_t)63;
-    co_arena &a = co_frames;
-    if ((size_t)(a.end - a.next) < bytes)
-        return co_frame_more(bytes);
-    void *p = a.next;
-    a.next += bytes;
-    return p;
+    return co_arena_cut((bytes + 63) & ~(size_t)63); /* (a float4 or a double2 per thread: 16-byte elements) */
 }
 #endif
 

@@ -7,7 +7,8 @@
  * (the threads run in the same order), and the launch counts say which way
  * ran (CUDAEMU_COROUTINES=1: coroutines at every launch, not fibers at
  * some while it measures which is faster).  The kernels: one barrier; a tree reduction (barriers in a for loop
- * over blockDim); a 2-D tiled matmul template (a sum kept across tiles); a
+ * over blockDim); a 2-D tiled matmul template (a sum kept across tiles, a loop bounded by
+ * locals every thread sets alike); a
  * return in the last stretch; locals declared without a value, an array
  * per thread and a constexpr; printf in a stretch (a call into the
  * runtime); and kernels that keep their coroutine twin: a loop whose
@@ -41,13 +42,15 @@ __global__ void block_sums(const int *in, int *sums)
         sums[blockIdx.x] = s[0];
 }
 
+/* (first and last are the same in every thread: the loop's header reads the first thread's) */
 template <int W>
 __global__ void matmul(const float *a, const float *b, float *c, int size)
 {
     __shared__ float a_tile[W][W], b_tile[W][W];
     int row = blockIdx.y * W + threadIdx.y, col = blockIdx.x * W + threadIdx.x;
+    int first = 0, last = size - 1;
     float sum = 0.0f;
-    for (int k0 = 0; k0 < size; k0 += W) {
+    for (int k0 = first; k0 <= last; k0 += W) {
         a_tile[threadIdx.y][threadIdx.x] = a[row * size + k0 + threadIdx.x];
         b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * size + col];
         __syncthreads();

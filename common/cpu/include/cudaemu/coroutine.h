@@ -33,6 +33,16 @@ struct co_arena {
 };
 extern __thread co_arena co_frames CUDAEMU_HIDDEN;
 void *co_frame_more(size_t bytes) CUDAEMU_HIDDEN;
+/* The next `bytes` of the arena (a multiple of its pieces' alignment, 16 or 64). */
+static inline void *co_arena_cut(size_t bytes)
+{
+    co_arena &a = co_frames;
+    if ((size_t)(a.end - a.next) < bytes)
+        return co_frame_more(bytes);
+    void *p = a.next;
+    a.next += bytes;
+    return p;
+}
 
 /* Where a thread waits: the block's loop reads it to check that every
  * thread waits at the same barrier.  It lies in the thread's frame (the
@@ -49,13 +59,7 @@ struct co_thread {
         unsigned round; /* the block's barrier round it waits in (the block's loop writes it) */
         static void *operator new(size_t bytes)
         {
-            bytes = (bytes + 15) & ~(size_t)15;
-            co_arena &a = co_frames;
-            if ((size_t)(a.end - a.next) < bytes)
-                return co_frame_more(bytes);
-            void *p = a.next;
-            a.next += bytes;
-            return p;
+            return co_arena_cut((bytes + 15) & ~(size_t)15);
         }
         static void operator delete(void *) {} /* the arena goes as a whole */
         co_thread get_return_object() { return co_thread{std::coroutine_handle<promise_type>::from_promise(*this)}; }
