@@ -69,7 +69,7 @@ static void time_launches(const char *what, int log2n, int runs, void (*launch)(
         wall[r] = now_s() - w0;
     }
     double c = median(cpu, runs), w = median(wall, runs);
-    printf("2^%d threads, %-13s %7.1f ns CPU per thread (%6.1f on the clock; median of %d)\n", log2n, what,
+    printf("2^%d threads, %-13s %7.2f ns CPU per thread (%6.2f on the clock; median of %d)\n", log2n, what,
            c / n * 1e9, w / n * 1e9, runs);
 }
 static int block_of(int n) { return n < 256 ? n : 256; }
