@@ -187,7 +187,8 @@ sub refuse { my ($state, $why) = @_; $state->{why} //= $why; return 0; }
 
 # The statements of one block (the kernel's body, or the body of a loop
 # with barriers in it): its stretches become loops over the threads.
-# $visible: the names of earlier locals that live in arrays (each [name, storage]).
+# $visible: the earlier locals that live in arrays, each [name, storage,
+# whether every thread gives it the same value].
 # $storage_at: where the arrays of its locals are made (before the loop
 # it is the body of, so once a block), or undef: before each stretch.
 sub block {
@@ -275,9 +276,11 @@ sub loop {
 
 # Whether an initializer gives every thread the same value: it names no
 # thread's own (threadIdx, a local that is not uniform, one of this
-# stretch's) and calls nothing but min, max and casts.
+# stretch's), reads no memory (another thread may write it meanwhile) and
+# calls nothing but min, max and casts.
 sub uniform {
     my ($init, $names, $thread_names) = @_;
+    return 0 if $init =~ /\[|->|(?:^|[-+*\/%&|^!~<>=(,?:])\s*\*/;
     my %known = map { $_->[0] => $_->[2] } @$names;
     (my $t = $init) =~ s/((?:\.|->)\s*[A-Za-z_]\w*)/' ' x length($1)/ge;
     while ($t =~ /\b([A-Za-z_]\w*)\b(\s*\()?/g) {

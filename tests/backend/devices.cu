@@ -2,7 +2,7 @@
  *
  *   devices work      N devices (the count the environment asks for, 2 when
  *                     unset): memory, streams and events of each, a kernel per
- *                     device, peer access, peer copies, per-device
+ *                     device, peer access, peer copies, a pool's access, per-device
  *                     synchronization, reset and memory budget; results asserted
  *   devices threads   two host threads, each on a device of its own
  *   devices CASE      a planted mistake: its line carries "expect CASE: REGEX".
@@ -213,6 +213,26 @@ static void work(void)
         unsigned long long used = 0;
         EXPECT_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
         EXPECT(used == per * sizeof(int) + sizeof(long long) + 256, "device 1's pool uses %llu bytes", used);
+        /* device 0 (its peer access disabled above) reaches that memory once the pool lets it */
+        cudaMemLocation zero = {cudaMemLocationTypeDevice, 0}, one = {cudaMemLocationTypeDevice, 1};
+        cudaMemAccessFlags access;
+        EXPECT_OK(cudaMemPoolGetAccess(&access, pool, &zero));
+        EXPECT(access == cudaMemAccessFlagsProtNone, "device 0 reaches device 1's pool before it is let");
+        EXPECT_OK(cudaMemPoolGetAccess(&access, pool, &one));
+        EXPECT(access == cudaMemAccessFlagsProtReadWrite, "device 1 does not reach its own pool");
+        cudaMemAccessDesc let = {zero, cudaMemAccessFlagsProtReadWrite};
+        EXPECT_OK(cudaMemPoolSetAccess(pool, &let, 1));
+        EXPECT_OK(cudaMemPoolGetAccess(&access, pool, &zero));
+        EXPECT(access == cudaMemAccessFlagsProtReadWrite, "device 0 not let reach device 1's pool");
+        cudaMemAccessDesc own = {one, cudaMemAccessFlagsProtNone};
+        EXPECT(cudaMemPoolSetAccess(pool, &own, 1) == cudaErrorInvalidDevice, "device 1 shut out of its own pool");
+        cudaGetLastError();
+        EXPECT_OK(cudaStreamSynchronize(streams[1]));
+        fill<<<1, 64>>>(pooled, 7, 64); /* (device 0 current) */
+        EXPECT_OK(cudaGetLastError());
+        int back[64];
+        EXPECT_OK(cudaMemcpy(back, pooled, sizeof back, cudaMemcpyDeviceToHost));
+        EXPECT(back[0] == 7 && back[63] == 70, "device 0 wrote %d .. %d into device 1's pooled memory", back[0], back[63]);
         EXPECT_OK(cudaFreeAsync(pooled, streams[1]));
         /* resetting device 1 frees its memory only */
         long long before = cudaemuBytesInUse();

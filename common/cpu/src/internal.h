@@ -245,6 +245,7 @@ int current_device(void) HIDDEN;  /* the calling host thread's (cudaSetDevice), 
  * no device allocation (host memory, pinned or not; managed memory, which
  * every device reaches; a freed or unknown address). */
 int device_of(const void *p) HIDDEN;
+bool pool_lets_reach(const void *p, int device) HIDDEN; /* (cudaMemPoolSetAccess) */
 /* Whether kernels on device `from` may touch device `to`'s memory: true
  * for from == to, else once cudaDeviceEnablePeerAccess(to, 0) was called
  * with `from` current (and not disabled since). */

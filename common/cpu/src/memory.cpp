@@ -34,6 +34,14 @@
 #include <unistd.h>
 #include <map>
 
+/* Each device's one pool of stream-ordered memory (cudaMallocAsync; the
+ * type is cudaMemPool_t's, outside the namespace). */
+struct cudaemu_mem_pool {
+    unsigned long long release_threshold, used_high;
+    bool reaches[cudaemu::MAX_DEVICES]; /* other devices let reach its memory (cudaMemPoolSetAccess) */
+};
+static cudaemu_mem_pool pools[cudaemu::MAX_DEVICES];
+
 namespace cudaemu {
 
 enum alloc_kind { DEVICE_MEMORY, MANAGED_MEMORY, PINNED_HOST_MEMORY };
@@ -42,6 +50,7 @@ struct allocation {
     int kind;
     unsigned flags; /* cudaHostAlloc's, for cudaHostGetFlags */
     int device;     /* current at the allocation (the pool's, from a pool) */
+    bool pooled;    /* from the device's pool (cudaMallocAsync), which other devices may be let reach */
 };
 static const uintptr_t DISGUISE = (uintptr_t)1 << 63; /* keeps order, and is no pointer */
 static std::map<uintptr_t, allocation> allocations;   /* disguised start -> allocation */
@@ -241,7 +250,7 @@ static cudaError_t allocate(void **ptr, size_t size, int kind, const char *api, 
     } else if (kind != PINNED_HOST_MEMORY) {
         memset(p, 0, size);
     }
-    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0, device};
+    allocations[(uintptr_t)p | DISGUISE] = allocation{size, kind, 0, device, false};
     if (kind != PINNED_HOST_MEMORY)
         device_bytes[device] += (long long)size;
     *ptr = p;
@@ -358,6 +367,15 @@ void memory_reset(int device)
     for (auto it = registered.begin(); it != registered.end();) /* the program's memory: forgotten, not freed */
         it = it->second.device == device ? registered.erase(it) : ++it;
     device_bytes[device] = 0;
+    memset(pools[device].reaches, 0, sizeof pools[device].reaches); /* (its pool is made again) */
+}
+
+/* Whether memory p lies in a pool that lets device `device` reach it. */
+bool pool_lets_reach(const void *p, int device)
+{
+    device_lock locked;
+    allocation *a = p ? find(p, 1, 0) : 0;
+    return a && a->pooled && pools[a->device].reaches[device];
 }
 
 int device_of(const void *p)
@@ -584,10 +602,6 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int 
 }
 
 /* ---- stream-ordered allocation: each device's one pool ---- */
-struct cudaemu_mem_pool {
-    unsigned long long release_threshold, used_high;
-};
-static cudaemu_mem_pool pools[MAX_DEVICES];
 static int pool_device(cudaMemPool_t pool)
 {
     for (int d = 0; d < device_count(); d++)
@@ -602,6 +616,9 @@ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
     if (device < 0)
         return api_fail(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: not a device's memory pool");
     cudaError_t err = allocate(ptr, size, DEVICE_MEMORY, "cudaMallocAsync", device);
+    device_lock locked;
+    if (err == cudaSuccess && *ptr)
+        find(*ptr, 1, 0)->pooled = true;
     if ((unsigned long long)device_bytes[device] > pool->used_high)
         pool->used_high = (unsigned long long)device_bytes[device];
     return err;
@@ -660,6 +677,39 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     case cudaMemPoolAttrUsedMemHigh: *(unsigned long long *)value = pool->used_high; break;
     default: *(int *)value = 1; break; /* the reuse policies: on */
     }
+    return cudaSuccess;
+}
+/* Which devices may reach the pool's memory: its own always, others where
+ * granted (then a kernel on them may be handed it, as with peer access). */
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc *descs, size_t count)
+{
+    int device = pool_device(pool);
+    if (device < 0 || (count && !descs))
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolSetAccess: not a device's pool, or no descriptions");
+    for (size_t i = 0; i < count; i++) {
+        const cudaMemAccessDesc &d = descs[i];
+        if (d.location.type != cudaMemLocationTypeDevice || !valid_device(d.location.id))
+            return api_fail(cudaErrorInvalidDevice, "cudaMemPoolSetAccess: description %zu names no device of the "
+                            "cpu backend's %s", i, devices_there());
+        if (d.flags != cudaMemAccessFlagsProtNone && d.flags != cudaMemAccessFlagsProtReadWrite)
+            return api_fail(cudaErrorInvalidValue, "cudaMemPoolSetAccess: a pool's memory is reached read-write "
+                            "(cudaMemAccessFlagsProtReadWrite) or not at all (cudaMemAccessFlagsProtNone)");
+        if (d.location.id == device && d.flags == cudaMemAccessFlagsProtNone)
+            return api_fail(cudaErrorInvalidDevice, "cudaMemPoolSetAccess: device %d always reaches its own pool", device);
+    }
+    device_lock locked;
+    for (size_t i = 0; i < count; i++)
+        pool->reaches[descs[i].location.id] = descs[i].flags == cudaMemAccessFlagsProtReadWrite;
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *flags, cudaMemPool_t pool, cudaMemLocation *location)
+{
+    int device = pool_device(pool);
+    if (device < 0 || !flags || !location || location->type != cudaMemLocationTypeDevice || !valid_device(location->id))
+        return api_fail(cudaErrorInvalidValue, "cudaMemPoolGetAccess: not a device's pool, or no device named");
+    device_lock locked;
+    *flags = location->id == device || pool->reaches[location->id] ? cudaMemAccessFlagsProtReadWrite
+                                                                    : cudaMemAccessFlagsProtNone;
     return cudaSuccess;
 }
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep)

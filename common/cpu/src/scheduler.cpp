@@ -2271,7 +2271,7 @@ static bool foreign_argument(const launch_args &args, unsigned *which, size_t *o
             const void *word;
             memcpy(&word, (const char *)args.values[i] + at, sizeof word);
             int d = device_of(word);
-            if (d >= 0 && !peer_enabled(self, d)) {
+            if (d >= 0 && !peer_enabled(self, d) && !pool_lets_reach(word, self)) {
                 *which = i, *offset = at, *pointer = word, *owner = d;
                 return true;
             }
