@@ -216,7 +216,7 @@ expect_report() {
 
 # ---- diagnostics ----------------------------------------------------------------------------
 for c in divergence exited mask_exited mask_caller mask_absent read_outside width mixed deadlock tile_exited tile_elsewhere tile_uneven \
-         grid_sync out_of_bounds stack assert; do
+         grid_sync out_of_bounds stack assert graph_node; do
     src=tests/backend/diagnostics.cu
     if expect_report $T/diagnostics $c $src "an error"; then
         line=$(grep -n "expect $c: " $src | head -1 | cut -d: -f1)

@@ -182,6 +182,24 @@ int main(int argc, char **argv)
         big_locals<<<1, 32>>>(d, 32 * 1024), want = cudaErrorIllegalAddress; /* expect stack: kernel big_locals: thread \(0,0,0\) of block 0 overflowed its stack of 64 KB.*cudaLimitStackSize */
     else if (!strcmp(c, "assert"))
         device_assert<<<1, 32>>>(d), want = cudaErrorAssert;
+    else if (!strcmp(c, "graph_node")) {
+        /* a graph's kernel node: its launch is named by the line that made the node */
+        int n = 1024;
+        void *args[] = {&d, &n};
+        cudaKernelNodeParams p = {};
+        p.func = (void *)write_past_end;
+        p.gridDim = dim3(5);
+        p.blockDim = dim3(256);
+        p.kernelParams = args;
+        cudaGraph_t graph;
+        cudaGraphNode_t node;
+        cudaGraphExec_t exec;
+        EXPECT_OK(cudaGraphCreate(&graph, 0));
+        EXPECT_OK(cudaGraphAddKernelNode(&node, graph, NULL, 0, &p)); /* expect graph_node: out-of-bounds write: .*\[kernel write_past_end launched at tests/backend/diagnostics.cu:[0-9]+\] */
+        EXPECT_OK(cudaGraphInstantiate(&exec, graph, 0));
+        cudaGraphLaunch(exec, 0);
+        want = cudaErrorIllegalAddress;
+    }
     else {
         fprintf(stderr, "diagnostics: no case %s\n", c);
         return 2;

@@ -13,6 +13,9 @@
  * of CUDA's multi-stream capture).  Ending the capture on its first stream
  * ends it for all. */
 #include "internal.h"
+/* (the functions themselves are defined here: graph.h's macros pass the caller's line) */
+#undef cudaGraphAddKernelNode
+#undef cudaGraphExecKernelNodeSetParams
 
 #include <algorithm>
 #include <map>
@@ -169,7 +172,9 @@ static cudaError_t instantiate(cudaGraphExec_t exec, cudaGraph_t graph)
     return cudaSuccess;
 }
 
-static graph_work *kernel_work(const cudaKernelNodeParams *p, const char *api, cudaError_t *err)
+/* The node's work; its launches name file:line (where the node was made). */
+static graph_work *kernel_work(const cudaKernelNodeParams *p, const char *api, cudaError_t *err, const char *file,
+                               int line)
 {
     *err = cudaSuccess;
     if (!p || !p->func) {
@@ -188,7 +193,7 @@ static graph_work *kernel_work(const cudaKernelNodeParams *p, const char *api, c
         return 0;
     }
     launch_config cfg = config(p->gridDim, p->blockDim, p->sharedMemBytes, 0);
-    return info->recorder(p->func, cfg, p->kernelParams, __FILE__, __LINE__);
+    return info->recorder(p->func, cfg, p->kernelParams, file, line);
 }
 
 /* A memset node's work: rows of `width` elements of 1, 2 or 4 bytes. */
@@ -453,11 +458,17 @@ cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t original)
     return cudaSuccess;
 }
 
+cudaError_t cudaemu_graph_add_kernel_node(const char *file, int line, cudaGraphNode_t *node, cudaGraph_t graph,
+                                          const cudaGraphNode_t *dependencies, size_t count,
+                                          const cudaKernelNodeParams *params)
+{
+    return add_checked(node, graph, dependencies, count, "cudaGraphAddKernelNode", cudaGraphNodeTypeKernel,
+                       [&](cudaError_t *err) { return kernel_work(params, "cudaGraphAddKernelNode", err, file, line); });
+}
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                    size_t count, const cudaKernelNodeParams *params)
 {
-    return add_checked(node, graph, dependencies, count, "cudaGraphAddKernelNode", cudaGraphNodeTypeKernel,
-                       [&](cudaError_t *err) { return kernel_work(params, "cudaGraphAddKernelNode", err); });
+    return cudaemu_graph_add_kernel_node("(a kernel node of a CUDA graph)", 0, node, graph, dependencies, count, params);
 }
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                    size_t count, const cudaMemcpy3DParms *params)
@@ -711,11 +722,16 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const cudaKernelNodeParams *params)
 {
+    return cudaemu_graph_exec_kernel_node_set_params("(a kernel node of a CUDA graph)", 0, exec, node, params);
+}
+cudaError_t cudaemu_graph_exec_kernel_node_set_params(const char *file, int line, cudaGraphExec_t exec,
+                                                      cudaGraphNode_t node, const cudaKernelNodeParams *params)
+{
     device_lock locked;
     for (size_t i = 0; exec && i < exec->nodes.size(); i++)
         if (exec->nodes[i] == node) {
             cudaError_t err;
-            graph_work *work = kernel_work(params, "cudaGraphExecKernelNodeSetParams", &err);
+            graph_work *work = kernel_work(params, "cudaGraphExecKernelNodeSetParams", &err, file, line);
             if (work)
                 exec->steps[i].reset(work);
             return err;

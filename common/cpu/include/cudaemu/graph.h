@@ -168,4 +168,17 @@ extern "C++" cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cuda
                                                   unsigned long long *id = 0, cudaGraph_t *graph = 0,
                                                   const cudaGraphNode_t **dependencies = 0, size_t *count = 0);
 
+/* A kernel node's launches name the line that made or changed the node in
+ * their messages ("[kernel k launched at prog.cu:41]"), as a launch names
+ * its own line: these two calls pass it (the functions stay, for a
+ * program that takes their address). */
+extern "C" cudaError_t cudaemu_graph_add_kernel_node(const char *file, int line, cudaGraphNode_t *node,
+                                                     cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                                     size_t count, const struct cudaKernelNodeParams *params);
+extern "C" cudaError_t cudaemu_graph_exec_kernel_node_set_params(const char *file, int line, cudaGraphExec_t exec,
+                                                                 cudaGraphNode_t node,
+                                                                 const struct cudaKernelNodeParams *params);
+#define cudaGraphAddKernelNode(...) cudaemu_graph_add_kernel_node(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaGraphExecKernelNodeSetParams(...) cudaemu_graph_exec_kernel_node_set_params(__FILE__, __LINE__, __VA_ARGS__)
+
 #endif /* CUDAEMU_GRAPH_H */
