@@ -392,7 +392,7 @@ template <auto K, class... P> struct thread_loop {
                     return; /* the scheduler ends this thread, then calls again */
                 }
             }
-        } else {
+        } else { /* (the same loop, for a grid of 2^31 threads or more in x) */
             for (unsigned x = first; x < n; x++) {
                 thread_idx.x = x;
                 K(std::get<I>(values)...);
@@ -477,11 +477,10 @@ static inline void launch_typed(const char *file, int line, const char *name, vo
         thread_call_values<P...> call = {kernel, args}; /* (trivial copies: bitwise, as a GPU's) */
 #if __cpp_impl_coroutine
         if constexpr (is_twin_and_split<Faster>::value) {
-            thread_call_split<decltype(faster.twin), decltype(faster.split), P...> all = {{call, faster.twin}, faster.split};
+            using call_split = thread_call_split<decltype(faster.twin), decltype(faster.split), P...>;
+            call_split all = {{call, faster.twin}, faster.split};
             launch(file, line, name, (const void *)kernel, cfg, &thread_call_values<P...>::run, &all, false,
-                   argument_sizes<P...>::of(addresses),
-                   &thread_call_split<decltype(faster.twin), decltype(faster.split), P...>::run_twin, 0,
-                   &thread_call_split<decltype(faster.twin), decltype(faster.split), P...>::run_split);
+                   argument_sizes<P...>::of(addresses), &call_split::run_twin, 0, &call_split::run_split);
             return;
         } else if constexpr (!std::is_same<Faster, std::nullptr_t>::value && !is_inline_kernel<Faster>::value) {
             thread_call_twin<Faster, P...> both = {call, faster}; /* (run reads its first part) */
