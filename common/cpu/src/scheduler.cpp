@@ -904,6 +904,19 @@ static int coroutines_mode(void)
 #endif
 }
 
+/* What a block run in one call (as coroutines, or split) starts from: each
+ * rank's threadIdx, the worker's arena from its start, no thread's record. */
+static void block_in_one_call(worker *w, unsigned n)
+{
+    if (w->idx_launch != current_launch_id)
+        fill_index_table(w);
+    w->co_piece = 0;
+#if __cpp_impl_coroutine
+    co_frames.next = co_frames.end = 0;
+#endif
+    w->co_recorded.assign(n, 0);
+}
+
 #if __cpp_impl_coroutine
 typedef std::coroutine_handle<co_thread::promise_type> co_handle;
 
@@ -990,12 +1003,8 @@ static void co_run_block(block_state *b, fiber *self)
 {
     worker *w = W;
     const unsigned n = L.threads_per_block;
-    if (w->idx_launch != current_launch_id)
-        fill_index_table(w);
-    w->co_piece = 0;
-    co_frames.next = co_frames.end = 0;
+    block_in_one_call(w, n);
     w->co_frames.assign(n, nullptr);
-    w->co_recorded.assign(n, 0);
     b->co_frames = w->co_frames.data();
     b->co_round = 0;
     co_tally r = {};
@@ -1118,13 +1127,7 @@ static void split_run_block(block_state *b, fiber *self)
 {
     worker *w = W;
     const unsigned n = L.threads_per_block;
-    if (w->idx_launch != current_launch_id)
-        fill_index_table(w);
-    w->co_piece = 0;
-#if __cpp_impl_coroutine
-    co_frames.next = co_frames.end = 0;
-#endif
-    w->co_recorded.assign(n, 0);
+    block_in_one_call(w, n);
     split_block s = {};
     s.n = n;
     s.order = b->start_order;
