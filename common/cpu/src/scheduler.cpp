@@ -1177,9 +1177,9 @@ static void split_settle(block_state *b)
 static void co_refuse(const char *what, const char *file, int line)
 {
     kernel_fail(cudaErrorNotSupported, file, line,
-                "%s in a function the kernel calls, while the kernel's threads run as coroutines split at the "
-                "barriers of its own body: the build did not see this wait; run with CUDAEMU_COROUTINES=0 "
-                "(every kernel on fibers)", what);
+                "%s in a function the kernel calls, while the kernel's threads run split at the barriers of its "
+                "own body (as coroutines, or as loops over the block's threads): the build did not see this wait; "
+                "run with CUDAEMU_COROUTINES=0 (every kernel on fibers)", what);
 }
 
 /* ---- barriers ------------------------------------------------------------------------------------ */
