@@ -24,15 +24,19 @@
 # it can in registers and overlaps one thread's work with the next one's.
 #
 # The shape taken, and nothing else (any other kernel keeps its coroutine
-# twin): __syncthreads() only as a statement of the kernel's body or of the
+# twin): __syncthreads() (or a thread block's sync(), which rewrite.pl's
+# block_group_syncs finds) only as a statement of the kernel's body or of the
 # body of a `for` loop at that level, whose header names no thread's own
 # variable (threadIdx, a local of the kernel whose value may differ from
 # thread to thread: one set from blockIdx, parameters and constants alone,
 # and never changed, is read as the first thread's) and whose variable the
-# body never assigns, and so runs the same way in every thread; no parameter assigned or its address taken (a block shares one
-# copy); no goto; no return except in the last stretch; no break or
+# body never assigns, and so runs the same way in every thread; no goto;
+# no return except in the last stretch; no break or
 # continue in a stretch inside such a loop; and each local that lives past
-# a barrier declared as TYPE NAME [= VALUE], not auto and not braced.  What
+# a barrier declared as TYPE NAME [= VALUE], not auto and not braced.  A
+# parameter the kernel changes (or whose address it takes) becomes each
+# thread's own array element, as a local does: the block shares the call's
+# one copy otherwise.  What
 # the shape reader gets wrong fails to compile, and the file is compiled
 # again without it (cpu.mk and cucc do that for the twins already).
 package SplitKernel;
@@ -164,17 +168,31 @@ sub changes {
 #   src          the source
 #   params       the kernel's parameter names
 #   origin       sub(position) -> (file, line)
+#   sync         another form of __syncthreads() (a thread block's sync()), or undef
+#   uniform      a statement that runs once a block (that block's declaration), or undef
 sub edits {
     my (%a) = @_;
     my ($m, $src) = ($a{mask}, $a{src});
     my $body = substr($m, $a{body_start}, $a{body_end} - $a{body_start} + 1);
     return (undef, 'goto') if $body =~ /\bgoto\b/;
-    for my $p (@{$a{params}}) {
-        return (undef, "parameter $p changes") if changes($body, $p);
-    }
+    my @changed = grep { changes($body, $_) } @{$a{params}};
     my $state = { edits => [], inserts => {}, count => 0, regions => 0, why => undef, m => $m, src => $src,
-                  origin => $a{origin}, body_end => $a{body_end} };
-    my $ok = block($state, $a{body_start} + 1, $a{body_end}, [], 0, 1, undef);
+                  origin => $a{origin}, body_end => $a{body_end},
+                  barrier => $a{sync} ? qr/$barrier_call|$a{sync}/ : $barrier_call,
+                  any_barrier => $a{sync} ? qr/$any_barrier|$a{sync}/ : $any_barrier,
+                  uniform => $a{uniform} // qr/(?!)/ };
+    # A parameter the kernel changes is each thread's own: an array, each
+    # element its value at the start (a block's threads share the call's copy).
+    my @names;
+    my $copies = '';
+    for my $p (@changed) {
+        my $storage = '__cudaemu_s' . ++$state->{count} . "_$p";
+        $copies .= "auto *const $storage = __cudaemu_b.alloc<std::remove_cv_t<decltype($p)>>(); "
+                 . "for (unsigned __cudaemu_p = 0; __cudaemu_p < __cudaemu_b.n; __cudaemu_p++) $storage\[__cudaemu_p] = $p; ";
+        push @names, [$p, $storage, 0];
+    }
+    insert($state, $a{body_start} + 1, $copies) if $copies ne '';
+    my $ok = block($state, $a{body_start} + 1, $a{body_end}, \@names, 0, 1, undef);
     return (undef, $state->{why}) unless $ok;
     push @{$state->{edits}}, map { [$_, $_, join('', @{$state->{inserts}{$_}})] } keys %{$state->{inserts}};
     return ($state->{edits});
@@ -199,13 +217,13 @@ sub block {
     for my $s (@$stmts) {
         my $t = flat(substr($m, $s->[0], $s->[1] - $s->[0]));
         my $kind;
-        if ($t =~ /^$barrier_call\s*;$/) {
+        if ($t =~ /^(?:$state->{barrier})\s*;$/) {
             $kind = 'barrier';
-        } elsif ($t =~ $any_barrier) {
+        } elsif ($t =~ $state->{any_barrier}) {
             return refuse($state, 'a barrier outside the shape') unless $t =~ /^for\s*\(/ && $t =~ /\}$/;
             $kind = 'loop';
         } elsif ($t =~ /\b__shared__\b/ || $t =~ /^(?:constexpr|typedef|using|enum|static_assert)\b/ ||
-                 $t =~ /^(?:const\s+)?(?:static\s+)?constexpr\b/) {
+                 $t =~ /^(?:const\s+)?(?:static\s+)?constexpr\b/ || $t =~ /^$state->{uniform}$/) {
             $kind = 'uniform';
         } else {
             $kind = 'code';
@@ -304,7 +322,7 @@ sub stretch {
     my $bindings = join("", map { "[[maybe_unused]] auto &$_->[0] = $_->[1]\[__cudaemu_x]; " } @$names);
     # the barrier the threads wait at after it, for a diagnosis
     my $wait = 'nullptr, 0';
-    if (substr($m, $e, $state->{body_end} - $e) =~ $any_barrier) {
+    if (substr($m, $e, $state->{body_end} - $e) =~ $state->{any_barrier}) {
         my ($file, $line) = $state->{origin}->($e + $-[0]);
         $wait = "\"$file\", $line";
     }

@@ -243,9 +243,30 @@ sub matching_back {
     }
     return -1;
 }
+# With --split (cucc's builds), a block synced through cooperative groups
+# counts as __syncthreads(): a thread_block made by this_thread_block(),
+# used for nothing but its sync() (cta.sync(), cg::sync(cta),
+# this_thread_block().sync()) and the questions that wait for nothing
+# (thread_rank(), size(), ...).  Its syncs, its declaration, and the body
+# with both blanked (for the checks below), or undef.
+sub block_group_syncs {
+    my ($body) = @_;
+    my $decl = qr/\b(?:[A-Za-z_]\w*\s*::\s*)?thread_block\s+([A-Za-z_]\w*)\s*=\s*(?:[A-Za-z_]\w*\s*::\s*)?this_thread_block\s*\(\s*\)\s*;/;
+    my @names;
+    push @names, $1 while $body =~ /$decl/g;
+    my $names = @names ? join('|', map { quotemeta } @names) : '(?!)';
+    my $sync = qr/\b(?:$names)\s*\.\s*sync\s*\(\s*\)|(?:\b[A-Za-z_]\w*\s*::\s*)?\bsync\s*\(\s*(?:$names)\s*\)|
+                  (?:\b[A-Za-z_]\w*\s*::\s*)?\bthis_thread_block\s*\(\s*\)\s*\.\s*sync\s*\(\s*\)/x;
+    my $question = qr/\b(?:$names)\s*\.\s*(?:thread_rank|size|num_threads|group_index|thread_index|group_dim|dim_threads)\s*\(\s*\)/;
+    return undef unless $body =~ $sync;
+    (my $plain = $body) =~ s/((?:\b(?:[A-Za-z_]\w*\s*::\s*)?thread_block\s+(?:$names)\s*=\s*(?:[A-Za-z_]\w*\s*::\s*)?this_thread_block\s*\(\s*\)\s*;)|$sync|$question)/' ' x length($1)/ge;
+    return undef if @names && $plain =~ /\b(?:$names)\b/;
+    return { sync => $sync, decl => $decl, plain => $plain };
+}
+
 my %waits;    # names of this file's functions that may wait
 if (grep { defined $_->{body_end} && $_->{body_end} > 0 &&
-           substr($mask, $_->{body_start}, $_->{body_end} - $_->{body_start}) =~ $barrier_re } @kernels) {
+           substr($mask, $_->{body_start}, $_->{body_end} - $_->{body_start}) =~ ($split ? qr/$barrier_re|\bthis_thread_block\b/ : $barrier_re) } @kernels) {
     my @functions;    # [name, body text]
     for my $b (@bodies) {
         my $end = matching($b);
@@ -285,13 +306,15 @@ for my $k (@kernels) {
     next if !defined $k->{body_end} || $k->{body_end} < 0 || $k->{qualifier} ne '' || !defined $k->{scope_ns};
     next if $kernels_named{$k->{name}} > 1;
     my $body = substr($flat_mask, $k->{body_start}, $k->{body_end} - $k->{body_start} + 1);
-    next unless $body =~ $barrier_re;
-    next if $body =~ $other_wait_re;
+    my $group = $split ? block_group_syncs($body) : undef;
+    my $plain = $group ? $group->{plain} : $body;
+    next unless $group || $body =~ $barrier_re;
+    next if $plain =~ $other_wait_re;
     next if $body =~ /\]\s*(?:\([^()]*\)\s*)?(?:(?:mutable|constexpr|noexcept)\s*|->[^;{}]*)*\{/;   # a lambda
     next if $body =~ /\b(?:struct|class|union)\b[^;{}()]*\{/;                                         # a local class
     next if grep { !/\b__shared__\b/ } ($body =~ /\bstatic\b[^;]*;/g);                                 # a static local
     my $calls_waiting = 0;
-    while ($body =~ /\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(/g) {
+    while ($plain =~ /\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(/g) {
         $calls_waiting = 1 if $waits{$1} && $1 ne $k->{name} && $1 !~ /^__syncthreads/;
     }
     next if $calls_waiting;
@@ -299,6 +322,7 @@ for my $k (@kernels) {
     next unless $head =~ /.*\bvoid\b/s;
     $k->{void_pos} = $k->{head_start} + $+[0] - 4;
     $k->{twin} = 1;
+    $k->{block_group} = $group;
 }
 my %twin_of = map { $_->{name} => $_ } grep { $_->{twin} } @kernels;
 # Any other kernel defined once here is named to its launches as a constant
@@ -474,9 +498,11 @@ if ($split) {
     require SplitKernel;
     for my $k (grep { $_->{twin} } @kernels) {
         my $parameters = parameter_names($k) or next;
+        my $group = $k->{block_group};
         my ($edits, $why) = SplitKernel::edits(mask => $flat_mask, src => $src, params => $parameters->{names},
                                                body_start => $k->{body_start}, body_end => $k->{body_end},
-                                               origin => \&origin);
+                                               origin => \&origin, sync => $group && $group->{sync},
+                                               uniform => $group && $group->{decl});
         print STDERR "rewrite.pl: $k->{name} is not split: $why\n" if !$edits && $ENV{CUDAEMU_SPLIT_WHY};
         next unless $edits;
         $k->{split} = $edits;
@@ -605,6 +631,12 @@ for my $k (grep { $_->{twin} } @kernels) {
     while ($body =~ /\breturn\b/g) {
         my $at = $k->{body_start} + $-[0];
         push @mine, [$at, $at + 6, 'co_return'];
+    }
+    if (my $group = $k->{block_group}) {
+        my $flat_body = substr($flat_mask, $k->{body_start}, $to - $k->{body_start});
+        while ($flat_body =~ /$group->{sync}/g) {
+            push @mine, [$k->{body_start} + $-[0], $k->{body_start} + $+[0], 'co_await ::cudaemu::co_syncthreads()'];
+        }
     }
     my $copy = substr($src, $from, $to - $from);
     my $last_edit = $to + 1;

@@ -2,19 +2,24 @@
  * cucc writes a kernel of the simple shape a third time, as loops over a
  * block's threads cut at its barriers (cudaemu/split.h, SplitKernel.pm),
  * and the runtime runs that form.  Each kernel here runs split, then as
- * coroutines, in the schedules fwd, rev and rand:7: the
- * results must be right, and the same both ways, racy kernels included
- * (the threads run in the same order), and the launch counts say which way
- * ran (CUDAEMU_COROUTINES=1: coroutines at every launch, not fibers at
- * some while it measures which is faster).  The kernels: one barrier; a tree reduction (barriers in a for loop
- * over blockDim); a 2-D tiled matmul template (a sum kept across tiles, a loop bounded by
- * locals every thread sets alike); a
- * return in the last stretch; locals declared without a value, an array
- * per thread and a constexpr; printf in a stretch (a call into the
- * runtime); and kernels that keep their coroutine twin: a loop whose
- * header names a thread's own variable, and a parameter that changes. */
+ * coroutines, in the schedules fwd, rev and rand:7: the results must be
+ * right, and the same both ways, racy kernels included (the threads run
+ * in the same order), and the launch counts say which way ran
+ * (CUDAEMU_COROUTINES=1: coroutines at every launch, not fibers at some
+ * while it measures which is faster).  The kernels: one barrier; a tree
+ * reduction (barriers in a for loop over blockDim), and the same synced
+ * through cooperative groups' thread_block (its sync() read as
+ * __syncthreads()); a 2-D tiled matmul template (a sum kept across tiles,
+ * a loop bounded by locals every thread sets alike); a return in the last
+ * stretch; locals declared without a value, an array per thread and a
+ * constexpr; printf in a stretch (a call into the runtime); a parameter
+ * that changes (each thread's own); and a kernel that keeps its coroutine
+ * twin: a loop whose header names a thread's own variable. */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include "check.h"
+
+namespace cg = cooperative_groups;
 
 enum { N = 256 };
 
@@ -43,6 +48,26 @@ __global__ void block_sums(const int *in, int *sums)
 }
 
 /* (first and last are the same in every thread: the loop's header reads the first thread's) */
+/* the same, the block synced through cooperative groups (three forms) */
+__global__ void group_sums(const int *in, int *sums)
+{
+    cg::thread_block cta = cg::this_thread_block();
+    __shared__ int s[N];
+    unsigned t = cta.thread_rank();
+    s[t] = in[blockIdx.x * cta.size() + t];
+    cg::sync(cta);
+    for (unsigned half = blockDim.x / 2; half > 1; half >>= 1) {
+        if (t < half)
+            s[t] += s[t + half];
+        cta.sync();
+    }
+    if (t == 0)
+        s[0] += s[1];
+    cg::this_thread_block().sync();
+    if (t == 0)
+        sums[blockIdx.x] = s[0];
+}
+
 template <int W>
 __global__ void matmul(const float *a, const float *b, float *c, int size)
 {
@@ -125,7 +150,7 @@ __global__ void thread_loop_header(int *out)
     out[t] = acc;
 }
 
-/* not split: the parameter n changes (a block would share one copy) */
+/* the parameter n changes: each thread's own copy of it */
 __global__ void changes_parameter(int *out, int n)
 {
     __shared__ int s[N];
@@ -184,6 +209,7 @@ static bool mirrored(const int *o)
     return true;
 }
 static void launch_sums(void) { block_sums<<<BLOCKS, N>>>(in, out); }
+static void launch_group_sums(void) { group_sums<<<BLOCKS, N>>>(in, out); }
 static bool summed(const int *o)
 {
     for (int b = 0; b < BLOCKS; b++) {
@@ -269,13 +295,14 @@ int main(void)
     }
     both_ways("mirror", launch_mirror, out, BLOCKS * N, true, BLOCKS, mirrored);
     both_ways("block_sums", launch_sums, out, BLOCKS, true, BLOCKS, summed);
+    both_ways("group_sums", launch_group_sums, out, BLOCKS, true, BLOCKS, summed);
     both_ways("matmul", launch_matmul, (const int *)fc, SIZE * SIZE, true, (SIZE / 16) * (SIZE / 16), multiplied);
     both_ways("tail_return", launch_tail, out, TAIL, true, BLOCKS, tailed);
     both_ways("locals", launch_locals, out, N, true, 1, locals_right);
     both_ways("racy", launch_racy, out, 2 * N, true, 2, anything);
     both_ways("talks", launch_talks, out, N, true, 2, talked);
     both_ways("thread_loop_header", launch_header, out, N, false, 1, header_right);
-    both_ways("changes_parameter", launch_changes, out, N, false, 1, changes_right);
+    both_ways("changes_parameter", launch_changes, out, N, true, 1, changes_right);
     cudaFree(in), cudaFree(out), cudaFree(fa), cudaFree(fb), cudaFree(fc);
     return check_result();
 }
