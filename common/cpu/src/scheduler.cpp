@@ -904,6 +904,18 @@ static int coroutines_mode(void)
 #endif
 }
 
+/* Thread `rank` of b, run in one call on this fiber: its record's who and where. */
+static thread_state *record_in_one_call(block_state *b, unsigned rank)
+{
+    thread_state *t = &b->threads[rank];
+    t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
+    t->rank = rank;
+    t->block = b;
+    t->fib = current_fiber;
+    t->serial = b->serial;
+    return t;
+}
+
 /* What a block run in one call (as coroutines, or split) starts from: each
  * rank's threadIdx, the worker's arena from its start, no thread's record. */
 static void block_in_one_call(worker *w, unsigned n)
@@ -1048,12 +1060,7 @@ static void co_run_block(block_state *b, fiber *self)
 static void co_settle(block_state *b)
 {
     for (unsigned rank = 0; rank < L.threads_per_block; rank++) {
-        thread_state *t = &b->threads[rank];
-        t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
-        t->rank = rank;
-        t->block = b;
-        t->fib = current_fiber;
-        t->serial = b->serial;
+        thread_state *t = record_in_one_call(b, rank);
         void *frame = b->co_frames[rank];
         if (rank == b->co_running) {
             t->status = T_RUNNING;
@@ -1152,13 +1159,7 @@ static void split_settle(block_state *b)
 {
     const split_block *s = b->split;
     for (unsigned p = 0; p < L.threads_per_block; p++) {
-        unsigned rank = s->order ? s->order[p] : p;
-        thread_state *t = &b->threads[rank];
-        t->idx = thread_index(rank, L.block.y == 1 && L.block.z == 1);
-        t->rank = rank;
-        t->block = b;
-        t->fib = current_fiber;
-        t->serial = b->serial;
+        thread_state *t = record_in_one_call(b, s->order ? s->order[p] : p);
         if (p == s->pos)
             t->status = T_RUNNING;
         else if (p > s->pos)
