@@ -50,12 +50,11 @@ my $keywords = qr/^(?:return|if|for|while|do|switch|case|default|break|continue|
 my $builtin_type = qr/(?:unsigned|signed|long|short|int|char|float|double|bool)\b/;
 my $pure_call = qr/^(?:min|max|sizeof|static_cast|unsigned|int|long)$/;
 
-# The position of the brace, parenthesis, bracket or angle bracket that
-# closes the one at $p in $m (rewrite.pl's `matching` too), or -1.
+# The position of the brace, parenthesis or bracket that closes the one at $p.
 sub closing {
     my ($m, $p) = @_;
     my $open = substr($m, $p, 1);
-    my $close = $open eq '(' ? ')' : $open eq '{' ? '}' : $open eq '[' ? ']' : '>';
+    my $close = $open eq '(' ? ')' : $open eq '{' ? '}' : ']';
     my $depth = 0;
     for (my $i = $p; $i < length $m; $i++) {
         my $c = substr($m, $i, 1);

@@ -30,7 +30,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
-use SplitKernel;    # (its closing and top_commas serve the whole rewrite)
 
 my ($after_pch, $no_twins, $split);
 while (@ARGV && $ARGV[0] =~ /^--/) {
@@ -156,7 +155,19 @@ sub namespace_path {
 }
 
 # Position of the parenthesis/brace matching the opening one at $p.
-sub matching { my ($p) = @_; return SplitKernel::closing($mask, $p); }
+sub matching {
+    my ($p) = @_;
+    my $open = substr($mask, $p, 1);
+    my $close = $open eq '(' ? ')' : $open eq '{' ? '}' : $open eq '[' ? ']' : '>';
+    my $depth = 0;
+    for (my $i = $p; $i < length $mask; $i++) {
+        my $c = substr($mask, $i, 1);
+        $depth++ if $c eq $open;
+        $depth-- if $c eq $close;
+        return $i if $depth == 0;
+    }
+    return -1;
+}
 
 # Whether a parameter list (without its parentheses) gives a default: an '='
 # outside any nested (), [] or {}, and not part of ==, <=, >= or !=.
@@ -484,6 +495,7 @@ sub split_copy {
     return $copy;
 }
 if ($split) {
+    require SplitKernel;
     for my $k (grep { $_->{twin} } @kernels) {
         my $parameters = parameter_names($k) or next;
         my $group = $k->{block_group};
